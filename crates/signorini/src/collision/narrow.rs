@@ -1,0 +1,399 @@
+//! Narrow phase: contact points, normal, signed gap and features for each candidate pair.
+//!
+//! Polytope pairs use the separating-axis theorem over face normals and over the cross products
+//! of edge pairs whose Gauss-map arcs intersect (the faces of the Minkowski difference), which
+//! gives the exact penetration depth; separated pairs within the activation distance get their
+//! exact distance from GJK. When a face realizes the gap, the most anti-parallel face of the other
+//! polytope is clipped against it (Sutherland–Hodgman), so touching faces give several points
+//! (a box flat on another box gets up to 8, its 4 corners on a plane).
+use super::{broad::piece_pose, Contact, PiecePair};
+use crate::dynamics::{Model, State};
+use crate::geometry::gjk::{self, PointSet, PosedPolytope, Proximity};
+use crate::geometry::{Feature, Polytope, Pose, Shape};
+use glam::DVec3;
+
+/// Relative tolerance (times the pair's size) for ties between separating axes.
+const AXIS_TIE_REL: f64 = 1e-9;
+
+/// Contacts of every candidate pair whose gap is at most `activation` (m), appended to `out`.
+pub fn narrow_phase(model: &Model, state: &State, pairs: &[PiecePair], activation: f64, out: &mut Vec<Contact>) {
+    out.clear();
+    for pair in pairs {
+        let (ba, pa) = pair.a;
+        let (bb, pb) = pair.b;
+        let (pose_a, pose_b) = (piece_pose(model, state, ba, pa), piece_pose(model, state, bb, pb));
+        let shape_a = &model.bodies[ba].pieces[pa].shape;
+        let shape_b = &model.bodies[bb].pieces[pb].shape;
+        let start = out.len();
+        pair_contacts(shape_a, &pose_a, shape_b, &pose_b, activation, out);
+        for c in &mut out[start..] {
+            c.body_a = ba;
+            c.piece_a = pa;
+            c.body_b = bb;
+            c.piece_b = pb;
+        }
+    }
+}
+
+/// Contacts between two posed convex shapes, A → B, with body and piece indices left at 0.
+pub fn pair_contacts(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose, activation: f64, out: &mut Vec<Contact>) {
+    use Shape::*;
+    let start = out.len();
+    let flip = |out: &mut Vec<Contact>| {
+        for c in &mut out[start..] {
+            *c = c.flipped();
+        }
+    };
+    match (a, b) {
+        (Sphere { radius: ra }, Sphere { radius: rb }) => {
+            sphere_sphere(pose_a.translation, *ra, pose_b.translation, *rb, activation, out)
+        }
+        (HalfSpace { normal }, Sphere { radius }) => {
+            plane_sphere(pose_a, *normal, pose_b.translation, *radius, activation, out)
+        }
+        (Sphere { radius }, HalfSpace { normal }) => {
+            plane_sphere(pose_b, *normal, pose_a.translation, *radius, activation, out);
+            flip(out)
+        }
+        (HalfSpace { normal }, Polytope(p)) => plane_polytope(pose_a, *normal, p, pose_b, activation, out),
+        (Polytope(p), HalfSpace { normal }) => {
+            plane_polytope(pose_b, *normal, p, pose_a, activation, out);
+            flip(out)
+        }
+        (Polytope(p), Sphere { radius }) => polytope_sphere(p, pose_a, pose_b.translation, *radius, activation, out),
+        (Sphere { radius }, Polytope(p)) => {
+            polytope_sphere(p, pose_b, pose_a.translation, *radius, activation, out);
+            flip(out)
+        }
+        (Polytope(p), Polytope(q)) => polytope_polytope(p, pose_a, q, pose_b, activation, out),
+        (HalfSpace { .. }, HalfSpace { .. }) => {}
+    }
+}
+
+fn contact(point_a: DVec3, point_b: DVec3, normal: DVec3, gap: f64, feature_a: Feature, feature_b: Feature) -> Contact {
+    Contact { body_a: 0, body_b: 0, piece_a: 0, piece_b: 0, point_a, point_b, normal, gap, feature_a, feature_b }
+}
+
+fn sphere_sphere(ca: DVec3, ra: f64, cb: DVec3, rb: f64, activation: f64, out: &mut Vec<Contact>) {
+    let d = cb - ca;
+    let dist = d.length();
+    let gap = dist - ra - rb;
+    if gap > activation {
+        return;
+    }
+    // Concentric spheres have no preferred direction: pick +z.
+    let n = if dist > 0.0 { d / dist } else { DVec3::Z };
+    out.push(contact(ca + ra * n, cb - rb * n, n, gap, Feature::Surface, Feature::Surface));
+}
+
+/// Half-space {x : n·(x − o) ≤ 0} (n, o from the pose) against a sphere.
+fn plane_sphere(pose: &Pose, normal: DVec3, c: DVec3, r: f64, activation: f64, out: &mut Vec<Contact>) {
+    let n = pose.transform_vector(normal);
+    let d = n.dot(c - pose.translation);
+    let gap = d - r;
+    if gap <= activation {
+        out.push(contact(c - d * n, c - r * n, n, gap, Feature::Surface, Feature::Surface));
+    }
+}
+
+/// Every vertex of the polytope within `activation` of the half-space's plane.
+fn plane_polytope(pose: &Pose, normal: DVec3, p: &Polytope, pose_p: &Pose, activation: f64, out: &mut Vec<Contact>) {
+    let n = pose.transform_vector(normal);
+    let o = n.dot(pose.translation);
+    for (i, v) in p.vertices.iter().enumerate() {
+        let w = pose_p.transform_point(*v);
+        let gap = n.dot(w) - o;
+        if gap <= activation {
+            out.push(contact(w - gap * n, w, n, gap, Feature::Surface, Feature::Vertex(i as u32)));
+        }
+    }
+}
+
+/// Polytope A against a sphere B of centre `c` and radius `r`.
+fn polytope_sphere(p: &Polytope, pose: &Pose, c: DVec3, r: f64, activation: f64, out: &mut Vec<Contact>) {
+    let local = pose.inverse_transform_point(c);
+    // Largest signed distance from the centre to a face plane: ≤ 0 means the centre is inside.
+    let (face, s) = p
+        .faces
+        .iter()
+        .enumerate()
+        .map(|(f, face)| (f, face.normal.dot(local) - face.offset))
+        .fold((0, f64::NEG_INFINITY), |best, x| if x.1 > best.1 { x } else { best });
+    if s - r > activation {
+        return;
+    }
+    let scale = p.radius.max(r);
+    if s <= 0.0 {
+        let n = pose.transform_vector(p.faces[face].normal);
+        out.push(contact(c - s * n, c - r * n, n, s - r, Feature::Face(face as u32), Feature::Surface));
+        return;
+    }
+    match gjk::distance(&PosedPolytope { polytope: p, pose }, &PointSet(c), c - pose.translation, scale) {
+        Proximity::Separated { distance, point_a, .. } => {
+            let gap = distance - r;
+            if gap <= activation {
+                let n = (c - point_a) / distance;
+                let feature = p.feature_at(pose.inverse_transform_point(point_a), 1e-7 * scale);
+                out.push(contact(point_a, c - r * n, n, gap, feature, Feature::Surface));
+            }
+        }
+        Proximity::Overlapping => {
+            // The centre lies on the boundary: the face found above carries it.
+            let n = pose.transform_vector(p.faces[face].normal);
+            out.push(contact(c, c - r * n, n, -r, Feature::Face(face as u32), Feature::Surface));
+        }
+    }
+}
+
+/// A polytope placed in the world: vertices, face normals and plane offsets in world axes.
+struct WorldPolytope<'a> {
+    p: &'a Polytope,
+    pose: &'a Pose,
+    vertices: Vec<DVec3>,
+    normals: Vec<DVec3>,
+    offsets: Vec<f64>,
+    centroid: DVec3,
+}
+
+impl<'a> WorldPolytope<'a> {
+    fn new(p: &'a Polytope, pose: &'a Pose) -> Self {
+        let vertices: Vec<DVec3> = p.vertices.iter().map(|v| pose.transform_point(*v)).collect();
+        let normals: Vec<DVec3> = p.faces.iter().map(|f| pose.transform_vector(f.normal)).collect();
+        let offsets = p.faces.iter().zip(&normals).map(|(f, n)| f.offset + n.dot(pose.translation)).collect();
+        WorldPolytope { p, pose, vertices, normals, offsets, centroid: pose.transform_point(p.centroid), }
+    }
+
+    fn min_along(&self, dir: DVec3) -> f64 {
+        self.vertices.iter().map(|v| v.dot(dir)).fold(f64::INFINITY, f64::min)
+    }
+
+    /// Largest separation along a face normal of `self` from `other`: (separation, face).
+    fn face_query(&self, other: &WorldPolytope) -> (f64, usize) {
+        let mut best = (f64::NEG_INFINITY, 0);
+        for (f, n) in self.normals.iter().enumerate() {
+            let sep = other.min_along(*n) - self.offsets[f];
+            if sep > best.0 {
+                best = (sep, f);
+            }
+        }
+        best
+    }
+}
+
+/// Largest separation of B from A along the cross product of an edge of A and an edge of B,
+/// over the edge pairs that form a face of the Minkowski difference (their Gauss-map arcs cross).
+/// Returns (separation, axis A→B, edge of A, edge of B).
+fn edge_query(a: &WorldPolytope, b: &WorldPolytope) -> Option<(f64, DVec3, usize, usize)> {
+    let mut best: Option<(f64, DVec3, usize, usize)> = None;
+    for (ea, edge_a) in a.p.edges.iter().enumerate() {
+        let (na0, na1) = (a.normals[edge_a.faces[0] as usize], a.normals[edge_a.faces[1] as usize]);
+        let (pa0, pa1) = (a.vertices[edge_a.vertices[0] as usize], a.vertices[edge_a.vertices[1] as usize]);
+        let bxa = na1.cross(na0);
+        for (eb, edge_b) in b.p.edges.iter().enumerate() {
+            // Gauss map of −B: its arcs join −n_b0 and −n_b1.
+            let (c, d) = (-b.normals[edge_b.faces[0] as usize], -b.normals[edge_b.faces[1] as usize]);
+            let (cba, dba) = (c.dot(bxa), d.dot(bxa));
+            let dxc = d.cross(c);
+            let (adc, bdc) = (na0.dot(dxc), na1.dot(dxc));
+            if !(cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0) {
+                continue;
+            }
+            let (pb0, pb1) = (b.vertices[edge_b.vertices[0] as usize], b.vertices[edge_b.vertices[1] as usize]);
+            let (da, db) = (pa1 - pa0, pb1 - pb0);
+            let cross = da.cross(db);
+            let len = cross.length();
+            if len <= 1e-9 * da.length() * db.length() {
+                continue; // parallel edges: the face axes cover them
+            }
+            let mut axis = cross / len;
+            if axis.dot(pa0 - a.centroid) < 0.0 {
+                axis = -axis;
+            }
+            let sep = axis.dot(pb0 - pa0);
+            if best.is_none_or(|b| sep > b.0) {
+                best = Some((sep, axis, ea, eb));
+            }
+        }
+    }
+    best
+}
+
+fn polytope_polytope(p: &Polytope, pose_p: &Pose, q: &Polytope, pose_q: &Pose, activation: f64, out: &mut Vec<Contact>) {
+    // Bounding spheres first.
+    let (cp, cq) = (pose_p.transform_point(p.centroid), pose_q.transform_point(q.centroid));
+    if cp.distance(cq) - p.radius - q.radius > activation {
+        return;
+    }
+    let a = WorldPolytope::new(p, pose_p);
+    let b = WorldPolytope::new(q, pose_q);
+    let (sep_a, face_a) = a.face_query(&b);
+    if sep_a > activation {
+        return;
+    }
+    let (sep_b, face_b) = b.face_query(&a);
+    if sep_b > activation {
+        return;
+    }
+    let edge = edge_query(&a, &b);
+    let sep_e = edge.map_or(f64::NEG_INFINITY, |e| e.0);
+    let sat = sep_a.max(sep_b).max(sep_e);
+    if sat > activation {
+        return;
+    }
+    let scale = p.radius.max(q.radius);
+    let tol = AXIS_TIE_REL * scale;
+    // The gap: SAT is exact for penetration; a separated pair's distance comes from GJK.
+    let mut closest = None;
+    let gap = if sat <= 0.0 {
+        sat
+    } else {
+        match gjk::distance(&PosedPolytope { polytope: p, pose: pose_p }, &PosedPolytope { polytope: q, pose: pose_q }, cq - cp, scale) {
+            Proximity::Separated { distance, point_a, point_b } => {
+                closest = Some((point_a, point_b));
+                distance
+            }
+            Proximity::Overlapping => sat,
+        }
+    };
+    if gap > activation {
+        return;
+    }
+    if sep_a >= gap - tol {
+        clip_faces(&a, face_a, &b, activation, out);
+    } else if sep_b >= gap - tol {
+        let start = out.len();
+        clip_faces(&b, face_b, &a, activation, out);
+        for c in &mut out[start..] {
+            *c = c.flipped();
+        }
+    } else if let (true, Some((_, axis, ea, eb))) = (sep_e >= gap - tol, edge) {
+        let [a0, a1] = p.edges[ea].vertices.map(|v| a.vertices[v as usize]);
+        let [b0, b1] = q.edges[eb].vertices.map(|v| b.vertices[v as usize]);
+        let (pa, pb) = segment_closest_points(a0, a1, b0, b1);
+        out.push(contact(pa, pb, axis, (pb - pa).dot(axis), Feature::Edge(ea as u32), Feature::Edge(eb as u32)));
+    } else if let Some((pa, pb)) = closest {
+        // Separated with vertex–vertex, vertex–edge or skew closest features.
+        let n = (pb - pa) / gap;
+        let fa = p.feature_at(pose_p.inverse_transform_point(pa), 1e-7 * scale);
+        let fb = q.feature_at(pose_q.inverse_transform_point(pb), 1e-7 * scale);
+        out.push(contact(pa, pb, n, gap, fa, fb));
+    }
+}
+
+/// A point of the clipped incident polygon with the features it lies on.
+#[derive(Clone, Copy)]
+struct ClipPoint {
+    p: DVec3,
+    on_ref: Feature,
+    on_inc: Feature,
+    /// Feature of the incident polytope carrying the segment from this point to the next.
+    segment: Feature,
+}
+
+/// Contacts from reference face `rf` of A: the face of B most opposed to it is clipped against the
+/// side planes of `rf`; each remaining point within `activation` of the face's plane is a contact
+/// with normal = the face normal.
+fn clip_faces(a: &WorldPolytope, rf: usize, b: &WorldPolytope, activation: f64, out: &mut Vec<Contact>) {
+    let n = a.normals[rf];
+    let inc = (0..b.normals.len())
+        .min_by(|&i, &j| b.normals[i].dot(n).total_cmp(&b.normals[j].dot(n)).then(i.cmp(&j)))
+        .expect("a polytope has faces");
+    let inc_face = &b.p.faces[inc];
+    let mut poly: Vec<ClipPoint> = inc_face
+        .vertices
+        .iter()
+        .zip(&inc_face.edges)
+        .map(|(&v, &e)| ClipPoint {
+            p: b.vertices[v as usize],
+            on_ref: Feature::Face(rf as u32),
+            on_inc: Feature::Vertex(v),
+            segment: Feature::Edge(e),
+        })
+        .collect();
+    let ref_face = &a.p.faces[rf];
+    let k = ref_face.vertices.len();
+    let mut next = Vec::with_capacity(poly.len() + k);
+    for i in 0..k {
+        let v0 = a.vertices[ref_face.vertices[i] as usize];
+        let v1 = a.vertices[ref_face.vertices[(i + 1) % k] as usize];
+        let side = (v1 - v0).cross(n);
+        let edge = Feature::Edge(ref_face.edges[i]);
+        next.clear();
+        for j in 0..poly.len() {
+            let (cur, nxt) = (poly[j], poly[(j + 1) % poly.len()]);
+            let (dc, dn) = (side.dot(cur.p - v0), side.dot(nxt.p - v0));
+            if dc <= 0.0 {
+                next.push(cur);
+            }
+            if (dc <= 0.0) != (dn <= 0.0) {
+                let t = dc / (dc - dn);
+                let leaving = dc <= 0.0;
+                next.push(ClipPoint {
+                    p: cur.p + t * (nxt.p - cur.p),
+                    on_ref: edge,
+                    on_inc: cur.segment,
+                    segment: if leaving { Feature::Face(inc as u32) } else { cur.segment },
+                });
+            }
+        }
+        std::mem::swap(&mut poly, &mut next);
+        if poly.is_empty() {
+            break;
+        }
+    }
+    for cp in poly {
+        let gap = n.dot(cp.p) - a.offsets[rf];
+        if gap <= activation {
+            out.push(contact(cp.p - gap * n, cp.p, n, gap, cp.on_ref, cp.on_inc));
+        }
+    }
+    let _ = (a.pose, b.pose);
+}
+
+/// Closest points between segments [a0, a1] and [b0, b1].
+pub fn segment_closest_points(a0: DVec3, a1: DVec3, b0: DVec3, b1: DVec3) -> (DVec3, DVec3) {
+    let (d1, d2, r) = (a1 - a0, b1 - b0, a0 - b0);
+    let (aa, ee, f) = (d1.dot(d1), d2.dot(d2), d2.dot(r));
+    let (c, bb) = (d1.dot(r), d1.dot(d2));
+    let denom = aa * ee - bb * bb;
+    let mut s = if denom > 1e-300 { ((bb * f - c * ee) / denom).clamp(0.0, 1.0) } else { 0.0 };
+    let mut t = if ee > 0.0 { (bb * s + f) / ee } else { 0.0 };
+    if t < 0.0 {
+        t = 0.0;
+        s = if aa > 0.0 { (-c / aa).clamp(0.0, 1.0) } else { 0.0 };
+    } else if t > 1.0 {
+        t = 1.0;
+        s = if aa > 0.0 { ((bb - c) / aa).clamp(0.0, 1.0) } else { 0.0 };
+    }
+    (a0 + s * d1, b0 + t * d2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn box_flat_on_half_space_gets_its_four_corners() {
+        let ground = Shape::HalfSpace { normal: DVec3::Z };
+        let cube = Shape::Polytope(Arc::new(Polytope::cuboid(DVec3::splat(0.5))));
+        let mut out = Vec::new();
+        pair_contacts(&ground, &Pose::IDENTITY, &cube, &Pose::new(DVec3::new(0.0, 0.0, 0.49), glam::DQuat::IDENTITY), 1e-3, &mut out);
+        assert_eq!(out.len(), 4);
+        assert!(out.iter().all(|c| (c.gap + 0.01).abs() < 1e-12 && c.normal == DVec3::Z));
+    }
+
+    #[test]
+    fn stacked_boxes_get_a_face_manifold() {
+        let cube = Shape::Polytope(Arc::new(Polytope::cuboid(DVec3::splat(0.5))));
+        let mut out = Vec::new();
+        let top = Pose::new(DVec3::new(0.2, 0.1, 0.999), glam::DQuat::from_rotation_z(0.3));
+        pair_contacts(&cube, &Pose::IDENTITY, &cube, &top, 1e-3, &mut out);
+        assert!(out.len() >= 4, "got {} points", out.len());
+        for c in &out {
+            assert!((c.gap + 1e-3).abs() < 1e-12);
+            assert!((c.normal - DVec3::Z).length() < 1e-12);
+            assert!(((c.point_b - c.point_a).dot(c.normal) - c.gap).abs() < 1e-12);
+        }
+    }
+}

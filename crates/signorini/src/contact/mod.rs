@@ -1,0 +1,164 @@
+//! Contact models: one module per model, all behind the [`ContactModel`] trait.
+//!
+//! This issue provides the force-based coupling (penalty models: contact forces are a function of
+//! the state, integrated by the chosen integrator at every stage). The constraint-based models
+//! (Stewart–Trinkle, PEG) and impulse models will add their coupling to the same trait: they read
+//! the same [`Contact`]s and build Jacobian rows with `dynamics::jacobian`.
+pub mod deepest_point;
+
+use crate::collision::Contact;
+use crate::dynamics::{Model, State, Wrench};
+use std::fmt;
+
+/// Default of a model parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamDefault {
+    /// A fixed value in the parameter's unit.
+    Value(f64),
+    /// k · (m_a + m_b), with m the masses (kg) of the dynamic bodies of the pair (fixed bodies
+    /// count 0): gains that scale with the bodies they hold apart.
+    MassScaled(f64),
+}
+
+impl fmt::Display for ParamDefault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamDefault::Value(v) => write!(f, "{v}"),
+            ParamDefault::MassScaled(k) => write!(f, "{k}*(m_a+m_b)"),
+        }
+    }
+}
+
+/// A parameter a model accepts in the scene's `[contact]` table.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub unit: &'static str,
+    pub default: ParamDefault,
+    pub description: &'static str,
+    /// Smallest allowed value (inclusive).
+    pub min: f64,
+}
+
+/// A model's name, summary and parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct ModelSpec {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub params: &'static [ParamSpec],
+}
+
+/// Every contact model this build provides.
+pub fn catalog() -> Vec<ModelSpec> {
+    vec![deepest_point::SPEC]
+}
+
+/// A parameter value as set: either given or left at its default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamValue {
+    Given(f64),
+    Default(ParamDefault),
+}
+
+impl ParamValue {
+    /// The value for a pair of bodies of masses `m_a`, `m_b` (kg; 0 for fixed bodies).
+    pub fn resolve(&self, m_a: f64, m_b: f64) -> f64 {
+        match *self {
+            ParamValue::Given(v) | ParamValue::Default(ParamDefault::Value(v)) => v,
+            ParamValue::Default(ParamDefault::MassScaled(k)) => k * (m_a + m_b),
+        }
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            ParamValue::Given(v) | ParamValue::Default(ParamDefault::Value(v)) => serde_json::json!(v),
+            ParamValue::Default(d) => serde_json::json!(d.to_string()),
+        }
+    }
+}
+
+/// Why a model could not be built from the scene's parameters.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("unknown contact model `{name}`; available: {available}")]
+    UnknownModel { name: String, available: String },
+    #[error("model `{model}` has no parameter `{param}`; its parameters: {available}")]
+    UnknownParam { model: String, param: String, available: String },
+    #[error("parameter `{param}` = {value} is below its minimum {min}")]
+    OutOfRange { param: String, value: f64, min: f64 },
+}
+
+/// A model failure during a step (a solver that did not converge, say).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ContactError(pub String);
+
+/// What a model did during one force evaluation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ModelStats {
+    /// Contact points that carried a nonzero force.
+    pub active_points: usize,
+}
+
+/// A contact model. Implementations keep whatever per-pair memory they need between steps.
+pub trait ContactModel: Send {
+    fn spec(&self) -> ModelSpec;
+
+    /// Parameter values in effect, for `summary.json` (name → value or default expression).
+    fn parameters(&self) -> Vec<(&'static str, ParamValue)>;
+
+    /// Add the contact forces for `contacts` at `state` into `out` (one wrench per body, world
+    /// axes, torque about the centre of mass). `h` is the time step (s).
+    fn contact_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        h: f64,
+        out: &mut [Wrench],
+    ) -> Result<ModelStats, ContactError>;
+
+    /// Called once per accepted step with the contacts of the new state (models with memory
+    /// update it here). The default does nothing.
+    fn end_step(&mut self, _model: &Model, _state: &State, _contacts: &[Contact]) {}
+}
+
+/// Build the model `name` with `params` (name, value) from the scene; absent ones take defaults.
+pub fn build(name: &str, params: &[(String, f64)]) -> Result<Box<dyn ContactModel>, ConfigError> {
+    let specs = catalog();
+    let Some(spec) = specs.iter().find(|s| s.name == name) else {
+        return Err(ConfigError::UnknownModel {
+            name: name.to_string(),
+            available: specs.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
+        });
+    };
+    let values = resolve_params(spec, params)?;
+    Ok(match spec.name {
+        deepest_point::NAME => Box::new(deepest_point::DeepestPoint::new(&values)),
+        _ => unreachable!("every catalogued model is buildable"),
+    })
+}
+
+/// Match given parameters against a spec: every given name must exist and be in range.
+pub fn resolve_params(spec: &ModelSpec, params: &[(String, f64)]) -> Result<Vec<ParamValue>, ConfigError> {
+    for (name, value) in params {
+        let Some(p) = spec.params.iter().find(|p| p.name == name) else {
+            return Err(ConfigError::UnknownParam {
+                model: spec.name.to_string(),
+                param: name.clone(),
+                available: spec.params.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
+            });
+        };
+        if !(*value >= p.min) || !value.is_finite() {
+            return Err(ConfigError::OutOfRange { param: name.clone(), value: *value, min: p.min });
+        }
+    }
+    Ok(spec
+        .params
+        .iter()
+        .map(|p| match params.iter().rev().find(|(n, _)| n == p.name) {
+            Some((_, v)) => ParamValue::Given(*v),
+            None => ParamValue::Default(p.default),
+        })
+        .collect())
+}

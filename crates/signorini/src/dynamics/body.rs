@@ -1,0 +1,107 @@
+//! Rigid bodies and their materials.
+use crate::geometry::{MassProperties, Pose, Shape};
+use glam::{DMat3, DVec3};
+
+/// Surface properties of a body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Material {
+    pub name: String,
+    /// Coulomb friction coefficient (dimensionless, ≥ 0).
+    pub friction: f64,
+    /// Coefficient of restitution (dimensionless, in [0, 1]).
+    pub restitution: f64,
+}
+
+impl Material {
+    /// Friction of a pair: the geometric mean √(μ_a μ_b), so a frictionless material makes a
+    /// frictionless pair and two equal materials keep their value.
+    pub fn pair_friction(a: &Material, b: &Material) -> f64 {
+        (a.friction * b.friction).sqrt()
+    }
+}
+
+/// A convex piece of a body, placed in the body frame (origin at the body's centre of mass).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Piece {
+    pub shape: Shape,
+    pub pose: Pose,
+}
+
+/// A rigid body. Its frame has its origin at the centre of mass; `inertia` is about the centre of
+/// mass in that frame and is rotated into the world as R J Rᵀ.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Body {
+    pub name: String,
+    /// Fixed bodies have infinite mass and take no generalized velocity.
+    pub fixed: bool,
+    /// kg (infinite for fixed bodies).
+    pub mass: f64,
+    pub inv_mass: f64,
+    /// kg m², body frame, about the centre of mass (zero for fixed bodies).
+    pub inertia: DMat3,
+    pub inv_inertia: DMat3,
+    pub pieces: Vec<Piece>,
+    pub material: usize,
+    /// Where the centre of mass sits in the frame the scene described the shapes in (m): scene
+    /// positions and force points are given in that "shape frame".
+    pub com_in_shape_frame: DVec3,
+}
+
+impl Body {
+    /// A dynamic body from pieces placed in its shape frame, with total `mass` (kg) or, if `None`,
+    /// the mass given by `density` (kg/m³). The pieces are re-expressed about the centre of mass.
+    pub fn dynamic(
+        name: &str,
+        pieces: Vec<Piece>,
+        mass: Option<f64>,
+        density: f64,
+        material: usize,
+    ) -> Result<Body, String> {
+        let mut parts = Vec::with_capacity(pieces.len());
+        for p in &pieces {
+            let mp = p.shape.mass_properties(density).ok_or("unbounded shape on a dynamic body")?;
+            parts.push((mp, p.pose));
+        }
+        let mut mp = MassProperties::union(&parts);
+        if let Some(m) = mass {
+            mp = mp.with_mass(m);
+        }
+        if !(mp.mass > 0.0 && mp.mass.is_finite()) {
+            return Err(format!("mass {} is not positive and finite", mp.mass));
+        }
+        let inv_inertia = mp.inertia.inverse();
+        if !inv_inertia.is_finite() {
+            return Err("inertia tensor is singular".into());
+        }
+        let pieces = pieces
+            .into_iter()
+            .map(|p| Piece { shape: p.shape, pose: Pose::new(p.pose.translation - mp.com, p.pose.rotation) })
+            .collect();
+        Ok(Body {
+            name: name.to_string(),
+            fixed: false,
+            mass: mp.mass,
+            inv_mass: 1.0 / mp.mass,
+            inertia: mp.inertia,
+            inv_inertia,
+            pieces,
+            material,
+            com_in_shape_frame: mp.com,
+        })
+    }
+
+    /// A fixed body: its frame is the shape frame.
+    pub fn fixed(name: &str, pieces: Vec<Piece>, material: usize) -> Body {
+        Body {
+            name: name.to_string(),
+            fixed: true,
+            mass: f64::INFINITY,
+            inv_mass: 0.0,
+            inertia: DMat3::ZERO,
+            inv_inertia: DMat3::ZERO,
+            pieces,
+            material,
+            com_in_shape_frame: DVec3::ZERO,
+        }
+    }
+}

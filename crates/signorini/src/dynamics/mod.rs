@@ -1,0 +1,13 @@
+//! Dynamics: bodies, state, generalized coordinates, applied forces and integrators.
+pub mod body;
+pub mod forces;
+pub mod integrate;
+pub mod jacobian;
+pub mod model;
+pub mod state;
+
+pub use body::{Body, Material, Piece};
+pub use forces::{ScheduledForce, Wrench};
+pub use integrate::Integrator;
+pub use model::{Model, Settings};
+pub use state::{BodyState, State};

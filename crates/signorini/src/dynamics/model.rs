@@ -1,0 +1,67 @@
+//! The immutable description of what is simulated.
+use super::{Body, Integrator, Material, ScheduledForce};
+use glam::DVec3;
+
+/// Simulation settings (see docs/scene-format.md, table `[simulation]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Time step h (s).
+    pub time_step: f64,
+    /// Simulated duration (s).
+    pub duration: f64,
+    /// m/s².
+    pub gravity: DVec3,
+    pub integrator: Integrator,
+    /// The narrow phase reports pairs whose gap is below this (m).
+    pub activation_distance: f64,
+    /// A body faster than this (m/s) stops the run with a diagnosis.
+    pub max_speed: f64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            time_step: 1e-3,
+            duration: 1.0,
+            gravity: DVec3::new(0.0, 0.0, -9.81),
+            integrator: Integrator::SemiImplicitEuler,
+            activation_distance: 1e-3,
+            max_speed: 1e4,
+        }
+    }
+}
+
+/// Bodies, materials, settings and scheduled forces: `step(&model, &mut state, &mut workspace)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    pub bodies: Vec<Body>,
+    pub materials: Vec<Material>,
+    pub settings: Settings,
+    pub forces: Vec<ScheduledForce>,
+}
+
+impl Model {
+    /// Offset of each body's block in the generalized velocity (6 per dynamic body: v then ω);
+    /// `None` for fixed bodies.
+    pub fn dof_offsets(&self) -> Vec<Option<usize>> {
+        let mut next = 0;
+        self.bodies
+            .iter()
+            .map(|b| {
+                (!b.fixed).then(|| {
+                    next += 6;
+                    next - 6
+                })
+            })
+            .collect()
+    }
+
+    /// Number of generalized velocities.
+    pub fn dof_count(&self) -> usize {
+        6 * self.bodies.iter().filter(|b| !b.fixed).count()
+    }
+
+    pub fn body_index(&self, name: &str) -> Option<usize> {
+        self.bodies.iter().position(|b| b.name == name)
+    }
+}

@@ -1,0 +1,21 @@
+//! Geometry: shapes, convex polytope topology, mass properties and pure geometric queries.
+//! Knows nothing of bodies or time.
+pub mod gjk;
+pub mod mass;
+pub mod polytope;
+pub mod pose;
+pub mod shape;
+
+pub use mass::MassProperties;
+pub use polytope::{Edge, Face, Feature, Polytope};
+pub use pose::Pose;
+pub use shape::Shape;
+
+/// Errors from building geometry out of user data.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GeometryError {
+    #[error("degenerate convex hull: {0}")]
+    DegenerateHull(String),
+    #[error("invalid shape: {0}")]
+    InvalidShape(String),
+}

@@ -1,0 +1,211 @@
+//! One time step, read as the pipeline: broad phase → narrow phase → contacts → model → solve →
+//! integrate. Each stage is timed into the [`StepReport`].
+pub mod run;
+
+use crate::collision::{max_penetration, narrow_phase, BroadPhase, Contact, PiecePair};
+use crate::contact::{ContactError, ContactModel, ModelStats};
+use crate::dynamics::forces::add_scheduled;
+use crate::dynamics::integrate::{self, Derivative};
+use crate::dynamics::{Integrator, Model, State, Wrench};
+use std::time::Instant;
+
+/// Wall-clock seconds spent in each stage of a step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageTimes {
+    pub broad: f64,
+    pub narrow: f64,
+    /// Contact model: force or constraint assembly.
+    pub model: f64,
+    /// Solver (zero for penalty models, which solve nothing).
+    pub solve: f64,
+    pub integrate: f64,
+}
+
+impl StageTimes {
+    pub fn total(&self) -> f64 {
+        self.broad + self.narrow + self.model + self.solve + self.integrate
+    }
+
+    fn add(&mut self, o: &StageTimes) {
+        self.broad += o.broad;
+        self.narrow += o.narrow;
+        self.model += o.model;
+        self.solve += o.solve;
+        self.integrate += o.integrate;
+    }
+}
+
+/// What one step did and the contact state it ended in.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepReport {
+    /// Contacts of the state at the end of the step.
+    pub contacts: usize,
+    /// Largest penetration depth at the end of the step (m).
+    pub max_penetration: f64,
+    pub times: StageTimes,
+    /// Model statistics of the first force evaluation of the step.
+    pub model_stats: ModelStats,
+}
+
+/// Why a step could not be completed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StepError {
+    #[error("step {step} (t = {time} s): body `{body}` has a non-finite {what}; the simulation blew up. Try a smaller time step or softer contact gains")]
+    NonFinite { step: u64, time: f64, body: String, what: &'static str },
+    #[error("step {step} (t = {time} s): body `{body}` moves at {speed:.3e} m/s, above simulation.max_speed = {limit} m/s; the simulation is diverging. Try a smaller time step or softer contact gains")]
+    TooFast { step: u64, time: f64, body: String, speed: f64, limit: f64 },
+    #[error("step {step} (t = {time} s): contact model failed: {source}")]
+    Contact { step: u64, time: f64, source: ContactError },
+}
+
+/// Scratch memory reused from step to step.
+#[derive(Default, Debug, Clone)]
+pub struct Workspace {
+    broad: BroadPhase,
+    pairs: Vec<PiecePair>,
+    /// Contacts of the current state (valid when `fresh`).
+    pub contacts: Vec<Contact>,
+    fresh: bool,
+    wrenches: Vec<Wrench>,
+    stage: State,
+    k: [Vec<Derivative>; 4],
+}
+
+impl Workspace {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Forget cached contacts (call after changing a state by hand).
+    pub fn invalidate(&mut self) {
+        self.fresh = false;
+    }
+}
+
+/// Broad and narrow phase on `state`, into `ws.contacts`.
+pub fn detect(model: &Model, state: &State, ws: &mut Workspace, times: &mut StageTimes) {
+    let act = model.settings.activation_distance;
+    let t0 = Instant::now();
+    ws.broad.find_pairs(model, state, act, &mut ws.pairs);
+    let t1 = Instant::now();
+    narrow_phase(model, state, &ws.pairs, act, &mut ws.contacts);
+    let t2 = Instant::now();
+    times.broad += (t1 - t0).as_secs_f64();
+    times.narrow += (t2 - t1).as_secs_f64();
+}
+
+/// Contacts of `state` (detected now unless the workspace holds them already).
+pub fn contacts<'w>(model: &Model, state: &State, ws: &'w mut Workspace) -> &'w [Contact] {
+    if !ws.fresh {
+        detect(model, state, ws, &mut StageTimes::default());
+        ws.fresh = true;
+    }
+    &ws.contacts
+}
+
+/// All forces on every body at `state`: scheduled forces plus contact forces.
+fn evaluate_forces(
+    model: &Model,
+    state: &State,
+    contacts: &[Contact],
+    contact_model: &mut dyn ContactModel,
+    wrenches: &mut Vec<Wrench>,
+    times: &mut StageTimes,
+) -> Result<ModelStats, ContactError> {
+    let t0 = Instant::now();
+    wrenches.clear();
+    wrenches.resize(model.bodies.len(), Wrench::default());
+    add_scheduled(model, state, state.time, wrenches);
+    let stats = contact_model.contact_forces(model, state, contacts, model.settings.time_step, wrenches)?;
+    times.model += t0.elapsed().as_secs_f64();
+    Ok(stats)
+}
+
+/// Advance `state` by one time step.
+pub fn step(model: &Model, state: &mut State, ws: &mut Workspace, contact_model: &mut dyn ContactModel) -> Result<StepReport, StepError> {
+    let h = model.settings.time_step;
+    let mut times = StageTimes::default();
+    if !ws.fresh {
+        detect(model, state, ws, &mut times);
+    }
+    let (step_no, time) = (state.step, state.time);
+    let fail = |source| StepError::Contact { step: step_no + 1, time, source };
+    let mut wrenches = std::mem::take(&mut ws.wrenches);
+    let model_stats = evaluate_forces(model, state, &ws.contacts, contact_model, &mut wrenches, &mut times).map_err(fail)?;
+    match model.settings.integrator {
+        Integrator::SemiImplicitEuler => {
+            let t0 = Instant::now();
+            integrate::semi_implicit_euler(model, state, &wrenches, h);
+            times.integrate += t0.elapsed().as_secs_f64();
+        }
+        Integrator::Rk4 => {
+            let mut k = std::mem::take(&mut ws.k);
+            let mut stage = std::mem::take(&mut ws.stage);
+            let t0 = Instant::now();
+            integrate::derivatives(model, state, &wrenches, &mut k[0]);
+            times.integrate += t0.elapsed().as_secs_f64();
+            for s in 1..4 {
+                let t0 = Instant::now();
+                let frac = if s == 3 { h } else { 0.5 * h };
+                integrate::offset_state(model, state, &k[s - 1], frac, &mut stage);
+                times.integrate += t0.elapsed().as_secs_f64();
+                detect(model, &stage, ws, &mut times);
+                evaluate_forces(model, &stage, &ws.contacts, contact_model, &mut wrenches, &mut times).map_err(fail)?;
+                let t0 = Instant::now();
+                let (done, rest) = k.split_at_mut(s);
+                let _ = done;
+                integrate::derivatives(model, &stage, &wrenches, &mut rest[0]);
+                times.integrate += t0.elapsed().as_secs_f64();
+            }
+            let t0 = Instant::now();
+            integrate::rk4_combine(model, state, [&k[0], &k[1], &k[2], &k[3]], h);
+            times.integrate += t0.elapsed().as_secs_f64();
+            ws.k = k;
+            ws.stage = stage;
+        }
+    }
+    ws.wrenches = wrenches;
+    state.step += 1;
+    state.time = state.step as f64 * h;
+    check_state(model, state)?;
+    detect(model, state, ws, &mut times);
+    ws.fresh = true;
+    contact_model.end_step(model, state, &ws.contacts);
+    Ok(StepReport { contacts: ws.contacts.len(), max_penetration: max_penetration(&ws.contacts), times, model_stats })
+}
+
+/// Stop on a non-finite or runaway state, naming the step and the body.
+fn check_state(model: &Model, state: &State) -> Result<(), StepError> {
+    for (body, bs) in model.bodies.iter().zip(&state.bodies) {
+        let what = if !bs.position.is_finite() {
+            Some("position")
+        } else if !bs.orientation.is_finite() {
+            Some("orientation")
+        } else if !bs.velocity.is_finite() {
+            Some("velocity")
+        } else if !bs.angular_velocity.is_finite() {
+            Some("angular velocity")
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            return Err(StepError::NonFinite { step: state.step, time: state.time, body: body.name.clone(), what });
+        }
+        let speed = bs.velocity.length();
+        if speed > model.settings.max_speed {
+            return Err(StepError::TooFast {
+                step: state.step,
+                time: state.time,
+                body: body.name.clone(),
+                speed,
+                limit: model.settings.max_speed,
+            });
+        }
+    }
+    Ok(())
+}
+
+#[doc(hidden)]
+pub fn accumulate(total: &mut StageTimes, t: &StageTimes) {
+    total.add(t)
+}

@@ -1,0 +1,1 @@
+//! Scene files (filled in below).

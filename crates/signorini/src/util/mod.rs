@@ -1,0 +1,2 @@
+//! Small utilities with no physics in them.
+pub mod rng;
