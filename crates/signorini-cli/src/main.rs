@@ -1,1 +1,232 @@
-fn main() {}
+//! The `signorini` command: run, check and benchmark scenes; list contact models.
+//! Exit codes: 0 success, 1 the simulation failed (blew up or a model failed), 2 bad input.
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use signorini::contact::{catalog, ContactModel};
+use signorini::dynamics::Integrator;
+use signorini::pipeline::run::{run, step_count, RunConfig};
+use signorini::pipeline::{step, StageTimes, Workspace};
+use signorini::scene::{self, Scene};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "signorini", version, about = "Rigid-body contact dynamics with side-by-side contact models")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Settings a command line may override.
+#[derive(clap::Args, Clone)]
+struct Overrides {
+    /// Contact model (see `signorini models`); overrides the scene's [contact] model.
+    #[arg(long)]
+    model: Option<String>,
+    /// Time step in seconds; overrides simulation.time_step.
+    #[arg(long)]
+    dt: Option<f64>,
+    /// Simulated duration in seconds; overrides simulation.duration.
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Integrator: semi-implicit-euler or rk4; overrides simulation.integrator.
+    #[arg(long)]
+    integrator: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Simulate a scene; writes trajectory.csv, metrics.csv and summary.json.
+    Run {
+        scene: PathBuf,
+        #[command(flatten)]
+        overrides: Overrides,
+        /// Output directory (default: out/<scene name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Validate a scene file without running it.
+    Check { scene: PathBuf },
+    /// List the contact models and their parameters with defaults.
+    Models,
+    /// Time steps of a scene without writing files: steps per second and time per stage.
+    Bench {
+        scene: PathBuf,
+        #[command(flatten)]
+        overrides: Overrides,
+        /// Steps to time (default: the whole duration).
+        #[arg(long)]
+        steps: Option<u64>,
+    },
+}
+
+/// An error with its exit code.
+struct Failure {
+    code: u8,
+    error: anyhow::Error,
+}
+
+fn input_error(e: impl Into<anyhow::Error>) -> Failure {
+    Failure { code: 2, error: e.into() }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run { scene, overrides, out } => cmd_run(&scene, &overrides, out),
+        Command::Check { scene } => cmd_check(&scene),
+        Command::Models => {
+            cmd_models();
+            Ok(())
+        }
+        Command::Bench { scene, overrides, steps } => cmd_bench(&scene, &overrides, steps),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("error: {:#}", f.error);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+/// Load the scene, apply command-line overrides and build its contact model.
+fn prepare(path: &Path, o: &Overrides) -> Result<(Scene, Box<dyn ContactModel>), Failure> {
+    let mut scene = scene::load(path).map_err(input_error)?;
+    let s = &mut scene.model.settings;
+    let positive = |name: &str, v: f64| {
+        if v > 0.0 && v.is_finite() {
+            Ok(v)
+        } else {
+            Err(input_error(anyhow::anyhow!("--{name} must be a positive number of seconds, got {v}")))
+        }
+    };
+    if let Some(dt) = o.dt {
+        s.time_step = positive("dt", dt)?;
+    }
+    if let Some(t) = o.duration {
+        s.duration = positive("duration", t)?;
+    }
+    if let Some(name) = &o.integrator {
+        s.integrator = Integrator::from_name(name).ok_or_else(|| {
+            input_error(anyhow::anyhow!("unknown integrator `{name}`; use semi-implicit-euler or rk4"))
+        })?;
+    }
+    let (model, ignored) = scene.contact_model(o.model.as_deref()).map_err(input_error)?;
+    if !ignored.is_empty() {
+        eprintln!(
+            "note: model `{}` does not use the scene's [contact] parameters {}; they are ignored",
+            model.spec().name,
+            ignored.join(", ")
+        );
+    }
+    Ok((scene, model))
+}
+
+fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failure> {
+    let (scene, mut model) = prepare(path, o)?;
+    let out_dir = out.unwrap_or_else(|| {
+        PathBuf::from("out").join(path.file_stem().map(|s| s.to_os_string()).unwrap_or_else(|| "scene".into()))
+    });
+    let total = step_count(&scene.model);
+    let bar = if std::io::stderr().is_terminal() && total >= 1000 {
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps ({per_sec}, eta {eta})")
+                .expect("static template"),
+        );
+        Some(bar)
+    } else {
+        None
+    };
+    let cfg = RunConfig {
+        model: &scene.model,
+        initial: &scene.initial,
+        scene_file: &scene.desc.file,
+        trajectory_interval: scene.desc.output.trajectory_interval,
+        out_dir: &out_dir,
+    };
+    let mut progress = |k: u64, _n: u64| {
+        if let Some(b) = &bar {
+            if k % 64 == 0 {
+                b.set_position(k);
+            }
+        }
+    };
+    let summary = run(&cfg, model.as_mut(), &mut progress).map_err(|e| Failure { code: 1, error: e.into() })?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    println!(
+        "{}: {} steps, {:.3} s simulated in {:.3} s wall ({:.0} steps/s); max penetration {:.3e} m, mean {:.3e} m; final kinetic energy {:.3e} J",
+        scene.desc.file,
+        summary.steps,
+        summary.simulated_time,
+        summary.wall_time,
+        summary.steps_per_second,
+        summary.max_penetration,
+        summary.mean_penetration,
+        summary.final_kinetic_energy
+    );
+    println!("wrote {}/{{trajectory.csv, metrics.csv, summary.json}}", out_dir.display());
+    match summary.error {
+        None => Ok(()),
+        Some(e) => Err(Failure {
+            code: 1,
+            error: anyhow::Error::new(e).context(format!("the run stopped early; files in {} hold the steps before it", out_dir.display())),
+        }),
+    }
+}
+
+fn cmd_check(path: &Path) -> Result<(), Failure> {
+    let (scene, model) = prepare(path, &Overrides { model: None, dt: None, duration: None, integrator: None })?;
+    let m = &scene.model;
+    let pieces: usize = m.bodies.iter().map(|b| b.pieces.len()).sum();
+    println!(
+        "{}: ok — {} bodies ({} dynamic, {} pieces), {} scheduled forces, model {}, {} steps of {} s ({})",
+        scene.desc.file,
+        m.bodies.len(),
+        m.bodies.iter().filter(|b| !b.fixed).count(),
+        pieces,
+        m.forces.len(),
+        model.spec().name,
+        step_count(m),
+        m.settings.time_step,
+        m.settings.integrator.name()
+    );
+    Ok(())
+}
+
+fn cmd_models() {
+    for spec in catalog() {
+        println!("{}\n  {}", spec.name, spec.summary);
+        for p in spec.params {
+            println!("    {:<12} [{}] default {}\n        {}", p.name, p.unit, p.default, p.description);
+        }
+    }
+}
+
+fn cmd_bench(path: &Path, o: &Overrides, steps: Option<u64>) -> Result<(), Failure> {
+    let (scene, mut model) = prepare(path, o)?;
+    let n = steps.unwrap_or_else(|| step_count(&scene.model)).max(1);
+    let mut state = scene.initial.clone();
+    let mut ws = Workspace::new();
+    let mut t = StageTimes::default();
+    let start = Instant::now();
+    for _ in 0..n {
+        let r = step(&scene.model, &mut state, &mut ws, model.as_mut())
+            .with_context(|| format!("bench of {} stopped", path.display()))
+            .map_err(|e| Failure { code: 1, error: e })?;
+        signorini::pipeline::accumulate(&mut t, &r.times);
+    }
+    let wall = start.elapsed().as_secs_f64();
+    let total = t.total().max(f64::MIN_POSITIVE);
+    println!("{}: {} steps in {:.3} s: {:.1} steps/s, {:.1} us/step", scene.desc.file, n, wall, n as f64 / wall, 1e6 * wall / n as f64);
+    for (name, s) in [("broad", t.broad), ("narrow", t.narrow), ("model", t.model), ("solve", t.solve), ("integrate", t.integrate)] {
+        println!("  {:<10} {:>10.1} us/step  {:>5.1} %", name, 1e6 * s / n as f64, 100.0 * s / total);
+    }
+    Ok(())
+}

@@ -20,15 +20,29 @@ pub const SPEC: ModelSpec = ModelSpec {
         ParamSpec {
             name: "kp",
             unit: "N/m",
-            default: ParamDefault::MassScaled(600.0),
-            description: "normal stiffness (default 600 N/(m kg) times the pair's dynamic mass: 6000 N/m for the 10 kg cube, Drumwright's value)",
+            default: ParamDefault::Derived("kp_per_kg * m_pair"),
+            description: "normal stiffness; when not given, kp_per_kg times the pair's reduced mass m_pair = m_a m_b / (m_a + m_b) (the dynamic body's mass against a fixed one)",
             min: 0.0,
         },
         ParamSpec {
             name: "kv",
             unit: "N s/m",
-            default: ParamDefault::MassScaled(300.0),
-            description: "normal damping (default 300 N s/(m kg) times the pair's dynamic mass)",
+            default: ParamDefault::Derived("kv_per_kg * m_pair"),
+            description: "normal damping; when not given, kv_per_kg times the pair's reduced mass",
+            min: 0.0,
+        },
+        ParamSpec {
+            name: "kp_per_kg",
+            unit: "N/(m kg)",
+            default: ParamDefault::Value(600.0),
+            description: "stiffness per kg of reduced mass: the squared natural frequency (rad/s)^2 of every pair, whatever its masses (600 gives Drumwright's kp = 6000 N/m for the 10 kg cube)",
+            min: 0.0,
+        },
+        ParamSpec {
+            name: "kv_per_kg",
+            unit: "N s/(m kg)",
+            default: ParamDefault::Value(300.0),
+            description: "damping per kg of reduced mass (300 gives Drumwright's kv = 3000 N s/m for the 10 kg cube)",
             min: 0.0,
         },
     ],
@@ -38,22 +52,34 @@ pub const SPEC: ModelSpec = ModelSpec {
 pub struct DeepestPoint {
     kp: ParamValue,
     kv: ParamValue,
+    kp_per_kg: ParamValue,
+    kv_per_kg: ParamValue,
 }
 
 impl DeepestPoint {
     /// `values` in the order of `SPEC.params`.
     pub fn new(values: &[ParamValue]) -> Self {
-        DeepestPoint { kp: values[0], kv: values[1] }
+        DeepestPoint { kp: values[0], kv: values[1], kp_per_kg: values[2], kv_per_kg: values[3] }
+    }
+
+    /// (kp, kv) for a pair of reduced mass `m_pair` (kg).
+    fn gains(&self, m_pair: f64) -> (f64, f64) {
+        let per_kg = |v: ParamValue| v.value().expect("per-kg gains have values");
+        (
+            self.kp.value().unwrap_or(per_kg(self.kp_per_kg) * m_pair),
+            self.kv.value().unwrap_or(per_kg(self.kv_per_kg) * m_pair),
+        )
     }
 }
 
-/// Mass of a body for gain scaling: 0 for fixed bodies.
-fn scaling_mass(model: &Model, body: usize) -> f64 {
-    let b = &model.bodies[body];
-    if b.fixed {
-        0.0
+/// Reduced mass of a pair (kg): m_a m_b / (m_a + m_b), or the dynamic body's mass when the other
+/// is fixed.
+fn reduced_mass(model: &Model, a: usize, b: usize) -> f64 {
+    let inv = model.bodies[a].inv_mass + model.bodies[b].inv_mass;
+    if inv > 0.0 {
+        1.0 / inv
     } else {
-        b.mass
+        0.0
     }
 }
 
@@ -82,7 +108,7 @@ impl ContactModel for DeepestPoint {
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
-        vec![("kp", self.kp), ("kv", self.kv)]
+        vec![("kp", self.kp), ("kv", self.kv), ("kp_per_kg", self.kp_per_kg), ("kv_per_kg", self.kv_per_kg)]
     }
 
     fn contact_forces(
@@ -101,8 +127,7 @@ impl ContactModel for DeepestPoint {
                 continue;
             }
             let (a, b) = (c.body_a, c.body_b);
-            let (ma, mb) = (scaling_mass(model, a), scaling_mass(model, b));
-            let (kp, kv) = (self.kp.resolve(ma, mb), self.kv.resolve(ma, mb));
+            let (kp, kv) = self.gains(reduced_mass(model, a, b));
             let p = c.midpoint();
             let v_rel = state.bodies[b].point_velocity(p) - state.bodies[a].point_velocity(p);
             let vn = v_rel.dot(c.normal);

@@ -15,16 +15,15 @@ use std::fmt;
 pub enum ParamDefault {
     /// A fixed value in the parameter's unit.
     Value(f64),
-    /// k · (m_a + m_b), with m the masses (kg) of the dynamic bodies of the pair (fixed bodies
-    /// count 0): gains that scale with the bodies they hold apart.
-    MassScaled(f64),
+    /// Computed by the model from other parameters, as the expression says.
+    Derived(&'static str),
 }
 
 impl fmt::Display for ParamDefault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParamDefault::Value(v) => write!(f, "{v}"),
-            ParamDefault::MassScaled(k) => write!(f, "{k}*(m_a+m_b)"),
+            ParamDefault::Derived(expr) => f.write_str(expr),
         }
     }
 }
@@ -61,11 +60,11 @@ pub enum ParamValue {
 }
 
 impl ParamValue {
-    /// The value for a pair of bodies of masses `m_a`, `m_b` (kg; 0 for fixed bodies).
-    pub fn resolve(&self, m_a: f64, m_b: f64) -> f64 {
+    /// The number in effect, or `None` when the model derives it.
+    pub fn value(&self) -> Option<f64> {
         match *self {
-            ParamValue::Given(v) | ParamValue::Default(ParamDefault::Value(v)) => v,
-            ParamValue::Default(ParamDefault::MassScaled(k)) => k * (m_a + m_b),
+            ParamValue::Given(v) | ParamValue::Default(ParamDefault::Value(v)) => Some(v),
+            ParamValue::Default(ParamDefault::Derived(_)) => None,
         }
     }
 

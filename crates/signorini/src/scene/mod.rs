@@ -1,1 +1,15 @@
-//! Scene files (filled in below).
+//! Scene files: the TOML format describing bodies, materials, forces and settings.
+//!
+//! [`parse_scene`] / [`load_scene`] turn a file into a validated [`SceneDesc`]; every problem is
+//! reported as one [`SceneError`] naming the file, line and key, with a hint. [`build`] turns the
+//! description into a runnable [`Scene`]. The format is documented in `docs/scene-format.md`.
+
+mod build;
+mod desc;
+mod error;
+mod parse;
+
+pub use build::{build, load, Scene};
+pub use desc::*;
+pub use error::{line_of, SceneError};
+pub use parse::{load_scene, parse_scene};

@@ -1,0 +1,451 @@
+//! Plain data describing a scene as written in its file, validated but before any geometry is
+//! built. All quantities are SI (m, kg, s, N, rad). Every struct that a later build step may
+//! reject carries the `line` (1-based, 0 = not from the file) and dotted `key` of its table, so
+//! such errors can be reported with [`SceneError::new`](super::SceneError::new).
+
+use std::fmt;
+use std::str::FromStr;
+
+use glam::{DQuat, DVec3};
+
+/// A whole scene file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SceneDesc {
+    /// The file name given to the parser, for error messages.
+    pub file: String,
+    pub simulation: SimulationDesc,
+    pub contact: ContactDesc,
+    /// All materials; the implicit `default` comes first unless the file redefines it.
+    pub materials: Vec<MaterialDesc>,
+    /// The `[[body]]` entries, in file order.
+    pub bodies: Vec<BodyDesc>,
+    pub forces: Vec<ForceDesc>,
+    pub random_forces: Vec<RandomForcesDesc>,
+    pub spawns: Vec<SpawnDesc>,
+    pub output: OutputDesc,
+}
+
+impl SceneDesc {
+    /// The material called `name`, if defined (including the implicit `default`).
+    pub fn material(&self, name: &str) -> Option<&MaterialDesc> {
+        self.materials.iter().find(|m| m.name == name)
+    }
+
+    /// Index in `bodies` of the `[[body]]` called `name`.
+    pub fn body_index(&self, name: &str) -> Option<usize> {
+        self.bodies.iter().position(|b| b.name == name)
+    }
+}
+
+/// `[simulation]`: time stepping and global settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimulationDesc {
+    /// Step size, s (> 0).
+    pub time_step: f64,
+    /// Simulated time, s (> 0).
+    pub duration: f64,
+    /// Gravitational acceleration, m/s², world frame.
+    pub gravity: DVec3,
+    pub integrator: Integrator,
+    /// Pairs closer than this are reported by the narrow phase, m (>= 0).
+    pub activation_distance: f64,
+    /// The run stops with a diagnosis if a body exceeds this speed, m/s (> 0).
+    pub max_speed: f64,
+    pub line: usize,
+    pub key: String,
+}
+
+impl Default for SimulationDesc {
+    fn default() -> Self {
+        SimulationDesc {
+            time_step: 1e-3,
+            duration: 1.0,
+            gravity: DVec3::new(0.0, 0.0, -9.81),
+            integrator: Integrator::SemiImplicitEuler,
+            activation_distance: 1e-3,
+            max_speed: 1e4,
+            line: 0,
+            key: "simulation".into(),
+        }
+    }
+}
+
+/// Time integration scheme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Integrator {
+    #[default]
+    SemiImplicitEuler,
+    Rk4,
+}
+
+impl Integrator {
+    /// Every integrator, in documentation order.
+    pub const ALL: [Integrator; 2] = [Integrator::SemiImplicitEuler, Integrator::Rk4];
+
+    /// The name used in scene files.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Integrator::SemiImplicitEuler => "semi-implicit-euler",
+            Integrator::Rk4 => "rk4",
+        }
+    }
+}
+
+impl fmt::Display for Integrator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Integrator {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Integrator::ALL
+            .into_iter()
+            .find(|i| i.name() == s)
+            .ok_or_else(|| format!("unknown integrator `{s}`"))
+    }
+}
+
+/// `[contact]`: the contact model and its parameters (validated against the model later).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactDesc {
+    /// Contact model name, default `deepest-point`.
+    pub model: String,
+    /// Line of the `model` key (0 if defaulted).
+    pub model_line: usize,
+    /// Every other key of `[contact]`, in file order.
+    pub params: Vec<ParamDesc>,
+    pub line: usize,
+    pub key: String,
+}
+
+impl Default for ContactDesc {
+    fn default() -> Self {
+        ContactDesc {
+            model: "deepest-point".into(),
+            model_line: 0,
+            params: Vec::new(),
+            line: 0,
+            key: "contact".into(),
+        }
+    }
+}
+
+/// One numeric parameter of the contact model (unit defined by the model).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamDesc {
+    pub name: String,
+    pub value: f64,
+    pub line: usize,
+    /// `contact.{name}`.
+    pub key: String,
+}
+
+/// `[[material]]`: surface properties shared by bodies.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaterialDesc {
+    pub name: String,
+    /// Coulomb friction coefficient (>= 0).
+    pub friction: f64,
+    /// Coefficient of restitution, in [0, 1].
+    pub restitution: f64,
+    pub line: usize,
+    pub key: String,
+}
+
+impl MaterialDesc {
+    /// The implicit material `default`: friction 0.5, restitution 0.
+    pub fn default_material() -> Self {
+        MaterialDesc {
+            name: "default".into(),
+            friction: 0.5,
+            restitution: 0.0,
+            line: 0,
+            key: "material(default)".into(),
+        }
+    }
+}
+
+/// `[[body]]`: one rigid body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BodyDesc {
+    pub name: String,
+    /// Name of a defined material.
+    pub material: String,
+    pub mass: MassDesc,
+    /// World position of the shape-frame origin, m.
+    pub position: DVec3,
+    /// Rotation of the shape frame, normalized.
+    pub orientation: DQuat,
+    /// Velocity of the centre of mass, m/s, world frame.
+    pub velocity: DVec3,
+    /// Angular velocity, rad/s, world frame.
+    pub angular_velocity: DVec3,
+    pub shape: BodyShapeDesc,
+    pub line: usize,
+    pub key: String,
+}
+
+impl BodyDesc {
+    pub fn is_fixed(&self) -> bool {
+        self.mass == MassDesc::Fixed
+    }
+}
+
+/// How a body's mass is given.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MassDesc {
+    /// Total mass, kg (> 0).
+    Mass(f64),
+    /// Uniform density, kg/m³ (> 0).
+    Density(f64),
+    /// Immovable body.
+    Fixed,
+}
+
+/// A body's geometry: one shape, or a compound of pieces.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BodyShapeDesc {
+    Single(LocatedShape),
+    Compound(Vec<PieceDesc>),
+}
+
+/// A shape with the location of its table in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocatedShape {
+    pub shape: ShapeDesc,
+    pub line: usize,
+    /// e.g. `body[0].shape`, `body[1].piece[2].shape`.
+    pub key: String,
+}
+
+/// One convex shape, in its own frame. Lengths in m.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ShapeDesc {
+    Sphere {
+        radius: f64,
+    },
+    /// Full edge lengths along x, y, z, centred on the origin.
+    Box {
+        size: DVec3,
+    },
+    /// Axis along local z, centred; the side is a prism with `segments` faces.
+    Cylinder {
+        radius: f64,
+        height: f64,
+        segments: u32,
+    },
+    /// Convex hull of the points (at least 4, all finite).
+    Convex {
+        points: Vec<DVec3>,
+    },
+    /// The solid `{x : normal·x <= 0}`; `normal` is unit length.
+    HalfSpace {
+        normal: DVec3,
+    },
+}
+
+impl ShapeDesc {
+    /// The `type` name used in scene files.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            ShapeDesc::Sphere { .. } => "sphere",
+            ShapeDesc::Box { .. } => "box",
+            ShapeDesc::Cylinder { .. } => "cylinder",
+            ShapeDesc::Convex { .. } => "convex",
+            ShapeDesc::HalfSpace { .. } => "halfspace",
+        }
+    }
+}
+
+/// `[[body.piece]]`: one convex piece of a compound body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PieceDesc {
+    pub shape: LocatedShape,
+    /// Position in the body's shape frame, m.
+    pub position: DVec3,
+    /// Rotation relative to the body's shape frame, normalized.
+    pub orientation: DQuat,
+    pub line: usize,
+    /// e.g. `body[1].piece[2]`.
+    pub key: String,
+}
+
+/// `[[force]]`: a force applied to a body while `start <= t < end`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForceDesc {
+    /// Name of a `[[body]]`.
+    pub body: String,
+    /// N, world frame.
+    pub force: DVec3,
+    /// N m, world frame.
+    pub torque: DVec3,
+    /// Application point, m, body shape frame; `None` = the centre of mass.
+    pub point: Option<DVec3>,
+    /// s.
+    pub start: f64,
+    /// s, > start; `f64::INFINITY` if not given.
+    pub end: f64,
+    pub line: usize,
+    pub key: String,
+}
+
+/// `[[random_forces]]`: pulses of random magnitude at random points (Drumwright perturbation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RandomForcesDesc {
+    /// Name of a `[[body]]`.
+    pub body: String,
+    pub seed: u64,
+    /// Number of pulses (>= 1).
+    pub count: u32,
+    /// Start of the first pulse, s.
+    pub start: f64,
+    /// Pulse `k` starts at `start + k * period`, s (> 0).
+    pub period: f64,
+    /// Length of each pulse, s (0 < on_time <= period).
+    pub on_time: f64,
+    /// Force magnitude range, N (0 <= lo <= hi).
+    pub magnitude: Range,
+    /// Force direction, world frame, normalized.
+    pub direction: DVec3,
+    /// Application points are uniform in the box [point_min, point_max], m, body shape frame.
+    pub point_min: DVec3,
+    pub point_max: DVec3,
+    pub line: usize,
+    pub key: String,
+}
+
+/// A closed interval `[lo, hi]` sampled uniformly; a scalar `x` in the file gives `lo = hi = x`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Range {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Range {
+    pub fn exact(x: f64) -> Self {
+        Range { lo: x, hi: x }
+    }
+}
+
+/// `[[spawn]]`: many bodies placed on a lattice, deterministic from `seed`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpawnDesc {
+    /// Prefix of the generated body names, see [`SpawnDesc::body_name`].
+    pub name: String,
+    /// Number of bodies (1 ..= lattice cells).
+    pub count: u32,
+    pub seed: u64,
+    /// Cells along x, y, z; filled x fastest, then y, then z.
+    pub lattice: [u32; 3],
+    /// Distance between cell centres, m (each > 0).
+    pub spacing: DVec3,
+    /// Centre of cell (0, 0, 0), m.
+    pub origin: DVec3,
+    /// Uniform offset in [-jitter, jitter] per axis, m (>= 0).
+    pub jitter: f64,
+    pub random_orientation: bool,
+    /// Initial velocity, m/s.
+    pub velocity: DVec3,
+    pub material: String,
+    pub mass: SpawnMassDesc,
+    /// Candidate shapes (non-empty).
+    pub shapes: Vec<LocatedSpawnShape>,
+    /// Relative probability of each shape, same length as `shapes` (all 1 by default).
+    pub weights: Vec<f64>,
+    pub line: usize,
+    pub key: String,
+}
+
+impl SpawnDesc {
+    /// Digits of the zero-padded index: the width of `count - 1`.
+    pub fn index_width(&self) -> usize {
+        index_width(self.count)
+    }
+
+    /// Name of spawned body `index`, e.g. `part_007` for count 200.
+    pub fn body_name(&self, index: u32) -> String {
+        format!("{}_{:0w$}", self.name, index, w = self.index_width())
+    }
+
+    /// Whether this spawn generates a body called `candidate`.
+    pub fn generates(&self, candidate: &str) -> bool {
+        spawn_generates(&self.name, self.count, candidate)
+    }
+}
+
+/// Whether a spawn called `name` with `count` bodies generates a body called `candidate`.
+pub(crate) fn spawn_generates(name: &str, count: u32, candidate: &str) -> bool {
+    let Some(digits) = candidate
+        .strip_prefix(name)
+        .and_then(|rest| rest.strip_prefix('_'))
+    else {
+        return false;
+    };
+    digits.len() == index_width(count)
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && digits.parse::<u64>().is_ok_and(|i| i < u64::from(count))
+}
+
+pub(crate) fn index_width(count: u32) -> usize {
+    count.saturating_sub(1).max(1).ilog10() as usize + 1
+}
+
+/// Mass of spawned bodies: exactly one of the two.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SpawnMassDesc {
+    /// kg; `lo = 0` means the open interval (0, hi].
+    Mass(Range),
+    /// kg/m³; `lo = 0` means the open interval (0, hi].
+    Density(Range),
+}
+
+/// A spawn shape with the location of its inline table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocatedSpawnShape {
+    pub shape: SpawnShapeDesc,
+    pub line: usize,
+    /// e.g. `spawn[0].shapes[1]`.
+    pub key: String,
+}
+
+/// A shape template for spawned bodies; every range is sampled per body. Lengths in m.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SpawnShapeDesc {
+    Box {
+        size: [Range; 3],
+    },
+    Sphere {
+        radius: Range,
+    },
+    Cylinder {
+        radius: Range,
+        height: Range,
+        segments: u32,
+    },
+    /// Hull of `points` random points on a sphere of the given radius.
+    RandomConvex {
+        points: u32,
+        radius: Range,
+    },
+}
+
+/// `[output]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputDesc {
+    /// Minimum time between trajectory rows, s (>= 0; 0 = every step).
+    pub trajectory_interval: f64,
+    pub line: usize,
+    pub key: String,
+}
+
+impl Default for OutputDesc {
+    fn default() -> Self {
+        OutputDesc {
+            trajectory_interval: 0.0,
+            line: 0,
+            key: "output".into(),
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! The one error type of scene loading, shared by parse-time and build-time checks.
+
+/// An error in a scene file, pointing at the offending line and key.
+///
+/// Displayed as `{file}:{line}: {key}: {message}\n  help: {hint}`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}:{line}: {key}: {message}\n  help: {hint}")]
+pub struct SceneError {
+    /// The scene file as given by the caller.
+    pub file: String,
+    /// 1-based line of the offending key or value; 0 if unknown.
+    pub line: usize,
+    /// Dotted path of the offending key, e.g. `body[2].mass`, `spawn[0].shapes[1].radius`.
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub hint: String,
+}
+
+impl SceneError {
+    /// An error at a known line (use the `line` and `key` stored in the desc structs).
+    pub fn new(
+        file: impl Into<String>,
+        line: usize,
+        key: impl Into<String>,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> Self {
+        SceneError {
+            file: file.into(),
+            line,
+            key: key.into(),
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+
+    /// An error at byte offset `span_start` of the scene `text`; the line is computed from it.
+    pub fn at(
+        file: impl Into<String>,
+        text: &str,
+        span_start: usize,
+        key: impl Into<String>,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> Self {
+        Self::new(file, line_of(text, span_start), key, message, hint)
+    }
+}
+
+/// 1-based line number of byte offset `offset` in `text` (offsets past the end give the last line).
+pub fn line_of(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
