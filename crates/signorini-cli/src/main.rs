@@ -60,6 +60,9 @@ enum Command {
         /// Steps to time (default: the whole duration).
         #[arg(long)]
         steps: Option<u64>,
+        /// Simulated seconds to run before timing starts (so a pile has landed, say).
+        #[arg(long, default_value_t = 0.0)]
+        warmup: f64,
     },
 }
 
@@ -82,7 +85,7 @@ fn main() -> ExitCode {
             cmd_models();
             Ok(())
         }
-        Command::Bench { scene, overrides, steps } => cmd_bench(&scene, &overrides, steps),
+        Command::Bench { scene, overrides, steps, warmup } => cmd_bench(&scene, &overrides, steps, warmup),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -209,11 +212,17 @@ fn cmd_models() {
     }
 }
 
-fn cmd_bench(path: &Path, o: &Overrides, steps: Option<u64>) -> Result<(), Failure> {
+fn cmd_bench(path: &Path, o: &Overrides, steps: Option<u64>, warmup: f64) -> Result<(), Failure> {
     let (scene, mut model) = prepare(path, o)?;
     let n = steps.unwrap_or_else(|| step_count(&scene.model)).max(1);
     let mut state = scene.initial.clone();
     let mut ws = Workspace::new();
+    let warm_steps = (warmup.max(0.0) / scene.model.settings.time_step).round() as u64;
+    for _ in 0..warm_steps {
+        step(&scene.model, &mut state, &mut ws, model.as_mut())
+            .with_context(|| format!("warm-up of {} stopped", path.display()))
+            .map_err(|e| Failure { code: 1, error: e })?;
+    }
     let mut t = StageTimes::default();
     let start = Instant::now();
     for _ in 0..n {
@@ -224,7 +233,7 @@ fn cmd_bench(path: &Path, o: &Overrides, steps: Option<u64>) -> Result<(), Failu
     }
     let wall = start.elapsed().as_secs_f64();
     let total = t.total().max(f64::MIN_POSITIVE);
-    println!("{}: {} steps in {:.3} s: {:.1} steps/s, {:.1} us/step", scene.desc.file, n, wall, n as f64 / wall, 1e6 * wall / n as f64);
+    println!("{} (after {} warm-up steps): {} steps in {:.3} s: {:.1} steps/s, {:.1} us/step", scene.desc.file, warm_steps, n, wall, n as f64 / wall, 1e6 * wall / n as f64);
     for (name, s) in [("broad", t.broad), ("narrow", t.narrow), ("model", t.model), ("solve", t.solve), ("integrate", t.integrate)] {
         println!("  {:<10} {:>10.1} us/step  {:>5.1} %", name, 1e6 * s / n as f64, 100.0 * s / total);
     }

@@ -1,1 +1,39 @@
-fn main(){}
+//! Time per step of each example scene (criterion). Each scene is first run for a while so the
+//! measured steps are typical (the pile has landed, the stack has settled), then stepped on.
+//! Run: `cargo bench -p signorini --bench step`.
+use criterion::{criterion_group, criterion_main, Criterion};
+use signorini::pipeline::{step, Workspace};
+use signorini::scene;
+use std::path::Path;
+use std::time::Duration;
+
+/// (scene, seconds simulated before measuring)
+const SCENES: [(&str, f64); 4] = [
+    ("block_penetrating_plane.toml", 0.5),
+    ("resting_block_perturbed.toml", 0.5),
+    ("box_stack.toml", 0.5),
+    ("pile.toml", 1.5),
+];
+
+fn bench_steps(c: &mut Criterion) {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut group = c.benchmark_group("step");
+    group.sample_size(20).measurement_time(Duration::from_secs(5));
+    for (file, warm) in SCENES {
+        let scene = scene::load(&examples.join(file)).expect("bundled scene loads");
+        let (mut model, _) = scene.contact_model(None).expect("bundled model builds");
+        let mut state = scene.initial.clone();
+        let mut ws = Workspace::new();
+        let warm_steps = (warm / scene.model.settings.time_step) as usize;
+        for _ in 0..warm_steps {
+            step(&scene.model, &mut state, &mut ws, model.as_mut()).expect("bundled scene steps");
+        }
+        group.bench_function(file.trim_end_matches(".toml"), |b| {
+            b.iter(|| step(&scene.model, &mut state, &mut ws, model.as_mut()).expect("bundled scene steps"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_steps);
+criterion_main!(benches);

@@ -183,33 +183,62 @@ impl<'a> WorldPolytope<'a> {
 /// Largest separation of B from A along the cross product of an edge of A and an edge of B,
 /// over the edge pairs that form a face of the Minkowski difference (their Gauss-map arcs cross).
 /// Returns (separation, axis A→B, edge of A, edge of B).
-fn edge_query(a: &WorldPolytope, b: &WorldPolytope) -> Option<(f64, DVec3, usize, usize)> {
+///
+/// Only edges that come within `reach` (m) of the other polytope's bounding sphere are tried: the
+/// pair of edges realizing the separation has witness points |sep| apart, so an edge farther than
+/// the other's sphere radius plus |sep| cannot realize it. Callers pass reach ≥ |sep| (the face
+/// separation bounds the penetration depth from above).
+fn edge_query(a: &WorldPolytope, b: &WorldPolytope, reach: f64) -> Option<(f64, DVec3, usize, usize)> {
+    /// An edge in world axes with the normals of its two faces (its Gauss-map arc).
+    struct ArcEdge {
+        n0: DVec3,
+        n1: DVec3,
+        /// n1 × n0, normal of the arc's great circle.
+        arc: DVec3,
+        p0: DVec3,
+        dir: DVec3,
+    }
+    let arcs = |w: &WorldPolytope, sign: f64, other: &WorldPolytope| -> Vec<(usize, ArcEdge)> {
+        let (centre, limit) = (other.centroid, other.p.radius + reach);
+        w.p.edges
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| {
+                let p0 = w.vertices[e.vertices[0] as usize];
+                let p1 = w.vertices[e.vertices[1] as usize];
+                if crate::geometry::polytope::point_segment_distance(centre, p0, p1) > limit {
+                    return None;
+                }
+                let (n0, n1) = (sign * w.normals[e.faces[0] as usize], sign * w.normals[e.faces[1] as usize]);
+                Some((i, ArcEdge { n0, n1, arc: n1.cross(n0), p0, dir: p1 - p0 }))
+            })
+            .collect()
+    };
+    // Gauss map of −B: its arcs join −n_b0 and −n_b1.
+    let (arcs_a, arcs_b) = (arcs(a, 1.0, b), arcs(b, -1.0, a));
     let mut best: Option<(f64, DVec3, usize, usize)> = None;
-    for (ea, edge_a) in a.p.edges.iter().enumerate() {
-        let (na0, na1) = (a.normals[edge_a.faces[0] as usize], a.normals[edge_a.faces[1] as usize]);
-        let (pa0, pa1) = (a.vertices[edge_a.vertices[0] as usize], a.vertices[edge_a.vertices[1] as usize]);
-        let bxa = na1.cross(na0);
-        for (eb, edge_b) in b.p.edges.iter().enumerate() {
-            // Gauss map of −B: its arcs join −n_b0 and −n_b1.
-            let (c, d) = (-b.normals[edge_b.faces[0] as usize], -b.normals[edge_b.faces[1] as usize]);
-            let (cba, dba) = (c.dot(bxa), d.dot(bxa));
-            let dxc = d.cross(c);
-            let (adc, bdc) = (na0.dot(dxc), na1.dot(dxc));
-            if !(cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0) {
+    for &(ea, ref ga) in &arcs_a {
+        for &(eb, ref gb) in &arcs_b {
+            // Arcs (a0, a1) and (b0, b1) cross iff b0, b1 lie on opposite sides of a's great
+            // circle, a0, a1 on opposite sides of b's, and the crossing is not antipodal.
+            let (cba, dba) = (gb.n0.dot(ga.arc), gb.n1.dot(ga.arc));
+            if cba * dba >= 0.0 {
                 continue;
             }
-            let (pb0, pb1) = (b.vertices[edge_b.vertices[0] as usize], b.vertices[edge_b.vertices[1] as usize]);
-            let (da, db) = (pa1 - pa0, pb1 - pb0);
-            let cross = da.cross(db);
+            let (adc, bdc) = (ga.n0.dot(gb.arc), ga.n1.dot(gb.arc));
+            if adc * bdc >= 0.0 || cba * bdc <= 0.0 {
+                continue;
+            }
+            let cross = ga.dir.cross(gb.dir);
             let len = cross.length();
-            if len <= 1e-9 * da.length() * db.length() {
+            if len <= 1e-9 * (ga.dir.length() * gb.dir.length()) {
                 continue; // parallel edges: the face axes cover them
             }
             let mut axis = cross / len;
-            if axis.dot(pa0 - a.centroid) < 0.0 {
+            if axis.dot(ga.p0 - a.centroid) < 0.0 {
                 axis = -axis;
             }
-            let sep = axis.dot(pb0 - pa0);
+            let sep = axis.dot(gb.p0 - ga.p0);
             if best.is_none_or(|b| sep > b.0) {
                 best = Some((sep, axis, ea, eb));
             }
@@ -234,7 +263,9 @@ fn polytope_polytope(p: &Polytope, pose_p: &Pose, q: &Polytope, pose_q: &Pose, a
     if sep_b > activation {
         return;
     }
-    let edge = edge_query(&a, &b);
+    // Separated along a face normal: GJK gives the exact gap and no edge axis is needed.
+    let face_sep = sep_a.max(sep_b);
+    let edge = if face_sep > 0.0 { None } else { edge_query(&a, &b, -face_sep + activation) };
     let sep_e = edge.map_or(f64::NEG_INFINITY, |e| e.0);
     let sat = sep_a.max(sep_b).max(sep_e);
     if sat > activation {

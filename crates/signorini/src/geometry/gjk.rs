@@ -101,35 +101,47 @@ pub fn distance(a: &dyn Support, b: &dyn Support, initial_dir: DVec3, scale: f64
 /// face (all coordinates ≥ 0), the nearest to the origin is the answer.
 fn closest_on_simplex(s: &[Vertex]) -> ((DVec3, Vec<f64>), Vec<usize>) {
     let n = s.len();
-    let mut best: Option<(f64, DVec3, Vec<f64>, Vec<usize>)> = None;
+    let mut best: Option<(f64, DVec3, [f64; 4], [usize; 4], usize)> = None;
     for mask in 1u32..(1 << n) {
-        let idx: Vec<usize> = (0..n).filter(|i| mask & (1 << i) != 0).collect();
-        let Some(lambda) = affine_projection(&idx.iter().map(|&i| s[i].w).collect::<Vec<_>>()) else {
+        let mut idx = [0usize; 4];
+        let mut w = [DVec3::ZERO; 4];
+        let mut k = 0;
+        for i in 0..n {
+            if mask & (1 << i) != 0 {
+                idx[k] = i;
+                w[k] = s[i].w;
+                k += 1;
+            }
+        }
+        let Some(lambda) = affine_projection(&w[..k]) else {
             continue;
         };
-        if lambda.iter().any(|&l| l < 0.0) {
+        if lambda[..k].iter().any(|&l| l < 0.0) {
             continue;
         }
-        let p: DVec3 = idx.iter().zip(&lambda).map(|(&i, l)| s[i].w * *l).sum();
+        let p: DVec3 = (0..k).map(|j| w[j] * lambda[j]).sum();
         let d2 = p.length_squared();
         if best.as_ref().is_none_or(|b| d2 < b.0) {
-            best = Some((d2, p, lambda, idx));
+            best = Some((d2, p, lambda, idx, k));
         }
     }
-    let (_, p, lambda, idx) = best.expect("single vertices are always candidates");
-    ((p, lambda), idx)
+    let (_, p, lambda, idx, k) = best.expect("single vertices are always candidates");
+    ((p, lambda[..k].to_vec()), idx[..k].to_vec())
 }
 
 /// Barycentric coordinates of the origin's projection onto the affine hull of `w`
 /// (None when the points are affinely dependent).
-fn affine_projection(w: &[DVec3]) -> Option<Vec<f64>> {
+fn affine_projection(w: &[DVec3]) -> Option<[f64; 4]> {
     let k = w.len();
     if k == 1 {
-        return Some(vec![1.0]);
+        return Some([1.0, 0.0, 0.0, 0.0]);
     }
     // Minimize |w0 + Σ μ_j e_j|², e_j = w_j − w0: Gram system G μ = −Eᵀ w0.
-    let e: Vec<DVec3> = w[1..].iter().map(|x| *x - w[0]).collect();
     let m = k - 1;
+    let mut e = [DVec3::ZERO; 3];
+    for j in 0..m {
+        e[j] = w[j + 1] - w[0];
+    }
     let mut g = [[0.0; 3]; 3];
     let mut rhs = [0.0; 3];
     for i in 0..m {
@@ -139,9 +151,9 @@ fn affine_projection(w: &[DVec3]) -> Option<Vec<f64>> {
         rhs[i] = -e[i].dot(w[0]);
     }
     let mu = solve_small(&g, &rhs, m)?;
-    let mut lambda = Vec::with_capacity(k);
-    lambda.push(1.0 - mu[..m].iter().sum::<f64>());
-    lambda.extend_from_slice(&mu[..m]);
+    let mut lambda = [0.0; 4];
+    lambda[0] = 1.0 - mu[..m].iter().sum::<f64>();
+    lambda[1..k].copy_from_slice(&mu[..m]);
     Some(lambda)
 }
 

@@ -1,0 +1,322 @@
+//! Convex-hull topology of `geometry::polytope`: property tests on random point clouds and on
+//! clouds with many coplanar and collinear points (points on the faces and edges of a box), plus a
+//! brute-force hull oracle for the face planes of small clouds.
+mod common;
+
+use common::{bounding_diagonal, brute_force_hull_planes, proptest_config, relative_thickness, rotation, unit_cube_point, EPS};
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use signorini::geometry::{Feature, GeometryError, Polytope};
+use signorini::{DQuat, DVec3};
+
+/// The library's coplanarity tolerance relative to the cloud's bounding diagonal
+/// (`COPLANAR_REL_TOL` in polytope.rs, the documented meaning of "coplanar"): points within it of
+/// a plane are on the plane. Our clouds are either exactly coplanar (up to the round-off of a
+/// rotation, ~1e-16 of the size) or in general position (random coordinates: a point lands within
+/// 1e-9 of the plane of three others with probability ~1e-9 per quadruple), so the verdict does
+/// not depend on the exact value.
+const REL_TOL: f64 = 1e-9;
+
+/// A cloud uniform in [-1, 1]³, scaled by 1e-3, 1 or 1e3 and moved off the origin by up to 5
+/// cloud sizes (the tolerances must scale with the cloud, and far clouds must still work).
+fn random_cloud(n: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Vec<DVec3>> {
+    (common::random_cloud(n), prop_oneof![Just(1e-3), Just(1.0), Just(1e3)], unit_cube_point())
+        .prop_map(|(pts, s, t)| pts.iter().map(|p| *p * s + t * (5.0 * s)).collect())
+}
+
+/// One point on the surface of the box [-h, h]: kind 0–2 on a face, 3 on an edge, 4 a corner.
+fn box_surface_point(h: DVec3, kind: u8, axis: usize, signs: [bool; 3], u: f64, v: f64) -> DVec3 {
+    let s = |k: usize| if signs[k] { h[k] } else { -h[k] };
+    let (a1, a2) = ((axis + 1) % 3, (axis + 2) % 3);
+    let mut p = DVec3::ZERO;
+    match kind {
+        0..=2 => {
+            p[axis] = s(axis);
+            p[a1] = u * h[a1];
+            p[a2] = v * h[a2];
+        }
+        3 => {
+            p[axis] = u * h[axis];
+            p[a1] = s(a1);
+            p[a2] = s(a2);
+        }
+        _ => p = DVec3::new(s(0), s(1), s(2)),
+    }
+    p
+}
+
+/// Points on the faces, edges and corners of a random box, optionally rotated and moved (then
+/// coplanar only up to round-off), with some points listed twice.
+fn box_surface_cloud(n: std::ops::RangeInclusive<usize>, with_corners: bool) -> impl Strategy<Value = Vec<DVec3>> {
+    let half = (0.2..2.0f64, 0.2..2.0f64, 0.2..2.0f64).prop_map(|(x, y, z)| DVec3::new(x, y, z));
+    let spec = (0u8..5, 0usize..3, any::<[bool; 3]>(), -1.0..1.0f64, -1.0..1.0f64);
+    let motion = prop::option::of((rotation(), unit_cube_point()));
+    (half, proptest::collection::vec(spec, n), motion, 0usize..4).prop_map(move |(h, specs, motion, dups)| {
+        let mut pts: Vec<DVec3> = specs.iter().map(|&(k, a, s, u, v)| box_surface_point(h, k, a, s, u, v)).collect();
+        if with_corners {
+            for i in 0..8 {
+                pts.push(box_surface_point(h, 4, 0, [i & 1 != 0, i & 2 != 0, i & 4 != 0], 0.0, 0.0));
+            }
+        }
+        let copies: Vec<DVec3> = pts.iter().take(dups).copied().collect();
+        pts.extend(copies);
+        if let Some((q, t)) = motion {
+            pts = pts.iter().map(|p| q * *p + 3.0 * t).collect();
+        }
+        pts
+    })
+}
+
+/// Every structural property of the hull of `points` (see each assertion).
+fn check_hull(points: &[DVec3], p: &Polytope) -> Result<(), TestCaseError> {
+    let size = bounding_diagonal(points);
+    let tol = REL_TOL * size;
+    let (nv, ne, nf) = (p.vertices.len(), p.edges.len(), p.faces.len());
+    // Euler's formula for a convex polytope.
+    prop_assert_eq!(nv as i64 - ne as i64 + nf as i64, 2, "V={} E={} F={}", nv, ne, nf);
+    prop_assert_eq!(p.euler_characteristic(), 2);
+    prop_assert!(nv >= 4 && nf >= 4 && ne >= 6);
+
+    // Every hull vertex is one of the input points, bit for bit, and no vertex is listed twice.
+    for (i, v) in p.vertices.iter().enumerate() {
+        prop_assert!(points.contains(v), "vertex {} = {} is not an input point", i, v);
+        prop_assert!(!p.vertices[..i].contains(v), "vertex {} = {} listed twice", i, v);
+    }
+    // Centroid and radius as documented.
+    let mean = p.vertices.iter().copied().sum::<DVec3>() / nv as f64;
+    prop_assert!((p.centroid - mean).length() <= 16.0 * EPS * (size + mean.length()));
+    let radius = p.vertices.iter().map(|v| v.distance(p.centroid)).fold(0.0, f64::max);
+    prop_assert!((p.radius - radius).abs() <= 16.0 * EPS * (size + mean.length()));
+
+    for (f, face) in p.faces.iter().enumerate() {
+        let k = face.vertices.len();
+        prop_assert!(k >= 3 && face.edges.len() == k, "face {} has {} vertices, {} edges", f, k, face.edges.len());
+        // Unit normal (Newell's normal, normalized: a few ε).
+        prop_assert!((face.normal.length() - 1.0).abs() <= 8.0 * EPS, "face {} normal length {}", f, face.normal.length());
+        // Outward: every vertex and every input point on or below the plane.
+        for v in p.vertices.iter().chain(points) {
+            let d = face.normal.dot(*v) - face.offset;
+            prop_assert!(d <= tol, "point {} is {:e} above face {} (tol {:e})", v, d, f, tol);
+        }
+        // The centroid strictly inside (mean of the vertices, some of which are off the plane by
+        // much more than tol).
+        prop_assert!(face.normal.dot(p.centroid) - face.offset < -tol, "centroid not strictly inside face {}", f);
+        // Planar: the face's vertices lie on its plane.
+        for &v in &face.vertices {
+            let d = face.normal.dot(p.vertices[v as usize]) - face.offset;
+            prop_assert!(d.abs() <= tol, "vertex {} of face {} is {:e} off its plane", v, f, d);
+        }
+        // Strictly convex and counter-clockwise seen from outside: every turn is to the left about
+        // the normal by more than the tolerance (b is a true corner, not within tol of the chord
+        // ac), and the turns add up to one full revolution (a simple polygon, traversed once).
+        let mut winding = 0.0;
+        for i in 0..k {
+            let [a, b, c] = [i, (i + 1) % k, (i + 2) % k].map(|j| p.vertices[face.vertices[j] as usize]);
+            let turn = (b - a).cross(c - b).dot(face.normal);
+            prop_assert!(turn > tol * (c - a).length(), "face {} turns right or goes straight at vertex {} ({:e})", f, face.vertices[(i + 1) % k], turn);
+            winding += turn.atan2((b - a).dot(c - b));
+        }
+        prop_assert!((winding - std::f64::consts::TAU).abs() < 1e-6, "face {} winds {} rad", f, winding);
+        // `edges[i]` joins vertices[i] and vertices[i + 1].
+        for i in 0..k {
+            let (a, b) = (face.vertices[i], face.vertices[(i + 1) % k]);
+            let e = &p.edges[face.edges[i] as usize];
+            prop_assert!(e.vertices == [a, b] || e.vertices == [b, a], "face {} edge {} does not join {} and {}", f, face.edges[i], a, b);
+        }
+    }
+
+    // Edges: two distinct faces, faces[0] traverses vertices[0] → vertices[1], faces[1] the other
+    // way; the faces are not coplanar (no triangulation diagonal survives).
+    let traverses = |f: u32, a: u32, b: u32| {
+        let vs = &p.faces[f as usize].vertices;
+        (0..vs.len()).any(|i| vs[i] == a && vs[(i + 1) % vs.len()] == b)
+    };
+    for (e, edge) in p.edges.iter().enumerate() {
+        let [f0, f1] = edge.faces;
+        let [a, b] = edge.vertices;
+        prop_assert!(f0 != f1, "edge {} has the same face on both sides", e);
+        prop_assert!(a != b);
+        prop_assert!(traverses(f0, a, b) && !traverses(f0, b, a), "face {} does not traverse edge {} as {}→{}", f0, e, a, b);
+        prop_assert!(traverses(f1, b, a) && !traverses(f1, a, b), "face {} does not traverse edge {} as {}→{}", f1, e, b, a);
+        let (face0, face1) = (&p.faces[f0 as usize], &p.faces[f1 as usize]);
+        let deepest = face1.vertices.iter().map(|&v| face0.normal.dot(p.vertices[v as usize]) - face0.offset).fold(0.0, f64::min);
+        prop_assert!(deepest < -tol, "faces {} and {} across edge {} are coplanar", f0, f1, e);
+        let dir = p.edge_direction(e);
+        prop_assert!((dir - (p.vertices[b as usize] - p.vertices[a as usize]).normalize()).length() <= 4.0 * EPS);
+    }
+    // No edge is listed twice.
+    for i in 0..ne {
+        for j in 0..i {
+            let (a, b) = (p.edges[i].vertices, p.edges[j].vertices);
+            prop_assert!(!(a == b || a == [b[1], b[0]]), "edges {} and {} join the same vertices", i, j);
+        }
+    }
+    // Adjacency lists: exactly the incident edges and faces; at least three of each per corner.
+    for v in 0..nv as u32 {
+        let mut edges: Vec<u32> = (0..ne as u32).filter(|&e| p.edges[e as usize].vertices.contains(&v)).collect();
+        let mut faces: Vec<u32> = (0..nf as u32).filter(|&f| p.faces[f as usize].vertices.contains(&v)).collect();
+        let (mut ve, mut vf) = (p.vertex_edges[v as usize].clone(), p.vertex_faces[v as usize].clone());
+        edges.sort_unstable();
+        faces.sort_unstable();
+        ve.sort_unstable();
+        vf.sort_unstable();
+        prop_assert_eq!(&ve, &edges, "vertex_edges of {}", v);
+        prop_assert_eq!(&vf, &faces, "vertex_faces of {}", v);
+        prop_assert!(edges.len() >= 3 && faces.len() >= 3, "vertex {} is on {} edges, {} faces", v, edges.len(), faces.len());
+    }
+    prop_assert!(p.volume() > 0.0);
+    Ok(())
+}
+
+/// The library's face planes are exactly the brute-force hull's: a bijection in which each face's
+/// vertices lie on the matched plane and the normals point the same way.
+fn check_against_brute_force(points: &[DVec3], p: &Polytope) -> Result<(), TestCaseError> {
+    let tol = REL_TOL * bounding_diagonal(points);
+    let planes = brute_force_hull_planes(points, tol);
+    let mut used = vec![false; planes.len()];
+    for (f, face) in p.faces.iter().enumerate() {
+        let on = |q: &common::Plane| {
+            q.normal.dot(face.normal) > 0.0 && face.vertices.iter().all(|&v| q.distance(p.vertices[v as usize]).abs() <= tol)
+        };
+        let matches: Vec<usize> = (0..planes.len()).filter(|&i| on(&planes[i])).collect();
+        prop_assert_eq!(matches.len(), 1, "face {} matches {} brute-force planes", f, matches.len());
+        prop_assert!(!used[matches[0]], "two faces on one brute-force plane");
+        used[matches[0]] = true;
+        // The two normals describe the same plane: Newell's normal and the best triangle's normal
+        // agree to round-off scaled by the plane's conditioning; 1e-6 is far above that for the
+        // clouds drawn here and far below any wrong plane.
+        prop_assert!((planes[matches[0]].normal - face.normal).length() < 1e-6, "face {} normal {} vs {}", f, face.normal, planes[matches[0]].normal);
+    }
+    prop_assert!(used.iter().all(|u| *u), "{} brute-force planes, {} faces", planes.len(), p.faces.len());
+    Ok(())
+}
+
+/// Clouds that span a volume by a clear margin (the library must accept them).
+fn spans_volume(points: &[DVec3]) -> bool {
+    relative_thickness(points) > 1e-6
+}
+
+proptest! {
+    #![proptest_config(proptest_config(128))]
+
+    #[test]
+    fn hull_of_random_cloud_is_a_valid_convex_polytope(points in random_cloud(4..=40)) {
+        prop_assume!(spans_volume(&points));
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        check_hull(&points, &p)?;
+    }
+
+    #[test]
+    fn hull_of_points_on_box_faces_and_edges_merges_coplanar_triangles(points in box_surface_cloud(4..=40, false)) {
+        prop_assume!(spans_volume(&points));
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        check_hull(&points, &p)?;
+    }
+
+    #[test]
+    fn box_corners_with_extra_surface_points_give_exactly_the_box(points in box_surface_cloud(0..=30, true)) {
+        // Face, edge and duplicate points are not corners: 8 vertices, 12 edges, 6 quadrilaterals.
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        check_hull(&points, &p)?;
+        prop_assert_eq!((p.vertices.len(), p.edges.len(), p.faces.len()), (8, 12, 6));
+        prop_assert!(p.faces.iter().all(|f| f.vertices.len() == 4));
+    }
+
+    #[test]
+    fn hull_face_planes_match_brute_force_hull_of_small_random_clouds(points in random_cloud(4..=12)) {
+        prop_assume!(spans_volume(&points));
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        check_against_brute_force(&points, &p)?;
+    }
+
+    #[test]
+    fn hull_face_planes_match_brute_force_hull_of_small_box_surface_clouds(points in box_surface_cloud(4..=12, false)) {
+        prop_assume!(spans_volume(&points));
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        check_against_brute_force(&points, &p)?;
+    }
+
+    #[test]
+    fn flat_clouds_are_rejected_as_degenerate(
+        uv in proptest::collection::vec((-1.0..1.0f64, -1.0..1.0f64), 4..=20),
+        q in rotation(),
+        t in unit_cube_point(),
+        on_a_line in any::<bool>(),
+    ) {
+        // Points on a plane (or a line) through t, rotated: round-off leaves them ~1e-16 off it.
+        let points: Vec<DVec3> = uv.iter().map(|&(u, v)| q * DVec3::new(u, if on_a_line { 0.0 } else { v }, 0.0) + t).collect();
+        prop_assert!(matches!(Polytope::from_points(&points), Err(GeometryError::DegenerateHull(_))));
+    }
+
+    #[test]
+    fn support_index_is_the_lowest_index_maximizing_the_dot_product(points in random_cloud(4..=30), d in common::unit_vector()) {
+        prop_assume!(spans_volume(&points));
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        let i = p.support_index(d);
+        let best = p.vertices[i].dot(d);
+        // The hull's support value is the cloud's (the maximum is attained at a corner).
+        prop_assert_eq!(best, common::support(&points, d));
+        prop_assert!(p.vertices[..i].iter().all(|v| v.dot(d) < best));
+    }
+
+    #[test]
+    fn feature_at_names_vertices_edge_midpoints_and_face_centres(points in random_cloud(4..=20)) {
+        prop_assume!(spans_volume(&points));
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        let tol = 1e-9 * bounding_diagonal(&points);
+        for (i, v) in p.vertices.iter().enumerate() {
+            prop_assert_eq!(p.feature_at(*v, tol), Feature::Vertex(i as u32));
+        }
+        for (e, edge) in p.edges.iter().enumerate() {
+            let mid = 0.5 * (p.vertices[edge.vertices[0] as usize] + p.vertices[edge.vertices[1] as usize]);
+            // Another edge through the same midpoint is impossible on a convex polytope.
+            prop_assert_eq!(p.feature_at(mid, tol), Feature::Edge(e as u32));
+        }
+        for (f, face) in p.faces.iter().enumerate() {
+            let c = face.vertices.iter().map(|&v| p.vertices[v as usize]).sum::<DVec3>() / face.vertices.len() as f64;
+            // The mean of a face's corners is inside the face, off its edges by far more than tol
+            // for the random clouds drawn (else skip the face: a sliver).
+            let off_edges = p.edges.iter().map(|e| common::point_segment_distance(
+                c, p.vertices[e.vertices[0] as usize], p.vertices[e.vertices[1] as usize])).fold(f64::INFINITY, f64::min);
+            if off_edges > 1e3 * tol {
+                prop_assert_eq!(p.feature_at(c, tol), Feature::Face(f as u32));
+            }
+        }
+    }
+
+    #[test]
+    fn translated_polytope_moves_vertices_and_planes_together(points in random_cloud(4..=20), delta in unit_cube_point()) {
+        prop_assume!(spans_volume(&points));
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        let size = bounding_diagonal(&points);
+        let delta = delta * size;
+        let t = p.translated(delta);
+        let moved: Vec<DVec3> = points.iter().map(|x| *x + delta).collect();
+        // Additions of O(size + |x|) numbers: a few ε of that.
+        let r = size + points.iter().map(|x| x.length()).fold(0.0, f64::max);
+        prop_assert!((t.centroid - (p.centroid + delta)).length() <= 8.0 * EPS * r);
+        // The fan sums are taken about the origin: ~10 roundings per triple product of vectors of
+        // length ≤ r + |delta|, at most 2F − 4 ≤ 76 triangles.
+        prop_assert!((t.volume() - p.volume()).abs() <= 1e3 * EPS * (r + size).powi(3));
+        for face in &t.faces {
+            for &v in &face.vertices {
+                prop_assert!((face.normal.dot(t.vertices[v as usize]) - face.offset).abs() <= REL_TOL * size);
+            }
+            for x in &moved {
+                prop_assert!(face.normal.dot(*x) - face.offset <= REL_TOL * size);
+            }
+        }
+    }
+}
+
+#[test]
+fn cube_rotated_by_a_generic_rotation_keeps_six_square_faces() {
+    // Coplanarity survives the round-off of a rotation; regression for the merge tolerance.
+    let q = DQuat::from_axis_angle(DVec3::new(0.3, -0.5, 0.8).normalize(), 0.9);
+    let corners: Vec<DVec3> = Polytope::cuboid(DVec3::new(0.5, 1.5, 1.0)).vertices.iter().map(|v| q * *v + DVec3::new(7.0, -2.0, 1.0)).collect();
+    let p = Polytope::from_points(&corners).unwrap();
+    check_hull(&corners, &p).unwrap();
+    assert_eq!((p.vertices.len(), p.edges.len(), p.faces.len()), (8, 12, 6));
+    // Volume to round-off: ~12 triple products of vectors of length ≤ 10: 64 ε · 10³ absolute.
+    assert!((p.volume() - 6.0).abs() <= 64.0 * EPS * 1e3);
+}
