@@ -1,5 +1,15 @@
 //! The `signorini` command: run, check and benchmark scenes; list contact models.
 //! Exit codes: 0 success, 1 the simulation failed (blew up or a model failed), 2 bad input.
+mod plot;
+
+/// println! that ignores a closed stdout (`signorini models | head` must not panic).
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -163,7 +173,7 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    println!(
+    say!(
         "{}: {} steps, {:.3} s simulated in {:.3} s wall ({:.0} steps/s); max penetration {:.3e} m, mean {:.3e} m; final kinetic energy {:.3e} J",
         scene.desc.file,
         summary.steps,
@@ -174,7 +184,14 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
         summary.mean_penetration,
         summary.final_kinetic_energy
     );
-    println!("wrote {}/{{trajectory.csv, metrics.csv, summary.json}}", out_dir.display());
+    let title = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    match plot::plot_run(&out_dir, &title) {
+        Ok(_) => say!("wrote {}/{{trajectory.csv, metrics.csv, summary.json, energy.png, penetration.png}}", out_dir.display()),
+        Err(e) => {
+            say!("wrote {}/{{trajectory.csv, metrics.csv, summary.json}}", out_dir.display());
+            eprintln!("note: no plots: {e:#}");
+        }
+    }
     match summary.error {
         None => Ok(()),
         Some(e) => Err(Failure {
@@ -188,7 +205,7 @@ fn cmd_check(path: &Path) -> Result<(), Failure> {
     let (scene, model) = prepare(path, &Overrides { model: None, dt: None, duration: None, integrator: None })?;
     let m = &scene.model;
     let pieces: usize = m.bodies.iter().map(|b| b.pieces.len()).sum();
-    println!(
+    say!(
         "{}: ok — {} bodies ({} dynamic, {} pieces), {} scheduled forces, model {}, {} steps of {} s ({})",
         scene.desc.file,
         m.bodies.len(),
@@ -205,9 +222,9 @@ fn cmd_check(path: &Path) -> Result<(), Failure> {
 
 fn cmd_models() {
     for spec in catalog() {
-        println!("{}\n  {}", spec.name, spec.summary);
+        say!("{}\n  {}", spec.name, spec.summary);
         for p in spec.params {
-            println!("    {:<12} [{}] default {}\n        {}", p.name, p.unit, p.default, p.description);
+            say!("    {:<12} [{}] default {}\n        {}", p.name, p.unit, p.default, p.description);
         }
     }
 }
@@ -233,9 +250,9 @@ fn cmd_bench(path: &Path, o: &Overrides, steps: Option<u64>, warmup: f64) -> Res
     }
     let wall = start.elapsed().as_secs_f64();
     let total = t.total().max(f64::MIN_POSITIVE);
-    println!("{} (after {} warm-up steps): {} steps in {:.3} s: {:.1} steps/s, {:.1} us/step", scene.desc.file, warm_steps, n, wall, n as f64 / wall, 1e6 * wall / n as f64);
+    say!("{} (after {} warm-up steps): {} steps in {:.3} s: {:.1} steps/s, {:.1} us/step", scene.desc.file, warm_steps, n, wall, n as f64 / wall, 1e6 * wall / n as f64);
     for (name, s) in [("broad", t.broad), ("narrow", t.narrow), ("model", t.model), ("solve", t.solve), ("integrate", t.integrate)] {
-        println!("  {:<10} {:>10.1} us/step  {:>5.1} %", name, 1e6 * s / n as f64, 100.0 * s / total);
+        say!("  {:<10} {:>10.1} us/step  {:>5.1} %", name, 1e6 * s / n as f64, 100.0 * s / total);
     }
     Ok(())
 }

@@ -552,7 +552,7 @@ fn diverging_run_exits_1_names_step_and_body_and_leaves_readable_files() {
         .match_indices("step ")
         .find_map(|(i, _)| err[i + 5..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
         .unwrap_or_else(|| panic!("stderr does not name the step:\n{err}"));
-    assert!(step >= 1 && step < 100, "blow-up at step {step}: expected before the 100 steps of the duration");
+    assert!((1..100).contains(&step), "blow-up at step {step}: expected before the 100 steps of the duration");
     assert!(err.contains("body `brick`"), "stderr does not name the body:\n{err}");
     assert!(err.contains("smaller time step"), "stderr does not suggest a smaller time step:\n{err}");
     assert!(err.contains(s(&out)), "stderr does not say where the partial files are:\n{err}");

