@@ -37,10 +37,10 @@ struct Overrides {
     #[arg(long)]
     model: Option<String>,
     /// Time step in seconds; overrides simulation.time_step.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     dt: Option<f64>,
     /// Simulated duration in seconds; overrides simulation.duration.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     duration: Option<f64>,
     /// Integrator: semi-implicit-euler or rk4; overrides simulation.integrator.
     #[arg(long)]
@@ -231,7 +231,10 @@ fn cmd_models() {
 
 fn cmd_bench(path: &Path, o: &Overrides, steps: Option<u64>, warmup: f64) -> Result<(), Failure> {
     let (scene, mut model) = prepare(path, o)?;
-    let n = steps.unwrap_or_else(|| step_count(&scene.model)).max(1);
+    let n = steps.unwrap_or_else(|| step_count(&scene.model));
+    if n == 0 {
+        return Err(input_error(anyhow::anyhow!("--steps must be at least 1")));
+    }
     let mut state = scene.initial.clone();
     let mut ws = Workspace::new();
     let warm_steps = (warmup.max(0.0) / scene.model.settings.time_step).round() as u64;

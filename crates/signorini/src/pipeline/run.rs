@@ -31,8 +31,10 @@ pub struct RunSummary {
     pub steps_per_second: f64,
     pub max_penetration: f64,
     pub mean_penetration: f64,
+    /// Of the last state that passed its checks (J).
     pub final_kinetic_energy: f64,
     pub stage_seconds: StageTimes,
+    /// The state when the run ended (after a failure: the broken state, for diagnosis).
     pub final_state: State,
     /// `None` when the run reached its duration.
     pub error: Option<StepError>,
@@ -122,6 +124,8 @@ pub fn run(
     let mut last_traj = 0.0;
     let mut error = None;
     let mut rows = 1u64;
+    // The last state that passed its checks: a failed step leaves `state` broken.
+    let (mut ok_steps, mut ok_time, mut ok_ke) = (0, 0.0, kinetic_energy(model, &state));
     while state.step < total {
         match step(model, &mut state, &mut ws, contact_model) {
             Ok(report) => {
@@ -139,6 +143,7 @@ pub fn run(
                     traj.flush()?;
                     metrics.flush()?;
                 }
+                (ok_steps, ok_time, ok_ke) = (state.step, state.time, kinetic_energy(model, &state));
                 progress(state.step, total);
             }
             Err(e) => {
@@ -151,13 +156,13 @@ pub fn run(
     metrics.flush()?;
     let wall = start.elapsed().as_secs_f64();
     let summary = RunSummary {
-        steps: state.step,
-        simulated_time: state.time,
+        steps: ok_steps,
+        simulated_time: ok_time,
         wall_time: wall,
-        steps_per_second: if wall > 0.0 { state.step as f64 / wall } else { 0.0 },
+        steps_per_second: if wall > 0.0 { ok_steps as f64 / wall } else { 0.0 },
         max_penetration: max_pen,
         mean_penetration: sum_pen / rows as f64,
-        final_kinetic_energy: kinetic_energy(model, &state),
+        final_kinetic_energy: ok_ke,
         stage_seconds,
         final_state: state,
         error,

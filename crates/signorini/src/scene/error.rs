@@ -2,9 +2,9 @@
 
 /// An error in a scene file, pointing at the offending line and key.
 ///
-/// Displayed as `{file}:{line}: {key}: {message}\n  help: {hint}`.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{file}:{line}: {key}: {message}\n  help: {hint}")]
+/// Displayed as `{file}:{line}: {key}: {message}\n  help: {hint}` (without `:{line}` when the
+/// line is unknown, e.g. a file that cannot be read or a command-line override).
+#[derive(Debug, Clone, PartialEq)]
 pub struct SceneError {
     /// The scene file as given by the caller.
     pub file: String,
@@ -17,6 +17,18 @@ pub struct SceneError {
     /// How to fix it.
     pub hint: String,
 }
+
+impl std::fmt::Display for SceneError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}: {}: {}\n  help: {}", self.file, self.line, self.key, self.message, self.hint)
+        } else {
+            write!(f, "{}: {}: {}\n  help: {}", self.file, self.key, self.message, self.hint)
+        }
+    }
+}
+
+impl std::error::Error for SceneError {}
 
 impl SceneError {
     /// An error at a known line (use the `line` and `key` stored in the desc structs).
