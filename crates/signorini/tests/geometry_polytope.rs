@@ -45,12 +45,13 @@ fn box_surface_point(h: DVec3, kind: u8, axis: usize, signs: [bool; 3], u: f64, 
     p
 }
 
-/// Points on the faces, edges and corners of a random box, optionally rotated and moved (then
-/// coplanar only up to round-off), with some points listed twice.
-fn box_surface_cloud(n: std::ops::RangeInclusive<usize>, with_corners: bool) -> impl Strategy<Value = Vec<DVec3>> {
+/// Points on the faces, edges and corners of a random box, with some points listed twice; if
+/// `moved`, rotated and translated (then coplanar only up to round-off), else axis-aligned
+/// (exactly coplanar).
+fn box_surface_cloud(n: std::ops::RangeInclusive<usize>, with_corners: bool, moved: bool) -> impl Strategy<Value = Vec<DVec3>> {
     let half = (0.2..2.0f64, 0.2..2.0f64, 0.2..2.0f64).prop_map(|(x, y, z)| DVec3::new(x, y, z));
     let spec = (0u8..5, 0usize..3, any::<[bool; 3]>(), -1.0..1.0f64, -1.0..1.0f64);
-    let motion = prop::option::of((rotation(), unit_cube_point()));
+    let motion = (rotation(), unit_cube_point()).prop_map(move |m| moved.then_some(m));
     (half, proptest::collection::vec(spec, n), motion, 0usize..4).prop_map(move |(h, specs, motion, dups)| {
         let mut pts: Vec<DVec3> = specs.iter().map(|&(k, a, s, u, v)| box_surface_point(h, k, a, s, u, v)).collect();
         if with_corners {
@@ -202,21 +203,46 @@ proptest! {
     #[test]
     fn hull_of_random_cloud_is_a_valid_convex_polytope(points in random_cloud(4..=40)) {
         prop_assume!(spans_volume(&points));
-        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
         check_hull(&points, &p)?;
     }
 
     #[test]
-    fn hull_of_points_on_box_faces_and_edges_merges_coplanar_triangles(points in box_surface_cloud(4..=40, false)) {
+    fn hull_of_exactly_coplanar_box_surface_points_is_valid(points in box_surface_cloud(4..=40, false, false)) {
+        // Axis-aligned: points on a face are exactly coplanar, points on an edge exactly collinear.
         prop_assume!(spans_volume(&points));
-        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
         check_hull(&points, &p)?;
     }
 
     #[test]
-    fn box_corners_with_extra_surface_points_give_exactly_the_box(points in box_surface_cloud(0..=30, true)) {
+    fn box_corners_with_extra_exactly_coplanar_points_give_exactly_the_box(points in box_surface_cloud(0..=30, true, false)) {
         // Face, edge and duplicate points are not corners: 8 vertices, 12 edges, 6 quadrilaterals.
-        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        check_hull(&points, &p)?;
+        prop_assert_eq!((p.vertices.len(), p.edges.len(), p.faces.len()), (8, 12, 6));
+        prop_assert!(p.faces.iter().all(|f| f.vertices.len() == 4));
+    }
+
+    // Rotated boxes: coplanarity only up to round-off. parry's quickhull then occasionally
+    // returns a folded, non-convex triangle mesh (about 1 cloud in 100 of these; see
+    // `rotated_box_surface_cloud_is_accepted` below), which `from_points` must refuse. These two
+    // properties guard the other half of the contract: a hull that IS returned is right. Rejected
+    // clouds count as proptest rejects, so a library that rejected most clouds would still fail.
+
+    #[test]
+    fn hull_of_rotated_box_surface_points_is_valid_whenever_accepted(points in box_surface_cloud(4..=40, false, true)) {
+        prop_assume!(spans_volume(&points));
+        let p = Polytope::from_points(&points);
+        prop_assume!(p.is_ok());
+        check_hull(&points, &p.unwrap())?;
+    }
+
+    #[test]
+    fn rotated_box_corners_with_extra_surface_points_give_exactly_the_box_whenever_accepted(points in box_surface_cloud(0..=30, true, true)) {
+        let p = Polytope::from_points(&points);
+        prop_assume!(p.is_ok());
+        let p = p.unwrap();
         check_hull(&points, &p)?;
         prop_assert_eq!((p.vertices.len(), p.edges.len(), p.faces.len()), (8, 12, 6));
         prop_assert!(p.faces.iter().all(|f| f.vertices.len() == 4));
@@ -225,15 +251,23 @@ proptest! {
     #[test]
     fn hull_face_planes_match_brute_force_hull_of_small_random_clouds(points in random_cloud(4..=12)) {
         prop_assume!(spans_volume(&points));
-        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
         check_against_brute_force(&points, &p)?;
     }
 
     #[test]
-    fn hull_face_planes_match_brute_force_hull_of_small_box_surface_clouds(points in box_surface_cloud(4..=12, false)) {
+    fn hull_face_planes_match_brute_force_hull_of_small_box_surface_clouds(points in box_surface_cloud(4..=12, false, false)) {
         prop_assume!(spans_volume(&points));
-        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
         check_against_brute_force(&points, &p)?;
+    }
+
+    #[test]
+    fn hull_face_planes_match_brute_force_hull_of_small_rotated_box_surface_clouds(points in box_surface_cloud(4..=12, false, true)) {
+        prop_assume!(spans_volume(&points));
+        let p = Polytope::from_points(&points);
+        prop_assume!(p.is_ok()); // see the comment above the rotated-box properties
+        check_against_brute_force(&points, &p.unwrap())?;
     }
 
     #[test]
@@ -251,7 +285,7 @@ proptest! {
     #[test]
     fn support_index_is_the_lowest_index_maximizing_the_dot_product(points in random_cloud(4..=30), d in common::unit_vector()) {
         prop_assume!(spans_volume(&points));
-        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
         let i = p.support_index(d);
         let best = p.vertices[i].dot(d);
         // The hull's support value is the cloud's (the maximum is attained at a corner).
@@ -262,7 +296,7 @@ proptest! {
     #[test]
     fn feature_at_names_vertices_edge_midpoints_and_face_centres(points in random_cloud(4..=20)) {
         prop_assume!(spans_volume(&points));
-        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
         let tol = 1e-9 * bounding_diagonal(&points);
         for (i, v) in p.vertices.iter().enumerate() {
             prop_assert_eq!(p.feature_at(*v, tol), Feature::Vertex(i as u32));
@@ -287,7 +321,7 @@ proptest! {
     #[test]
     fn translated_polytope_moves_vertices_and_planes_together(points in random_cloud(4..=20), delta in unit_cube_point()) {
         prop_assume!(spans_volume(&points));
-        let p = Polytope::from_points(&points); prop_assume!(p.is_ok()); let p = p.unwrap();
+        let p = Polytope::from_points(&points).map_err(|e| TestCaseError::fail(format!("{e}")))?;
         let size = bounding_diagonal(&points);
         let delta = delta * size;
         let t = p.translated(delta);
@@ -319,4 +353,75 @@ fn cube_rotated_by_a_generic_rotation_keeps_six_square_faces() {
     assert_eq!((p.vertices.len(), p.edges.len(), p.faces.len()), (8, 12, 6));
     // Volume to round-off: ~12 triple products of vectors of length ≤ 10: 64 ε · 10³ absolute.
     assert!((p.volume() - 6.0).abs() <= 64.0 * EPS * 1e3);
+}
+
+/// The 8 corners of a rotated box (entries 4..12) plus points on its faces and edges (from a
+/// shrunk proptest case).
+fn rotated_box_with_corners_and_edge_points() -> Vec<DVec3> {
+    vec![
+        DVec3::new(-1.0489506773381465, 0.261466174303177, -0.9628833486624762),
+        DVec3::new(0.2061869920868335, 0.7003407148806607, 0.17590252352783314),
+        DVec3::new(0.20534722415384218, 0.6995381501658313, 0.17747776493473122),
+        DVec3::new(-1.0133963396467944, 0.5204799558467472, -0.5634674304936318),
+        DVec3::new(-0.6504382011642275, -0.2734151744686313, -0.774451989237912),
+        DVec3::new(1.061132649471912, 1.6724914748002941, 1.1294075191073745),
+        DVec3::new(-0.4788134664447138, -0.10939372179516504, -1.0963866308895094),
+        DVec3::new(1.2327573841914257, 1.8365129274737604, 0.8074728774557771),
+        DVec3::new(-1.2327573841914257, 0.271085596851135, -0.8074728774557771),
+        DVec3::new(0.4788134664447138, 2.2169922461200606, 1.0963866308895094),
+        DVec3::new(-1.061132649471912, 0.4351070495246012, -1.1294075191073745),
+        DVec3::new(0.6504382011642275, 2.3810136987935264, 0.774451989237912),
+        DVec3::new(-0.9962472393795575, 0.25538784208825327, -1.0040511978242384),
+    ]
+}
+
+#[test]
+fn sliver_triangle_along_a_box_edge_does_not_merge_the_two_faces_it_touches() {
+    // parry triangulates this cloud with a zero-area triangle (a box corner, a point on a box edge
+    // and the opposite corner of that edge). Such a triangle lies in the planes of both faces that
+    // meet at the edge; merging through it fused two box faces into one non-planar face, dropped
+    // real corners, and returned a hull with input points 0.36 m outside it.
+    let points = rotated_box_with_corners_and_edge_points();
+    let p = Polytope::from_points(&points).expect("a box with points on its surface is a valid hull");
+    check_hull(&points, &p).unwrap();
+    assert_eq!((p.vertices.len(), p.edges.len(), p.faces.len()), (8, 12, 6));
+    // The box's own volume, from its corners (list entries 4..12) and not from the hull. From one
+    // corner, the two nearest corners lie along the two shortest box edges a and b; every other
+    // corner vector is a + b combination plus possibly the third edge c, so the largest
+    // |det(a, b, e)| over them is |det(a, b, c)| = V.
+    let corners = &points[4..12];
+    let mut vecs: Vec<DVec3> = corners[1..].iter().map(|c| *c - corners[0]).collect();
+    vecs.sort_by(|a, b| a.length().total_cmp(&b.length()));
+    let v = vecs[2..].iter().map(|e| vecs[0].dot(vecs[1].cross(*e)).abs()).fold(0.0, f64::max);
+    // Round-off: a triple product of O(3 m) vectors and the 12-triangle fan sum: ~100 ε · 27 m³.
+    assert!((p.volume() - v).abs() <= 1e3 * EPS * 27.0, "volume {} vs box {v}", p.volume());
+}
+
+#[test]
+fn rotated_box_surface_cloud_is_accepted() {
+    // Points on the surface of a box turned about z (shrunk from a proptest case, then reduced to
+    // a minimal failing subset). The cloud spans
+    // a volume, so `from_points` must return its hull. It currently fails: parry's quickhull
+    // returns a folded triangle mesh (9 points, 14 triangles, one with an input point 0.40 m above
+    // it), and `from_points` rightly refuses to build a polytope from it. Known limitation of the
+    // dependency, kept visible here.
+    let points = vec![
+        DVec3::new(0.13200177637681842, 1.6034366677058334, -0.3989571092072368),
+        DVec3::new(0.009945025095069004, -1.6202093134712965, -0.14906471899674487),
+        DVec3::new(0.23417073591585935, 0.2774115451477722, 0.3989571092072368),
+        DVec3::new(-0.18867321363681921, -1.5967402861577793, 0.3989571092072368),
+        DVec3::new(0.05812335079899089, 1.61216625265652, 0.10028751726582008),
+        DVec3::new(-0.38729145236870766, -1.5732712588442619, 0.3989571092072368),
+        DVec3::new(-0.009945025095069004, 1.6202093134712965, 0.3989571092072368),
+        DVec3::new(0.009945025095069004, -1.6202093134712965, 0.3989571092072368),
+        DVec3::new(0.38729145236870766, 1.5732712588442619, 0.3989571092072368),
+        DVec3::new(-0.38729145236870766, -1.5732712588442619, -0.3989571092072368),
+        DVec3::new(0.009945025095069004, -1.6202093134712965, -0.3989571092072368),
+        DVec3::new(0.38729145236870766, 1.5732712588442619, -0.3989571092072368),
+        DVec3::new(-0.13578715148102072, -1.6029893821379035, -0.22377456462784237),
+        DVec3::new(0.010758125135901098, -0.0012711961110355146, 0.3989571092072368),
+    ];
+    assert!(relative_thickness(&points) > 0.1);
+    let p = Polytope::from_points(&points).expect("points spanning a volume have a hull");
+    check_hull(&points, &p).unwrap();
 }

@@ -6,15 +6,20 @@ use super::{Model, State, Wrench};
 use glam::{DQuat, DVec3};
 
 /// Time integrator (scene key `simulation.integrator`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Integrator {
     /// Symplectic (semi-implicit) Euler: velocities first, then positions with the new velocities.
+    #[default]
     SemiImplicitEuler,
     /// Classical fourth-order Runge–Kutta; forces (contacts included) are evaluated at each stage.
     Rk4,
 }
 
 impl Integrator {
+    /// Every integrator, in documentation order.
+    pub const ALL: [Integrator; 2] = [Integrator::SemiImplicitEuler, Integrator::Rk4];
+
+    /// The name used in scene files and on the command line.
     pub fn name(&self) -> &'static str {
         match self {
             Integrator::SemiImplicitEuler => "semi-implicit-euler",
@@ -23,11 +28,7 @@ impl Integrator {
     }
 
     pub fn from_name(s: &str) -> Option<Self> {
-        match s {
-            "semi-implicit-euler" => Some(Integrator::SemiImplicitEuler),
-            "rk4" => Some(Integrator::Rk4),
-            _ => None,
-        }
+        Integrator::ALL.into_iter().find(|i| i.name() == s)
     }
 
     /// Force evaluations per step.
@@ -36,6 +37,19 @@ impl Integrator {
             Integrator::SemiImplicitEuler => 1,
             Integrator::Rk4 => 4,
         }
+    }
+}
+
+impl std::fmt::Display for Integrator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Integrator {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Integrator::from_name(s).ok_or_else(|| format!("unknown integrator `{s}`"))
     }
 }
 

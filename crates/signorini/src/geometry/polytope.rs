@@ -76,7 +76,13 @@ impl Polytope {
         let (hull_points, triangles) = parry3d_f64::transformation::try_convex_hull(&input)
             .map_err(|e| GeometryError::DegenerateHull(format!("quickhull failed: {e:?}")))?;
         let hull_points: Vec<DVec3> = hull_points.iter().map(|p| DVec3::new(p.x, p.y, p.z)).collect();
-        Self::from_triangles(&hull_points, &triangles, size)
+        let p = Self::from_triangles(&hull_points, &triangles, size)?;
+        // Corners wrongly dropped (from a broken triangle mesh) would leave input points outside.
+        let tol = 1e-7 * size;
+        if points.iter().any(|x| p.faces.iter().any(|f| f.normal.dot(*x) - f.offset > tol)) {
+            return Err(GeometryError::DegenerateHull("an input point lies outside the hull".into()));
+        }
+        Ok(p)
     }
 
     /// A box with the given half extents (m), centred at the origin.
@@ -132,13 +138,26 @@ impl Polytope {
             }
             i
         }
+        // A triangle of (nearly) collinear points has no plane of its own: it lies in the planes of
+        // both faces along whose common edge it sits, so it must not bridge them. It joins one
+        // neighbouring face (the first whose plane holds it) once the faces are formed.
+        let degenerate: Vec<bool> = triangles
+            .iter()
+            .map(|t| {
+                let [a, b, c] = t.map(|i| points[i as usize]);
+                let longest = a.distance(b).max(b.distance(c)).max(c.distance(a));
+                (b - a).cross(c - a).length() <= tol * longest
+            })
+            .collect();
         for (t, tri) in triangles.iter().enumerate() {
             let plane_point = points[tri[0] as usize];
             for k in 0..3 {
                 let Some(&u) = owner.get(&(tri[(k + 1) % 3], tri[k])) else {
                     return Err(GeometryError::DegenerateHull("hull mesh is not closed".into()));
                 };
-                let coplanar = normals[t].dot(normals[u]) > 0.0
+                let coplanar = !degenerate[t]
+                    && !degenerate[u]
+                    && normals[t].dot(normals[u]) > 0.0
                     && triangles[u].iter().all(|&v| (points[v as usize] - plane_point).dot(normals[t]).abs() <= tol);
                 if coplanar {
                     let (rt, ru) = (root(&mut parent, t), root(&mut parent, u));
@@ -146,6 +165,19 @@ impl Polytope {
                         parent[rt.max(ru)] = rt.min(ru);
                     }
                 }
+            }
+        }
+        for (t, tri) in triangles.iter().enumerate() {
+            if !degenerate[t] {
+                continue;
+            }
+            let host = (0..3).map(|k| owner[&(tri[(k + 1) % 3], tri[k])]).find(|&u| {
+                let plane_point = points[triangles[u][0] as usize];
+                !degenerate[u] && tri.iter().all(|&v| (points[v as usize] - plane_point).dot(normals[u]).abs() <= tol)
+            });
+            if let Some(u) = host {
+                let (rt, ru) = (root(&mut parent, t), root(&mut parent, u));
+                parent[rt.max(ru)] = rt.min(ru);
             }
         }
         // Boundary loop of each group of coplanar triangles.

@@ -2,6 +2,12 @@
 use crate::dynamics::{Model, State};
 use glam::{DMat3, DVec3};
 
+/// World inertia tensor R J Rᵀ of a body (kg m²).
+fn world_inertia(body: &crate::dynamics::Body, orientation: glam::DQuat) -> DMat3 {
+    let r = DMat3::from_quat(orientation);
+    r * body.inertia * r.transpose()
+}
+
 /// Σ ½ m |v|² + ½ ωᵀ J_w ω over dynamic bodies (J).
 pub fn kinetic_energy(model: &Model, state: &State) -> f64 {
     model
@@ -10,8 +16,7 @@ pub fn kinetic_energy(model: &Model, state: &State) -> f64 {
         .zip(&state.bodies)
         .filter(|(b, _)| !b.fixed)
         .map(|(b, s)| {
-            let r = DMat3::from_quat(s.orientation);
-            let jw = r * b.inertia * r.transpose();
+            let jw = world_inertia(b, s.orientation);
             0.5 * b.mass * s.velocity.length_squared() + 0.5 * s.angular_velocity.dot(jw * s.angular_velocity)
         })
         .sum()
@@ -35,9 +40,6 @@ pub fn angular_momentum(model: &Model, state: &State) -> DVec3 {
         .iter()
         .zip(&state.bodies)
         .filter(|(b, _)| !b.fixed)
-        .map(|(b, s)| {
-            let r = DMat3::from_quat(s.orientation);
-            s.position.cross(b.mass * s.velocity) + r * b.inertia * r.transpose() * s.angular_velocity
-        })
+        .map(|(b, s)| s.position.cross(b.mass * s.velocity) + world_inertia(b, s.orientation) * s.angular_velocity)
         .sum()
 }

@@ -5,7 +5,7 @@
 use super::desc::{self, BodyShapeDesc, MassDesc, SceneDesc, ShapeDesc, SpawnMassDesc, SpawnShapeDesc};
 use super::{load_scene, SceneError};
 use crate::contact::{self, ContactModel, ConfigError};
-use crate::dynamics::{Body, BodyState, Integrator, Material, Model, Piece, ScheduledForce, Settings, State};
+use crate::dynamics::{Body, BodyState, Material, Model, Piece, ScheduledForce, Settings, State};
 use crate::geometry::{Pose, Shape};
 use crate::util::rng::Rng;
 use glam::{DQuat, DVec3};
@@ -86,10 +86,7 @@ pub fn build(desc: SceneDesc) -> Result<Scene, SceneError> {
         time_step: sim.time_step,
         duration: sim.duration,
         gravity: sim.gravity,
-        integrator: match sim.integrator {
-            desc::Integrator::SemiImplicitEuler => Integrator::SemiImplicitEuler,
-            desc::Integrator::Rk4 => Integrator::Rk4,
-        },
+        integrator: sim.integrator,
         activation_distance: sim.activation_distance,
         max_speed: sim.max_speed,
     };

@@ -3,8 +3,6 @@
 //! reject carries the `line` (1-based, 0 = not from the file) and dotted `key` of its table, so
 //! such errors can be reported with [`SceneError::new`](super::SceneError::new).
 
-use std::fmt;
-use std::str::FromStr;
 
 use glam::{DQuat, DVec3};
 
@@ -56,56 +54,24 @@ pub struct SimulationDesc {
 }
 
 impl Default for SimulationDesc {
+    /// The defaults are the dynamics layer's `Settings::default()`.
     fn default() -> Self {
+        let s = crate::dynamics::Settings::default();
         SimulationDesc {
-            time_step: 1e-3,
-            duration: 1.0,
-            gravity: DVec3::new(0.0, 0.0, -9.81),
-            integrator: Integrator::SemiImplicitEuler,
-            activation_distance: 1e-3,
-            max_speed: 1e4,
+            time_step: s.time_step,
+            duration: s.duration,
+            gravity: s.gravity,
+            integrator: s.integrator,
+            activation_distance: s.activation_distance,
+            max_speed: s.max_speed,
             line: 0,
             key: "simulation".into(),
         }
     }
 }
 
-/// Time integration scheme.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Integrator {
-    #[default]
-    SemiImplicitEuler,
-    Rk4,
-}
-
-impl Integrator {
-    /// Every integrator, in documentation order.
-    pub const ALL: [Integrator; 2] = [Integrator::SemiImplicitEuler, Integrator::Rk4];
-
-    /// The name used in scene files.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Integrator::SemiImplicitEuler => "semi-implicit-euler",
-            Integrator::Rk4 => "rk4",
-        }
-    }
-}
-
-impl fmt::Display for Integrator {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Integrator {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Integrator::ALL
-            .into_iter()
-            .find(|i| i.name() == s)
-            .ok_or_else(|| format!("unknown integrator `{s}`"))
-    }
-}
+/// Time integration scheme (the dynamics layer's own type).
+pub use crate::dynamics::Integrator;
 
 /// `[contact]`: the contact model and its parameters (validated against the model later).
 #[derive(Debug, Clone, PartialEq)]
