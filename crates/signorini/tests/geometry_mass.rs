@@ -107,6 +107,26 @@ fn rotated_offset_box_inertia_is_r_diag_rt_about_its_centre() {
 }
 
 #[test]
+fn thin_plate_mass_and_inertia_match_closed_form() {
+    // A 1 m × 2 m × 0.2 mm steel sheet (regression: building thin boxes used to panic).
+    let (l, rho) = (DVec3::new(1.0, 2.0, 2e-4), 7850.0);
+    let mp = Shape::cuboid(l).unwrap().mass_properties(rho).unwrap();
+    let m = rho * l.x * l.y * l.z;
+    // Same budget as the box above, relative to the volume: the fan's triple products are of
+    // vectors ≤ r = half diagonal, so 256 ε r³ / V relative.
+    let r = 0.5 * l.length();
+    let rel = 256.0 * EPS * r.powi(3) / (l.x * l.y * l.z);
+    assert!((mp.mass - m).abs() <= rel * m, "mass {} vs {m}", mp.mass);
+    assert!(mp.com.length() <= rel * r);
+    assert!(
+        max_abs_diff(mp.inertia, box_inertia(m, l)) <= rel * m * r * r,
+        "{:?} vs {:?}",
+        mp.inertia,
+        box_inertia(m, l)
+    );
+}
+
+#[test]
 fn sphere_mass_and_inertia_match_closed_form() {
     for (r, rho) in [(0.1, 7800.0), (1.0, 1.0), (2.5, 0.3)] {
         let mp = Shape::sphere(r).unwrap().mass_properties(rho).unwrap();
@@ -150,7 +170,9 @@ fn unit_corner_tetrahedron_matches_tonon() {
     let (m, c, i) = tonon_tetrahedron(p, 1.0);
     assert!((m - 1.0 / 6.0).abs() <= 4.0 * EPS);
     assert!((c - DVec3::splat(0.25)).length() <= 4.0 * EPS);
-    assert!(max_abs_diff(i, sym(1.0 / 80.0, 1.0 / 80.0, 1.0 / 80.0, 1.0 / 480.0, 1.0 / 480.0, 1.0 / 480.0)) <= 16.0 * EPS);
+    assert!(
+        max_abs_diff(i, sym(1.0 / 80.0, 1.0 / 80.0, 1.0 / 80.0, 1.0 / 480.0, 1.0 / 480.0, 1.0 / 480.0)) <= 16.0 * EPS
+    );
     check_tetrahedron(p, 1.0);
 }
 
@@ -169,7 +191,8 @@ fn asymmetric_tetrahedron_far_from_origin_matches_tonon() {
 #[test]
 fn asymmetric_tetrahedron_any_vertex_order_matches_tonon() {
     // The hull does not care how the points are listed, nor does the result.
-    let base = [DVec3::new(-0.7, 0.1, 0.2), DVec3::new(0.9, -0.4, 0.1), DVec3::new(0.2, 1.1, -0.5), DVec3::new(0.3, 0.2, 1.4)];
+    let base =
+        [DVec3::new(-0.7, 0.1, 0.2), DVec3::new(0.9, -0.4, 0.1), DVec3::new(0.2, 1.1, -0.5), DVec3::new(0.3, 0.2, 1.4)];
     for perm in [[0, 1, 2, 3], [1, 0, 2, 3], [3, 2, 1, 0], [2, 3, 0, 1]] {
         check_tetrahedron(perm.map(|k| base[k]), 0.8);
     }

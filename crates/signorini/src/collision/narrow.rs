@@ -132,7 +132,7 @@ fn polytope_sphere(p: &Polytope, pose: &Pose, c: DVec3, r: f64, activation: f64,
         Proximity::Separated { distance, point_a, .. } => {
             let gap = distance - r;
             if gap <= activation {
-                let n = (c - point_a) / distance;
+                let n = (c - point_a).normalize();
                 let feature = p.feature_at(pose.inverse_transform_point(point_a), 1e-7 * scale);
                 out.push(contact(point_a, c - r * n, n, gap, feature, Feature::Surface));
             }
@@ -289,10 +289,10 @@ fn polytope_polytope(p: &Polytope, pose_p: &Pose, q: &Polytope, pose_q: &Pose, a
     if gap > activation {
         return;
     }
+    let start = out.len();
     if sep_a >= gap - tol {
         clip_faces(&a, face_a, &b, activation, out);
     } else if sep_b >= gap - tol {
-        let start = out.len();
         clip_faces(&b, face_b, &a, activation, out);
         for c in &mut out[start..] {
             *c = c.flipped();
@@ -302,12 +302,16 @@ fn polytope_polytope(p: &Polytope, pose_p: &Pose, q: &Polytope, pose_q: &Pose, a
         let [b0, b1] = q.edges[eb].vertices.map(|v| b.vertices[v as usize]);
         let (pa, pb) = segment_closest_points(a0, a1, b0, b1);
         out.push(contact(pa, pb, axis, (pb - pa).dot(axis), Feature::Edge(ea as u32), Feature::Edge(eb as u32)));
-    } else if let Some((pa, pb)) = closest {
-        // Separated with vertex–vertex, vertex–edge or skew closest features.
-        let n = (pb - pa) / gap;
-        let fa = p.feature_at(pose_p.inverse_transform_point(pa), 1e-7 * scale);
-        let fb = q.feature_at(pose_q.inverse_transform_point(pb), 1e-7 * scale);
-        out.push(contact(pa, pb, n, gap, fa, fb));
+    }
+    if out.len() == start {
+        if let Some((pa, pb)) = closest {
+            // Separated with vertex–vertex, vertex–edge or skew closest features, or a face axis
+            // that ties with the gap (within the tie band) but whose clip holds no point.
+            let n = (pb - pa).normalize();
+            let fa = p.feature_at(pose_p.inverse_transform_point(pa), 1e-7 * scale);
+            let fb = q.feature_at(pose_q.inverse_transform_point(pb), 1e-7 * scale);
+            out.push(contact(pa, pb, n, gap, fa, fb));
+        }
     }
 }
 
@@ -326,9 +330,17 @@ struct ClipPoint {
 /// with normal = the face normal.
 fn clip_faces(a: &WorldPolytope, rf: usize, b: &WorldPolytope, activation: f64, out: &mut Vec<Contact>) {
     let n = a.normals[rf];
-    let inc = (0..b.normals.len())
+    // The incident face is the most anti-parallel face among those at B's deepest vertex along
+    // −n, so that the clipped polygon contains the point that realizes the gap (the most
+    // anti-parallel face overall need not touch that vertex).
+    let deepest = (0..b.vertices.len())
+        .min_by(|&i, &j| b.vertices[i].dot(n).total_cmp(&b.vertices[j].dot(n)).then(i.cmp(&j)))
+        .expect("a polytope has vertices");
+    let inc = b.p.vertex_faces[deepest]
+        .iter()
+        .map(|&f| f as usize)
         .min_by(|&i, &j| b.normals[i].dot(n).total_cmp(&b.normals[j].dot(n)).then(i.cmp(&j)))
-        .expect("a polytope has faces");
+        .expect("a vertex is on faces");
     let inc_face = &b.p.faces[inc];
     let mut poly: Vec<ClipPoint> = inc_face
         .vertices

@@ -94,7 +94,20 @@ impl Polytope {
             let sz = if i & 4 == 0 { -1.0 } else { 1.0 };
             corners.push(DVec3::new(sx * half.x, sy * half.y, sz * half.z));
         }
-        Self::from_points(&corners).expect("a box with positive extents is a valid hull")
+        // The box's own triangulation, not a hull computation: quickhull treats boxes thinner than
+        // ~1e-3 of their size as flat, which made thin plates panic here.
+        const QUADS: [[u32; 4]; 6] =
+            [[0, 2, 6, 4], [1, 5, 7, 3], [0, 4, 5, 1], [2, 3, 7, 6], [0, 1, 3, 2], [4, 6, 7, 5]];
+        let mut triangles = Vec::with_capacity(12);
+        for q in QUADS {
+            for t in [[q[0], q[1], q[2]], [q[0], q[2], q[3]]] {
+                let [a, b, c] = t.map(|i| corners[i as usize]);
+                // Outward: the box is centred at the origin.
+                triangles.push(if (b - a).cross(c - a).dot(a) > 0.0 { t } else { [t[0], t[2], t[1]] });
+            }
+        }
+        Self::from_triangles(&corners, &triangles, bounding_diagonal(&corners))
+            .expect("a box with positive extents is a valid hull")
     }
 
     /// A right prism with a regular `segments`-gon section of circumradius `radius` (m) and the

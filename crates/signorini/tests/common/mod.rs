@@ -15,9 +15,13 @@ pub const EPS: f64 = f64::EPSILON;
 // proptest
 
 /// `cases` cases, no failure files written into the source tree, and a fixed seed so that the
-/// suite is deterministic (set PROPTEST_RNG_SEED to explore other seeds).
+/// suite is deterministic. PROPTEST_CASES and PROPTEST_RNG_SEED override both (for longer or
+/// different campaigns).
 pub fn proptest_config(cases: u32) -> ProptestConfig {
-    let mut c = ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() };
+    let mut c = ProptestConfig { failure_persistence: None, ..ProptestConfig::default() };
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        c.cases = cases;
+    }
     if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
         c.rng_seed = RngSeed::Fixed(0x5167_0121_a11c_e5ed);
     }
@@ -41,10 +45,12 @@ pub fn rotation() -> impl Strategy<Value = DQuat> {
 /// A unit vector uniform on the sphere (normalized Gaussian-free rejection: a point of the cube
 /// kept when inside the unit ball and not too close to its centre).
 pub fn unit_vector() -> impl Strategy<Value = DVec3> {
-    unit_cube_point().prop_filter("inside the unit ball", |v| (1e-3..=1.0).contains(&v.length_squared())).prop_map(|v| v.normalize())
+    unit_cube_point()
+        .prop_filter("inside the unit ball", |v| (1e-3..=1.0).contains(&v.length_squared()))
+        .prop_map(|v| v.normalize())
 }
 
-/// A point cloud of `n` points uniform in [-1, 1]³ scaled by `half` per axis.
+/// A point cloud of `n` points uniform in [-1, 1]³.
 pub fn random_cloud(n: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Vec<DVec3>> {
     proptest::collection::vec(unit_cube_point(), n)
 }
@@ -171,13 +177,15 @@ pub fn point_segment_distance(p: DVec3, a: DVec3, b: DVec3) -> f64 {
 /// Distance from `p` to the (filled) triangle abc: the plane distance when the projection falls
 /// inside (all three edge tests agree with the normal), else the nearest edge.
 pub fn point_triangle_distance(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> f64 {
-    let edges = point_segment_distance(p, a, b).min(point_segment_distance(p, b, c)).min(point_segment_distance(p, c, a));
+    let edges =
+        point_segment_distance(p, a, b).min(point_segment_distance(p, b, c)).min(point_segment_distance(p, c, a));
     let n = (b - a).cross(c - a);
     let n2 = n.length_squared();
     if n2 == 0.0 {
         return edges;
     }
-    let inside = (b - a).cross(p - a).dot(n) >= 0.0 && (c - b).cross(p - b).dot(n) >= 0.0 && (a - c).cross(p - c).dot(n) >= 0.0;
+    let inside =
+        (b - a).cross(p - a).dot(n) >= 0.0 && (c - b).cross(p - b).dot(n) >= 0.0 && (a - c).cross(p - c).dot(n) >= 0.0;
     if inside {
         ((p - a).dot(n).abs() / n2.sqrt()).min(edges)
     } else {
