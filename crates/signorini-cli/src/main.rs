@@ -24,7 +24,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(name = "signorini", version, about = "Rigid-body contact dynamics with side-by-side contact models")]
+#[command(
+    name = "signorini",
+    version,
+    about = "Rigid-body contact dynamics with side-by-side contact models"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -83,19 +87,31 @@ struct Failure {
 }
 
 fn input_error(e: impl Into<anyhow::Error>) -> Failure {
-    Failure { code: 2, error: e.into() }
+    Failure {
+        code: 2,
+        error: e.into(),
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run { scene, overrides, out } => cmd_run(&scene, &overrides, out),
+        Command::Run {
+            scene,
+            overrides,
+            out,
+        } => cmd_run(&scene, &overrides, out),
         Command::Check { scene } => cmd_check(&scene),
         Command::Models => {
             cmd_models();
             Ok(())
         }
-        Command::Bench { scene, overrides, steps, warmup } => cmd_bench(&scene, &overrides, steps, warmup),
+        Command::Bench {
+            scene,
+            overrides,
+            steps,
+            warmup,
+        } => cmd_bench(&scene, &overrides, steps, warmup),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -114,7 +130,9 @@ fn prepare(path: &Path, o: &Overrides) -> Result<(Scene, Box<dyn ContactModel>),
         if v > 0.0 && v.is_finite() {
             Ok(v)
         } else {
-            Err(input_error(anyhow::anyhow!("--{name} must be a positive number of seconds, got {v}")))
+            Err(input_error(anyhow::anyhow!(
+                "--{name} must be a positive number of seconds, got {v}"
+            )))
         }
     };
     if let Some(dt) = o.dt {
@@ -125,10 +143,14 @@ fn prepare(path: &Path, o: &Overrides) -> Result<(Scene, Box<dyn ContactModel>),
     }
     if let Some(name) = &o.integrator {
         s.integrator = Integrator::from_name(name).ok_or_else(|| {
-            input_error(anyhow::anyhow!("unknown integrator `{name}`; use semi-implicit-euler or rk4"))
+            input_error(anyhow::anyhow!(
+                "unknown integrator `{name}`; use semi-implicit-euler or rk4"
+            ))
         })?;
     }
-    let (model, ignored) = scene.contact_model(o.model.as_deref()).map_err(input_error)?;
+    let (model, ignored) = scene
+        .contact_model(o.model.as_deref())
+        .map_err(input_error)?;
     if !ignored.is_empty() {
         eprintln!(
             "note: model `{}` does not use the scene's [contact] parameters {}; they are ignored",
@@ -142,14 +164,20 @@ fn prepare(path: &Path, o: &Overrides) -> Result<(Scene, Box<dyn ContactModel>),
 fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failure> {
     let (scene, mut model) = prepare(path, o)?;
     let out_dir = out.unwrap_or_else(|| {
-        PathBuf::from("out").join(path.file_stem().map(|s| s.to_os_string()).unwrap_or_else(|| "scene".into()))
+        PathBuf::from("out").join(
+            path.file_stem()
+                .map(|s| s.to_os_string())
+                .unwrap_or_else(|| "scene".into()),
+        )
     });
     let total = step_count(&scene.model);
     let bar = if std::io::stderr().is_terminal() && total >= 1000 {
         let bar = ProgressBar::new(total);
         bar.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps ({per_sec}, eta {eta})")
-                .expect("static template"),
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps ({per_sec}, eta {eta})",
+            )
+            .expect("static template"),
         );
         Some(bar)
     } else {
@@ -169,7 +197,10 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
             }
         }
     };
-    let summary = run(&cfg, model.as_mut(), &mut progress).map_err(|e| Failure { code: 1, error: e.into() })?;
+    let summary = run(&cfg, model.as_mut(), &mut progress).map_err(|e| Failure {
+        code: 1,
+        error: e.into(),
+    })?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -184,11 +215,20 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
         summary.mean_penetration,
         summary.final_kinetic_energy
     );
-    let title = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let title = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     match plot::plot_run(&out_dir, &title) {
-        Ok(_) => say!("wrote {}/{{trajectory.csv, metrics.csv, summary.json, energy.png, penetration.png}}", out_dir.display()),
+        Ok(_) => say!(
+            "wrote {}/{{trajectory.csv, metrics.csv, summary.json, energy.png, penetration.png}}",
+            out_dir.display()
+        ),
         Err(e) => {
-            say!("wrote {}/{{trajectory.csv, metrics.csv, summary.json}}", out_dir.display());
+            say!(
+                "wrote {}/{{trajectory.csv, metrics.csv, summary.json}}",
+                out_dir.display()
+            );
             eprintln!("note: no plots: {e:#}");
         }
     }
@@ -196,13 +236,24 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
         None => Ok(()),
         Some(e) => Err(Failure {
             code: 1,
-            error: anyhow::Error::new(e).context(format!("the run stopped early; files in {} hold the steps before it", out_dir.display())),
+            error: anyhow::Error::new(e).context(format!(
+                "the run stopped early; files in {} hold the steps before it",
+                out_dir.display()
+            )),
         }),
     }
 }
 
 fn cmd_check(path: &Path) -> Result<(), Failure> {
-    let (scene, model) = prepare(path, &Overrides { model: None, dt: None, duration: None, integrator: None })?;
+    let (scene, model) = prepare(
+        path,
+        &Overrides {
+            model: None,
+            dt: None,
+            duration: None,
+            integrator: None,
+        },
+    )?;
     let m = &scene.model;
     let pieces: usize = m.bodies.iter().map(|b| b.pieces.len()).sum();
     say!(
@@ -224,7 +275,13 @@ fn cmd_models() {
     for spec in catalog() {
         say!("{}\n  {}", spec.name, spec.summary);
         for p in spec.params {
-            say!("    {:<12} [{}] default {}\n        {}", p.name, p.unit, p.default, p.description);
+            say!(
+                "    {:<12} [{}] default {}\n        {}",
+                p.name,
+                p.unit,
+                p.default,
+                p.description
+            );
         }
     }
 }
@@ -253,9 +310,28 @@ fn cmd_bench(path: &Path, o: &Overrides, steps: Option<u64>, warmup: f64) -> Res
     }
     let wall = start.elapsed().as_secs_f64();
     let total = t.total().max(f64::MIN_POSITIVE);
-    say!("{} (after {} warm-up steps): {} steps in {:.3} s: {:.1} steps/s, {:.1} us/step", scene.desc.file, warm_steps, n, wall, n as f64 / wall, 1e6 * wall / n as f64);
-    for (name, s) in [("broad", t.broad), ("narrow", t.narrow), ("model", t.model), ("solve", t.solve), ("integrate", t.integrate)] {
-        say!("  {:<10} {:>10.1} us/step  {:>5.1} %", name, 1e6 * s / n as f64, 100.0 * s / total);
+    say!(
+        "{} (after {} warm-up steps): {} steps in {:.3} s: {:.1} steps/s, {:.1} us/step",
+        scene.desc.file,
+        warm_steps,
+        n,
+        wall,
+        n as f64 / wall,
+        1e6 * wall / n as f64
+    );
+    for (name, s) in [
+        ("broad", t.broad),
+        ("narrow", t.narrow),
+        ("model", t.model),
+        ("solve", t.solve),
+        ("integrate", t.integrate),
+    ] {
+        say!(
+            "  {:<10} {:>10.1} us/step  {:>5.1} %",
+            name,
+            1e6 * s / n as f64,
+            100.0 * s / total
+        );
     }
     Ok(())
 }

@@ -33,7 +33,10 @@ impl TempDir {
     fn new(tag: &str) -> Self {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("signorini-cli-test-{}-{tag}-{n}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!(
+            "signorini-cli-test-{}-{tag}-{n}",
+            std::process::id()
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("create temp dir");
         TempDir(dir)
@@ -85,15 +88,28 @@ impl Outcome {
 
 /// Run `signorini args...` in `cwd`. Asserts it did not panic, whatever it was asked.
 fn signorini(cwd: &Path, args: &[&str]) -> Outcome {
-    let out = Command::new(BIN).args(args).current_dir(cwd).output().expect("spawn signorini");
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("spawn signorini");
     let o = Outcome {
         code: out.status.code(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     };
-    assert!(!o.stderr.contains("panicked"), "signorini {args:?} panicked:\n{}", o.stderr);
+    assert!(
+        !o.stderr.contains("panicked"),
+        "signorini {args:?} panicked:\n{}",
+        o.stderr
+    );
     // A Rust panic exits with 101; our documented codes are 0, 1 and 2.
-    assert_ne!(o.code, Some(101), "signorini {args:?} exited with the panic code 101:\n{}", o.stderr);
+    assert_ne!(
+        o.code,
+        Some(101),
+        "signorini {args:?} exited with the panic code 101:\n{}",
+        o.stderr
+    );
     o
 }
 
@@ -109,34 +125,71 @@ struct Csv {
 
 impl Csv {
     fn read(path: &Path) -> Csv {
-        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-        assert!(text.ends_with('\n'), "{} does not end with a newline (truncated?)", path.display());
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+        assert!(
+            text.ends_with('\n'),
+            "{} does not end with a newline (truncated?)",
+            path.display()
+        );
         let mut lines = text.lines();
-        let header: Vec<String> = lines.next().expect("header line").split(',').map(String::from).collect();
-        let rows = lines.map(|l| l.split(',').map(String::from).collect()).collect();
+        let header: Vec<String> = lines
+            .next()
+            .expect("header line")
+            .split(',')
+            .map(String::from)
+            .collect();
+        let rows = lines
+            .map(|l| l.split(',').map(String::from).collect())
+            .collect();
         Csv { header, rows }
     }
 
     fn col(&self, name: &str) -> usize {
-        self.header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column `{name}` in {:?}", self.header))
+        self.header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column `{name}` in {:?}", self.header))
     }
 
     fn f64s(&self, name: &str) -> Vec<f64> {
         let c = self.col(name);
-        self.rows.iter().map(|r| r[c].parse::<f64>().unwrap_or_else(|e| panic!("{name} = {:?}: {e}", r[c]))).collect()
+        self.rows
+            .iter()
+            .map(|r| {
+                r[c].parse::<f64>()
+                    .unwrap_or_else(|e| panic!("{name} = {:?}: {e}", r[c]))
+            })
+            .collect()
     }
 
     /// Every row has the header's number of fields and every field except `text_columns` is a
     /// finite number.
     fn assert_well_formed(&self, what: &str, text_columns: &[&str]) {
         for (i, row) in self.rows.iter().enumerate() {
-            assert_eq!(row.len(), self.header.len(), "{what}: row {} has {} fields, header has {}: {row:?}", i + 1, row.len(), self.header.len());
+            assert_eq!(
+                row.len(),
+                self.header.len(),
+                "{what}: row {} has {} fields, header has {}: {row:?}",
+                i + 1,
+                row.len(),
+                self.header.len()
+            );
             for (h, field) in self.header.iter().zip(row) {
                 if text_columns.contains(&h.as_str()) {
                     continue;
                 }
-                let v: f64 = field.parse().unwrap_or_else(|e| panic!("{what}: row {} column {h} = {field:?} is not a number: {e}", i + 1));
-                assert!(v.is_finite(), "{what}: row {} column {h} = {field} is not finite", i + 1);
+                let v: f64 = field.parse().unwrap_or_else(|e| {
+                    panic!(
+                        "{what}: row {} column {h} = {field:?} is not a number: {e}",
+                        i + 1
+                    )
+                });
+                assert!(
+                    v.is_finite(),
+                    "{what}: row {} column {h} = {field} is not finite",
+                    i + 1
+                );
             }
         }
     }
@@ -144,30 +197,54 @@ impl Csv {
 
 fn read_summary(dir: &Path) -> Value {
     let path = dir.join("summary.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let text =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     serde_json::from_str(&text).expect("summary.json is JSON")
 }
 
 fn num(v: &Value, key: &str) -> f64 {
-    v[key].as_f64().unwrap_or_else(|| panic!("summary `{key}` is not a number: {}", v[key]))
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("summary `{key}` is not a number: {}", v[key]))
 }
 
 /// The file with the columns whose name ends in `_seconds` (wall-clock timings) removed.
 fn without_timing_columns(path: &Path) -> String {
     let csv = Csv::read(path);
-    let keep: Vec<usize> = (0..csv.header.len()).filter(|&i| !csv.header[i].ends_with("_seconds")).collect();
-    assert!(keep.len() < csv.header.len(), "{} has no timing columns to drop: {:?}", path.display(), csv.header);
+    let keep: Vec<usize> = (0..csv.header.len())
+        .filter(|&i| !csv.header[i].ends_with("_seconds"))
+        .collect();
+    assert!(
+        keep.len() < csv.header.len(),
+        "{} has no timing columns to drop: {:?}",
+        path.display(),
+        csv.header
+    );
     std::iter::once(&csv.header)
         .chain(&csv.rows)
-        .map(|r| keep.iter().map(|&i| r[i].as_str()).collect::<Vec<_>>().join(","))
+        .map(|r| {
+            keep.iter()
+                .map(|&i| r[i].as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
 
 /// 1-based line of the only line of `text` containing `needle`.
 fn line_of(text: &str, needle: &str) -> usize {
-    let hits: Vec<usize> = text.lines().enumerate().filter(|(_, l)| l.contains(needle)).map(|(i, _)| i + 1).collect();
-    assert_eq!(hits.len(), 1, "`{needle}` must occur on exactly one line of the test scene");
+    let hits: Vec<usize> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(needle))
+        .map(|(i, _)| i + 1)
+        .collect();
+    assert_eq!(
+        hits.len(),
+        1,
+        "`{needle}` must occur on exactly one line of the test scene"
+    );
     hits[0]
 }
 
@@ -178,7 +255,12 @@ fn line_of(text: &str, needle: &str) -> usize {
 /// Run the block scene with `extra` arguments into a fresh directory.
 fn run_block(tmp: &TempDir, extra: &[&str]) -> PathBuf {
     let out = tmp.join("out");
-    let mut args = vec!["run", example!("block_penetrating_plane.toml"), "--out", s(&out)];
+    let mut args = vec![
+        "run",
+        example!("block_penetrating_plane.toml"),
+        "--out",
+        s(&out),
+    ];
     args.extend_from_slice(extra);
     signorini(tmp.path(), &args).expect_code(0, "run block_penetrating_plane");
     out
@@ -195,10 +277,21 @@ fn run_writes_trajectory_metrics_and_summary_with_documented_columns() {
     // trajectory_interval defaults to 0 (every step) and the fixed ground is not written: one
     // row per step for the cube, plus the initial state.
     assert_eq!(traj.rows.len(), 3001);
-    assert!(traj.rows.iter().all(|r| r[1] == "cube"), "only the dynamic body `cube` is written");
+    assert!(
+        traj.rows.iter().all(|r| r[1] == "cube"),
+        "only the dynamic body `cube` is written"
+    );
 
     let metrics = Csv::read(&out.join("metrics.csv"));
-    for c in ["time", "kinetic_energy", "potential_energy", "total_energy", "max_penetration", "contacts", "step_seconds"] {
+    for c in [
+        "time",
+        "kinetic_energy",
+        "potential_energy",
+        "total_energy",
+        "max_penetration",
+        "contacts",
+        "step_seconds",
+    ] {
         metrics.col(c);
     }
     metrics.assert_well_formed("metrics.csv", &[]);
@@ -207,7 +300,11 @@ fn run_writes_trajectory_metrics_and_summary_with_documented_columns() {
     let t = metrics.f64s("time");
     assert_eq!(t[0], 0.0);
     // time = step * h: 3000 * 1e-3 is 3.0 up to one rounding of the product.
-    assert!((t[3000] - 3.0).abs() < 1e-12, "last metrics time {}", t[3000]);
+    assert!(
+        (t[3000] - 3.0).abs() < 1e-12,
+        "last metrics time {}",
+        t[3000]
+    );
 
     let summary = read_summary(&out);
     assert_eq!(summary["status"], "completed");
@@ -215,7 +312,13 @@ fn run_writes_trajectory_metrics_and_summary_with_documented_columns() {
     assert_eq!(summary["steps"].as_u64(), Some(3000));
     // simulated_time = 3000 * 1e-3, exact up to one rounding.
     assert!((num(&summary, "simulated_time") - 3.0).abs() < 1e-12);
-    for key in ["wall_time", "steps_per_second", "max_penetration", "mean_penetration", "final_kinetic_energy"] {
+    for key in [
+        "wall_time",
+        "steps_per_second",
+        "max_penetration",
+        "mean_penetration",
+        "final_kinetic_energy",
+    ] {
         let v = num(&summary, key);
         assert!(v.is_finite() && v >= 0.0, "summary {key} = {v}");
     }
@@ -236,7 +339,11 @@ fn block_penetrating_plane_starts_5cm_deep_and_ends_near_rest() {
     let pen = metrics.f64s("max_penetration");
     // The scene places the lowest corner 5 cm below the ground. The tolerance covers the
     // round-off of rotating the corner by the 35-degree quaternion (observed: ~2e-16 m).
-    assert!((pen[0] - 0.05).abs() < 1e-9, "initial max_penetration {} m, expected 0.05 m", pen[0]);
+    assert!(
+        (pen[0] - 0.05).abs() < 1e-9,
+        "initial max_penetration {} m, expected 0.05 m",
+        pen[0]
+    );
     // The initial state is at rest.
     assert_eq!(metrics.f64s("kinetic_energy")[0], 0.0);
 
@@ -248,9 +355,15 @@ fn block_penetrating_plane_starts_5cm_deep_and_ends_near_rest() {
     // for the 10 kg cube: near rest compared with the energy released.
     let summary = read_summary(&out);
     let ke = num(&summary, "final_kinetic_energy");
-    assert!(ke < 1e-2, "final kinetic energy {ke} J: the block did not come to rest");
+    assert!(
+        ke < 1e-2,
+        "final kinetic energy {ke} J: the block did not come to rest"
+    );
     let last_pen = *pen.last().unwrap();
-    assert!(last_pen < 0.05, "final penetration {last_pen} m: the block was not pushed out at all");
+    assert!(
+        last_pen < 0.05,
+        "final penetration {last_pen} m: the block was not pushed out at all"
+    );
 }
 
 #[test]
@@ -262,18 +375,29 @@ fn summary_totals_agree_with_metrics_csv() {
     let pen = metrics.f64s("max_penetration");
     let ke = metrics.f64s("kinetic_energy");
     // Both files print shortest round-trip decimals of the same f64s, so these are exact.
-    assert_eq!(num(&summary, "max_penetration"), pen.iter().cloned().fold(0.0, f64::max));
+    assert_eq!(
+        num(&summary, "max_penetration"),
+        pen.iter().cloned().fold(0.0, f64::max)
+    );
     assert_eq!(num(&summary, "final_kinetic_energy"), *ke.last().unwrap());
     // Mean over all rows including the initial one; summed in the same order, so only the
     // last-bit differences of a 3001-term sum are allowed (relative 1e-12).
     let mean = pen.iter().sum::<f64>() / pen.len() as f64;
     let got = num(&summary, "mean_penetration");
-    assert!((got - mean).abs() <= 1e-12 * mean, "mean_penetration {got} vs mean of metrics {mean}");
+    assert!(
+        (got - mean).abs() <= 1e-12 * mean,
+        "mean_penetration {got} vs mean of metrics {mean}"
+    );
     // total = kinetic + potential on every row (same f64 addition as the writer).
     let pe = metrics.f64s("potential_energy");
     let tot = metrics.f64s("total_energy");
     for i in 0..tot.len() {
-        assert_eq!(tot[i], ke[i] + pe[i], "row {}: total_energy != kinetic + potential", i + 1);
+        assert_eq!(
+            tot[i],
+            ke[i] + pe[i],
+            "row {}: total_energy != kinetic + potential",
+            i + 1
+        );
     }
 }
 
@@ -286,13 +410,32 @@ fn summary_totals_agree_with_metrics_csv() {
 fn assert_deterministic(tmp: &TempDir, scene: &str, duration: &str) -> PathBuf {
     let (a, b) = (tmp.join("a"), tmp.join("b"));
     for dir in [&a, &b] {
-        signorini(tmp.path(), &["run", scene, "--duration", duration, "--out", s(dir)]).expect_code(0, scene);
+        signorini(
+            tmp.path(),
+            &["run", scene, "--duration", duration, "--out", s(dir)],
+        )
+        .expect_code(0, scene);
     }
-    let (ta, tb) = (std::fs::read(a.join("trajectory.csv")).unwrap(), std::fs::read(b.join("trajectory.csv")).unwrap());
-    assert!(ta.len() > TRAJECTORY_HEADER.len() + 1, "trajectory.csv has no rows");
-    assert!(ta == tb, "{scene}: trajectory.csv differs between two runs of the same scene");
-    let (ma, mb) = (without_timing_columns(&a.join("metrics.csv")), without_timing_columns(&b.join("metrics.csv")));
-    assert_eq!(ma, mb, "{scene}: metrics.csv (timing columns removed) differs between two runs");
+    let (ta, tb) = (
+        std::fs::read(a.join("trajectory.csv")).unwrap(),
+        std::fs::read(b.join("trajectory.csv")).unwrap(),
+    );
+    assert!(
+        ta.len() > TRAJECTORY_HEADER.len() + 1,
+        "trajectory.csv has no rows"
+    );
+    assert!(
+        ta == tb,
+        "{scene}: trajectory.csv differs between two runs of the same scene"
+    );
+    let (ma, mb) = (
+        without_timing_columns(&a.join("metrics.csv")),
+        without_timing_columns(&b.join("metrics.csv")),
+    );
+    assert_eq!(
+        ma, mb,
+        "{scene}: metrics.csv (timing columns removed) differs between two runs"
+    );
     a
 }
 
@@ -303,8 +446,14 @@ fn resting_block_perturbed_runs_are_deterministic() {
     // The random pulses really act in these 2 s (pulse 0 on during [0, 0.5), pulse 1 during
     // [1, 1.5)), so the comparison covers the seeded forces and not only a block at rest.
     let z = Csv::read(&out.join("trajectory.csv")).f64s("z");
-    let (lo, hi) = z.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
-    assert!(hi - lo > 1e-3, "cube height varies by only {} m: pulses had no effect?", hi - lo);
+    let (lo, hi) = z
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    assert!(
+        hi - lo > 1e-3,
+        "cube height varies by only {} m: pulses had no effect?",
+        hi - lo
+    );
 }
 
 #[test]
@@ -314,14 +463,28 @@ fn pile_runs_are_deterministic() {
     // By 0.5 s the lowest bodies have landed, so the comparison covers contacts between
     // spawned bodies and the container, not only free fall.
     let contacts = Csv::read(&out.join("metrics.csv")).f64s("contacts");
-    assert!(contacts.iter().any(|&c| c > 0.0), "no contacts in 0.5 s of the pile");
+    assert!(
+        contacts.iter().any(|&c| c > 0.0),
+        "no contacts in 0.5 s of the pile"
+    );
 }
 
 #[test]
 fn trajectory_interval_writes_one_row_per_interval_per_dynamic_body() {
     let tmp = TempDir::new("interval");
     let out = tmp.join("out");
-    signorini(tmp.path(), &["run", example!("pile.toml"), "--duration", "0.5", "--out", s(&out)]).expect_code(0, "pile");
+    signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("pile.toml"),
+            "--duration",
+            "0.5",
+            "--out",
+            s(&out),
+        ],
+    )
+    .expect_code(0, "pile");
     // pile.toml: 200 spawned bodies, trajectory_interval = 0.01 s, steps of 1e-3 s: rows at
     // t = 0, 0.01, ..., 0.5, i.e. 51 per body; the fixed container is not written.
     let traj = Csv::read(&out.join("trajectory.csv"));
@@ -354,35 +517,74 @@ fn assert_rejected(tag: &str, text: &str, at: &str, key: &str, message: &str, he
     let line = line_of(text, at);
     let expected = format!("{}:{line}: {key}: ", scene.display());
     let out = tmp.join("out");
-    for args in [vec!["check", s(&scene)], vec!["run", s(&scene), "--out", s(&out)]] {
+    for args in [
+        vec!["check", s(&scene)],
+        vec!["run", s(&scene), "--out", s(&out)],
+    ] {
         let o = signorini(tmp.path(), &args);
         o.expect_code(2, &format!("{tag}: signorini {}", args[0]));
         let err = &o.stderr;
-        assert!(err.contains(&expected), "{tag}: stderr does not name `{expected}`:\n{err}");
+        assert!(
+            err.contains(&expected),
+            "{tag}: stderr does not name `{expected}`:\n{err}"
+        );
         let after = &err[err.find(&expected).unwrap()..];
-        let (msg, hint) = after.split_once("\n  help: ").unwrap_or_else(|| panic!("{tag}: no `help:` line:\n{err}"));
-        assert!(msg.contains(message), "{tag}: message does not contain `{message}`:\n{err}");
-        assert!(hint.contains(help), "{tag}: hint does not contain `{help}`:\n{err}");
+        let (msg, hint) = after
+            .split_once("\n  help: ")
+            .unwrap_or_else(|| panic!("{tag}: no `help:` line:\n{err}"));
+        assert!(
+            msg.contains(message),
+            "{tag}: message does not contain `{message}`:\n{err}"
+        );
+        assert!(
+            hint.contains(help),
+            "{tag}: hint does not contain `{help}`:\n{err}"
+        );
     }
-    assert!(!out.exists(), "{tag}: run on a bad scene created {}", out.display());
+    assert!(
+        !out.exists(),
+        "{tag}: run on a bad scene created {}",
+        out.display()
+    );
 }
 
 #[test]
 fn unknown_key_is_reported_with_line_key_and_suggestion() {
     let text = format!("{HEAD}\n[[body]]\nname = \"box\"\nmas = 1.0\nshape = {{ type = \"box\", size = [0.2, 0.2, 0.2] }}\n");
-    assert_rejected("unknown-key", &text, "mas = 1.0", "body[1].mas", "unknown key `mas`", "`mass`");
+    assert_rejected(
+        "unknown-key",
+        &text,
+        "mas = 1.0",
+        "body[1].mas",
+        "unknown key `mas`",
+        "`mass`",
+    );
 }
 
 #[test]
 fn wrong_value_type_is_reported_with_line_and_key() {
     let text = format!("{HEAD}\n[[body]]\nname = \"box\"\nmass = \"heavy\"\nshape = {{ type = \"box\", size = [0.2, 0.2, 0.2] }}\n");
-    assert_rejected("wrong-type", &text, "mass = \"heavy\"", "body[1].mass", "expected a number", "number");
+    assert_rejected(
+        "wrong-type",
+        &text,
+        "mass = \"heavy\"",
+        "body[1].mass",
+        "expected a number",
+        "number",
+    );
 }
 
 #[test]
 fn negative_mass_is_reported_with_line_and_key() {
     let text = format!("{HEAD}\n[[body]]\nname = \"box\"\nmass = -1.0\nshape = {{ type = \"box\", size = [0.2, 0.2, 0.2] }}\n");
-    assert_rejected("negative-mass", &text, "mass = -1.0", "body[1].mass", "greater than 0", "greater than 0");
+    assert_rejected(
+        "negative-mass",
+        &text,
+        "mass = -1.0",
+        "body[1].mass",
+        "greater than 0",
+        "greater than 0",
+    );
 }
 
 #[test]
@@ -393,7 +595,14 @@ fn degenerate_convex_hull_is_reported_at_the_shape_line() {
         "{HEAD}\n[[body]]\nname = \"flat\"\nmass = 1.0\nposition = [0.0, 0.0, 1.0]\n\
          shape = {{ type = \"convex\", points = [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]] }}\n"
     );
-    assert_rejected("degenerate-hull", &text, "type = \"convex\"", "body[1].shape", "degenerate", "plane");
+    assert_rejected(
+        "degenerate-hull",
+        &text,
+        "type = \"convex\"",
+        "body[1].shape",
+        "degenerate",
+        "plane",
+    );
 }
 
 #[test]
@@ -401,7 +610,14 @@ fn undefined_material_is_reported_with_line_and_key() {
     let text = format!(
         "{HEAD}\n[[body]]\nname = \"box\"\nmass = 1.0\nmaterial = \"unobtainium\"\nshape = {{ type = \"box\", size = [0.2, 0.2, 0.2] }}\n"
     );
-    assert_rejected("undefined-material", &text, "unobtainium", "body[1].material", "undefined material `unobtainium`", "[[material]]");
+    assert_rejected(
+        "undefined-material",
+        &text,
+        "unobtainium",
+        "body[1].material",
+        "undefined material `unobtainium`",
+        "[[material]]",
+    );
 }
 
 #[test]
@@ -410,25 +626,53 @@ fn force_on_undefined_body_is_reported_with_line_and_key() {
         "{HEAD}\n[[body]]\nname = \"box\"\nmass = 1.0\nshape = {{ type = \"box\", size = [0.2, 0.2, 0.2] }}\n\n\
          [[force]]\nbody = \"bxo\"\nforce = [0.0, 0.0, 1.0]\n"
     );
-    assert_rejected("undefined-body", &text, "\"bxo\"", "force[0].body", "undefined body `bxo`", "[[body]]");
+    assert_rejected(
+        "undefined-body",
+        &text,
+        "\"bxo\"",
+        "force[0].body",
+        "undefined body `bxo`",
+        "[[body]]",
+    );
 }
 
 #[test]
 fn unknown_contact_model_is_reported_with_the_available_models() {
     let text = format!("{HEAD}\n[contact]\nmodel = \"no-such-model\"\n");
-    assert_rejected("unknown-model", &text, "no-such-model", "contact.model", "unknown contact model `no-such-model`", "deepest-point");
+    assert_rejected(
+        "unknown-model",
+        &text,
+        "no-such-model",
+        "contact.model",
+        "unknown contact model `no-such-model`",
+        "deepest-point",
+    );
 }
 
 #[test]
 fn unknown_contact_parameter_is_reported_with_the_model_parameters() {
     let text = format!("{HEAD}\n[contact]\nmodel = \"deepest-point\"\nkq = 1\n");
-    assert_rejected("unknown-param", &text, "kq = 1", "contact.kq", "no parameter `kq`", "kp");
+    assert_rejected(
+        "unknown-param",
+        &text,
+        "kq = 1",
+        "contact.kq",
+        "no parameter `kq`",
+        "kp",
+    );
 }
 
 #[test]
 fn negative_contact_parameter_is_reported_with_its_minimum() {
     let text = format!("{HEAD}\n[contact]\nmodel = \"deepest-point\"\nkp = -5.0\n");
-    assert_rejected("negative-param", &text, "kp = -5.0", "contact.kp", "below its minimum", ">= 0");
+    assert_rejected(
+        "negative-param",
+        &text,
+        "kp = -5.0",
+        "contact.kp",
+        "below its minimum",
+        ">= 0",
+    );
 }
 
 #[test]
@@ -436,17 +680,31 @@ fn non_positive_dt_and_duration_overrides_exit_2() {
     let tmp = TempDir::new("bad-dt");
     let out = tmp.join("out");
     let scene = example!("box_stack.toml");
-    for (flag, value) in [("--dt", "-1"), ("--dt", "0"), ("--dt", "nan"), ("--duration", "-2")] {
+    for (flag, value) in [
+        ("--dt", "-1"),
+        ("--dt", "0"),
+        ("--dt", "nan"),
+        ("--duration", "-2"),
+    ] {
         let arg = format!("{flag}={value}");
         let o = signorini(tmp.path(), &["run", scene, &arg, "--out", s(&out)]);
         o.expect_code(2, &arg);
-        assert!(o.stderr.contains(&format!("{flag} must be a positive number")), "{arg}: {}", o.stderr);
+        assert!(
+            o.stderr
+                .contains(&format!("{flag} must be a positive number")),
+            "{arg}: {}",
+            o.stderr
+        );
     }
     // Written with a space, `-1` is taken by the argument parser for an option and rejected
     // there (see the report: the message is the parser's, not the --dt check's); still exit 2.
     let o = signorini(tmp.path(), &["run", scene, "--dt", "-1", "--out", s(&out)]);
     o.expect_code(2, "--dt -1");
-    assert!(o.stderr.contains("-1"), "--dt -1: stderr does not mention the value:\n{}", o.stderr);
+    assert!(
+        o.stderr.contains("-1"),
+        "--dt -1: stderr does not mention the value:\n{}",
+        o.stderr
+    );
     assert!(!out.exists(), "a rejected run created {}", out.display());
 }
 
@@ -454,10 +712,28 @@ fn non_positive_dt_and_duration_overrides_exit_2() {
 fn unknown_integrator_override_exits_2_and_lists_the_integrators() {
     let tmp = TempDir::new("bad-integrator");
     let out = tmp.join("out");
-    let o = signorini(tmp.path(), &["run", example!("box_stack.toml"), "--integrator", "foo", "--out", s(&out)]);
+    let o = signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("box_stack.toml"),
+            "--integrator",
+            "foo",
+            "--out",
+            s(&out),
+        ],
+    );
     o.expect_code(2, "--integrator foo");
-    assert!(o.stderr.contains("unknown integrator `foo`"), "{}", o.stderr);
-    assert!(o.stderr.contains("semi-implicit-euler") && o.stderr.contains("rk4"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("unknown integrator `foo`"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains("semi-implicit-euler") && o.stderr.contains("rk4"),
+        "{}",
+        o.stderr
+    );
     assert!(!out.exists());
 }
 
@@ -465,10 +741,28 @@ fn unknown_integrator_override_exits_2_and_lists_the_integrators() {
 fn unknown_model_override_exits_2_and_names_the_flag() {
     let tmp = TempDir::new("bad-model");
     let out = tmp.join("out");
-    let o = signorini(tmp.path(), &["run", example!("box_stack.toml"), "--model", "nope", "--out", s(&out)]);
+    let o = signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("box_stack.toml"),
+            "--model",
+            "nope",
+            "--out",
+            s(&out),
+        ],
+    );
     o.expect_code(2, "--model nope");
-    assert!(o.stderr.contains("--model") && o.stderr.contains("unknown contact model `nope`"), "{}", o.stderr);
-    assert!(o.stderr.contains("help:") && o.stderr.contains("deepest-point"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("--model") && o.stderr.contains("unknown contact model `nope`"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains("help:") && o.stderr.contains("deepest-point"),
+        "{}",
+        o.stderr
+    );
     assert!(!out.exists());
 }
 
@@ -479,7 +773,11 @@ fn missing_scene_file_exits_2_and_names_the_file() {
     for cmd in ["check", "run", "bench"] {
         let o = signorini(tmp.path(), &[cmd, s(&missing)]);
         o.expect_code(2, cmd);
-        assert!(o.stderr.contains(s(&missing)), "{cmd}: stderr does not name the file:\n{}", o.stderr);
+        assert!(
+            o.stderr.contains(s(&missing)),
+            "{cmd}: stderr does not name the file:\n{}",
+            o.stderr
+        );
         assert!(o.stderr.contains("help:"), "{cmd}: no hint:\n{}", o.stderr);
     }
     // `run` without --out would write to ./out/<scene>: nothing may be created.
@@ -496,13 +794,26 @@ fn check_accepts_every_bundled_example() {
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .collect();
     scenes.sort();
-    for name in ["block_penetrating_plane.toml", "box_stack.toml", "pile.toml", "resting_block_perturbed.toml"] {
-        assert!(scenes.iter().any(|p| p.ends_with(name)), "example {name} is missing");
+    for name in [
+        "block_penetrating_plane.toml",
+        "box_stack.toml",
+        "pile.toml",
+        "resting_block_perturbed.toml",
+    ] {
+        assert!(
+            scenes.iter().any(|p| p.ends_with(name)),
+            "example {name} is missing"
+        );
     }
     for scene in &scenes {
         let o = signorini(tmp.path(), &["check", s(scene)]);
         o.expect_code(0, &format!("check {}", scene.display()));
-        assert!(o.stdout.contains(": ok"), "check {}: {}", scene.display(), o.stdout);
+        assert!(
+            o.stdout.contains(": ok"),
+            "check {}: {}",
+            scene.display(),
+            o.stdout
+        );
     }
     // `check` writes nothing.
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
@@ -550,17 +861,40 @@ fn diverging_run_exits_1_names_step_and_body_and_leaves_readable_files() {
     let err = &o.stderr;
     let step: u64 = err
         .match_indices("step ")
-        .find_map(|(i, _)| err[i + 5..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
+        .find_map(|(i, _)| {
+            err[i + 5..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse()
+                .ok()
+        })
         .unwrap_or_else(|| panic!("stderr does not name the step:\n{err}"));
-    assert!((1..100).contains(&step), "blow-up at step {step}: expected before the 100 steps of the duration");
-    assert!(err.contains("body `brick`"), "stderr does not name the body:\n{err}");
-    assert!(err.contains("smaller time step"), "stderr does not suggest a smaller time step:\n{err}");
-    assert!(err.contains(s(&out)), "stderr does not say where the partial files are:\n{err}");
+    assert!(
+        (1..100).contains(&step),
+        "blow-up at step {step}: expected before the 100 steps of the duration"
+    );
+    assert!(
+        err.contains("body `brick`"),
+        "stderr does not name the body:\n{err}"
+    );
+    assert!(
+        err.contains("smaller time step"),
+        "stderr does not suggest a smaller time step:\n{err}"
+    );
+    assert!(
+        err.contains(s(&out)),
+        "stderr does not say where the partial files are:\n{err}"
+    );
 
     let summary = read_summary(&out);
     assert_eq!(summary["status"], "failed");
-    let error = summary["error"].as_str().unwrap_or_else(|| panic!("summary error is not a string: {}", summary["error"]));
-    assert!(error.contains(&format!("step {step} ")) && error.contains("`brick`"), "summary error: {error}");
+    let error = summary["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("summary error is not a string: {}", summary["error"]));
+    assert!(
+        error.contains(&format!("step {step} ")) && error.contains("`brick`"),
+        "summary error: {error}"
+    );
 
     // The files hold the steps before the failing one and are well-formed to the last line.
     let metrics = Csv::read(&out.join("metrics.csv"));
@@ -569,10 +903,18 @@ fn diverging_run_exits_1_names_step_and_body_and_leaves_readable_files() {
     assert_eq!(traj.header.join(","), TRAJECTORY_HEADER);
     traj.assert_well_formed("partial trajectory.csv", &["body"]);
     // Initial row + steps 1 ..= step-1.
-    assert_eq!(metrics.rows.len() as u64, step, "metrics rows: the initial state and the {} completed steps", step - 1);
+    assert_eq!(
+        metrics.rows.len() as u64,
+        step,
+        "metrics rows: the initial state and the {} completed steps",
+        step - 1
+    );
     assert_eq!(traj.rows.len() as u64, step);
     // The falling brick takes ~0.1 s to reach the ground: a handful of rows precede the failure.
-    assert!(step > 5, "the scene blew up at step {step}, before the free fall: is the scene still what it says?");
+    assert!(
+        step > 5,
+        "the scene blew up at step {step}, before the free fall: is the scene still what it says?"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -585,23 +927,41 @@ fn models_lists_deepest_point_with_its_parameters() {
     let o = signorini(tmp.path(), &["models"]);
     o.expect_code(0, "models");
     let lines: Vec<&str> = o.stdout.lines().collect();
-    let start = lines.iter().position(|l| l.trim() == "deepest-point").unwrap_or_else(|| panic!("no `deepest-point` line:\n{}", o.stdout));
+    let start = lines
+        .iter()
+        .position(|l| l.trim() == "deepest-point")
+        .unwrap_or_else(|| panic!("no `deepest-point` line:\n{}", o.stdout));
     // The model's block runs until the next unindented line (the next model).
-    let block: Vec<&str> = lines[start + 1..].iter().take_while(|l| l.starts_with(' ')).cloned().collect();
+    let block: Vec<&str> = lines[start + 1..]
+        .iter()
+        .take_while(|l| l.starts_with(' '))
+        .cloned()
+        .collect();
     for param in ["kp", "kv", "kp_per_kg", "kv_per_kg"] {
         assert!(
-            block.iter().any(|l| l.split_whitespace().next() == Some(param) && l.contains("default")),
+            block
+                .iter()
+                .any(|l| l.split_whitespace().next() == Some(param) && l.contains("default")),
             "parameter `{param}` with its default is not listed under deepest-point:\n{}",
             o.stdout
         );
     }
-    assert!(block.iter().any(|l| l.trim_start().starts_with("kp_per_kg") && l.contains("default 600")), "{}", o.stdout);
+    assert!(
+        block
+            .iter()
+            .any(|l| l.trim_start().starts_with("kp_per_kg") && l.contains("default 600")),
+        "{}",
+        o.stdout
+    );
 }
 
 #[test]
 fn bench_prints_steps_per_second_and_stage_times() {
     let tmp = TempDir::new("bench");
-    let o = signorini(tmp.path(), &["bench", example!("box_stack.toml"), "--steps", "200"]);
+    let o = signorini(
+        tmp.path(),
+        &["bench", example!("box_stack.toml"), "--steps", "200"],
+    );
     o.expect_code(0, "bench");
     assert!(o.stdout.contains("200 steps"), "{}", o.stdout);
     assert!(o.stdout.contains("steps/s"), "{}", o.stdout);
@@ -613,11 +973,20 @@ fn bench_prints_steps_per_second_and_stage_times() {
             .find(|l| l.split_whitespace().next() == Some(stage))
             .unwrap_or_else(|| panic!("no `{stage}` line:\n{}", o.stdout));
         assert!(line.contains("us/step"), "{line}");
-        let pct: f64 = line.split_whitespace().rev().nth(1).and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("no percentage: {line}"));
+        let pct: f64 = line
+            .split_whitespace()
+            .rev()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("no percentage: {line}"));
         percent_sum += pct;
     }
     // Five shares of the total, each printed to 0.1 %: the sum is 100 up to 5 x 0.05 %.
-    assert!((percent_sum - 100.0).abs() <= 0.25 + 1e-9, "stage shares sum to {percent_sum} %:\n{}", o.stdout);
+    assert!(
+        (percent_sum - 100.0).abs() <= 0.25 + 1e-9,
+        "stage shares sum to {percent_sum} %:\n{}",
+        o.stdout
+    );
     // bench writes no files.
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
 }
@@ -632,7 +1001,16 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
     // The scene says rk4, h = 1e-3 s, 3 s (checked in the first test).
     let out = run_block(
         &tmp,
-        &["--dt", "2e-3", "--duration", "0.5", "--integrator", "semi-implicit-euler", "--model", "deepest-point"],
+        &[
+            "--dt",
+            "2e-3",
+            "--duration",
+            "0.5",
+            "--integrator",
+            "semi-implicit-euler",
+            "--model",
+            "deepest-point",
+        ],
     );
     let summary = read_summary(&out);
     // The values are parsed from the same decimal strings, hence exact.
@@ -648,12 +1026,27 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
     let metrics = Csv::read(&out.join("metrics.csv"));
     assert_eq!(metrics.rows.len(), 251);
     let t = metrics.f64s("time");
-    assert_eq!(t[1], 2e-3, "the first step is one overridden time step long");
+    assert_eq!(
+        t[1], 2e-3,
+        "the first step is one overridden time step long"
+    );
 
     // And the other way round: a semi-implicit-Euler scene run with rk4.
     let out2 = tmp.join("out2");
-    signorini(tmp.path(), &["run", example!("box_stack.toml"), "--integrator", "rk4", "--duration", "0.05", "--out", s(&out2)])
-        .expect_code(0, "box_stack with rk4");
+    signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("box_stack.toml"),
+            "--integrator",
+            "rk4",
+            "--duration",
+            "0.05",
+            "--out",
+            s(&out2),
+        ],
+    )
+    .expect_code(0, "box_stack with rk4");
     let summary2 = read_summary(&out2);
     assert_eq!(summary2["integrator"], "rk4");
     assert_eq!(summary2["steps"].as_u64(), Some(50));

@@ -18,7 +18,9 @@ const SCENES: [(&str, f64); 4] = [
 fn bench_steps(c: &mut Criterion) {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let mut group = c.benchmark_group("step");
-    group.sample_size(20).measurement_time(Duration::from_secs(5));
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(5));
     for (file, warm) in SCENES {
         let scene = scene::load(&examples.join(file)).expect("bundled scene loads");
         let (mut model, _) = scene.contact_model(None).expect("bundled model builds");
@@ -29,7 +31,10 @@ fn bench_steps(c: &mut Criterion) {
             step(&scene.model, &mut state, &mut ws, model.as_mut()).expect("bundled scene steps");
         }
         group.bench_function(file.trim_end_matches(".toml"), |b| {
-            b.iter(|| step(&scene.model, &mut state, &mut ws, model.as_mut()).expect("bundled scene steps"))
+            b.iter(|| {
+                step(&scene.model, &mut state, &mut ws, model.as_mut())
+                    .expect("bundled scene steps")
+            })
         });
     }
     group.finish();

@@ -12,8 +12,9 @@
 mod common;
 
 use common::{
-    bisect_right, bounding_diagonal, brute_force_hull_planes, point_hull_signed_distance, point_segment_distance,
-    proptest_config, rotation, signed_distance, unit_cube_point, unit_vector, Plane,
+    bisect_right, bounding_diagonal, brute_force_hull_planes, point_hull_signed_distance,
+    point_segment_distance, proptest_config, rotation, signed_distance, unit_cube_point,
+    unit_vector, Plane,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -56,19 +57,41 @@ enum Solid {
 
 impl Solid {
     fn hull(local: &[DVec3], pose: Pose) -> (Solid, Shape) {
-        let poly = Arc::new(Polytope::from_points(local).expect("random clouds in general position have a hull"));
+        let poly = Arc::new(
+            Polytope::from_points(local).expect("random clouds in general position have a hull"),
+        );
         let points: Vec<DVec3> = local.iter().map(|p| pose.transform_point(*p)).collect();
         let planes = brute_force_hull_planes(&points, 1e-9 * bounding_diagonal(&points));
-        (Solid::Hull { points, planes, poly: poly.clone(), pose }, Shape::Polytope(poly))
+        (
+            Solid::Hull {
+                points,
+                planes,
+                poly: poly.clone(),
+                pose,
+            },
+            Shape::Polytope(poly),
+        )
     }
 
     fn ball(centre: DVec3, radius: f64) -> (Solid, Shape, Pose) {
-        (Solid::Ball { centre, radius }, Shape::Sphere { radius }, Pose::new(centre, signorini::DQuat::IDENTITY))
+        (
+            Solid::Ball { centre, radius },
+            Shape::Sphere { radius },
+            Pose::new(centre, signorini::DQuat::IDENTITY),
+        )
     }
 
     fn half(local_normal: DVec3, pose: Pose) -> (Solid, Shape) {
         let normal = pose.transform_vector(local_normal);
-        (Solid::Half { normal, offset: normal.dot(pose.translation) }, Shape::HalfSpace { normal: local_normal })
+        (
+            Solid::Half {
+                normal,
+                offset: normal.dot(pose.translation),
+            },
+            Shape::HalfSpace {
+                normal: local_normal,
+            },
+        )
     }
 
     /// max over the solid of x·d (+∞ for a half-space unless d is its normal).
@@ -115,19 +138,38 @@ fn oracle_gap(a: &Solid, b: &Solid) -> f64 {
     match (a, b) {
         (Hull { points: pa, .. }, Hull { points: pb, .. }) => signed_distance(pa, pb),
         // A ball is the set of points within r of its centre: gap = sd(centre) − r.
-        (Ball { centre, radius }, other) | (other, Ball { centre, radius }) if !matches!(other, Ball { .. }) => {
+        (Ball { centre, radius }, other) | (other, Ball { centre, radius })
+            if !matches!(other, Ball { .. }) =>
+        {
             other.signed_distance(*centre) - radius
         }
-        (Ball { centre: ca, radius: ra }, Ball { centre: cb, radius: rb }) => ca.distance(*cb) - ra - rb,
-        (Half { normal, offset }, Hull { points, .. }) | (Hull { points, .. }, Half { normal, offset }) => {
-            points.iter().map(|p| normal.dot(*p) - offset).fold(f64::INFINITY, f64::min)
-        }
+        (
+            Ball {
+                centre: ca,
+                radius: ra,
+            },
+            Ball {
+                centre: cb,
+                radius: rb,
+            },
+        ) => ca.distance(*cb) - ra - rb,
+        (Half { normal, offset }, Hull { points, .. })
+        | (Hull { points, .. }, Half { normal, offset }) => points
+            .iter()
+            .map(|p| normal.dot(*p) - offset)
+            .fold(f64::INFINITY, f64::min),
         _ => unreachable!("half-space pairs are not tested"),
     }
 }
 
 /// Checks a feature of `solid` reported for the world point `x`.
-fn check_feature(solid: &Solid, feature: Feature, x: DVec3, tol: f64, side: &str) -> Result<(), TestCaseError> {
+fn check_feature(
+    solid: &Solid,
+    feature: Feature,
+    x: DVec3,
+    tol: f64,
+    side: &str,
+) -> Result<(), TestCaseError> {
     match solid {
         Solid::Hull { poly, pose, .. } => {
             let v = |i: u32| pose.transform_point(poly.vertices[i as usize]);
@@ -143,14 +185,28 @@ fn check_feature(solid: &Solid, feature: Feature, x: DVec3, tol: f64, side: &str
                 Feature::Edge(e) => {
                     let [a, b] = poly.edges[e as usize].vertices;
                     let d = point_segment_distance(x, v(a), v(b));
-                    prop_assert!(d <= tol, "{}: point {} is {:e} from its edge {}", side, x, d, e);
+                    prop_assert!(
+                        d <= tol,
+                        "{}: point {} is {:e} from its edge {}",
+                        side,
+                        x,
+                        d,
+                        e
+                    );
                 }
                 Feature::Face(f) => {
                     let face = &poly.faces[f as usize];
                     let n = pose.transform_vector(face.normal);
                     let k = face.vertices.len();
                     let off_plane = n.dot(x - v(face.vertices[0]));
-                    prop_assert!(off_plane.abs() <= tol, "{}: point {} is {:e} off its face {}", side, x, off_plane, f);
+                    prop_assert!(
+                        off_plane.abs() <= tol,
+                        "{}: point {} is {:e} off its face {}",
+                        side,
+                        x,
+                        off_plane,
+                        f
+                    );
                     for i in 0..k {
                         let (p0, p1) = (v(face.vertices[i]), v(face.vertices[(i + 1) % k]));
                         let out = (p1 - p0).cross(n).normalize();
@@ -164,11 +220,18 @@ fn check_feature(solid: &Solid, feature: Feature, x: DVec3, tol: f64, side: &str
                         );
                     }
                 }
-                Feature::Surface => prop_assert!(false, "{}: a polytope reported Feature::Surface", side),
+                Feature::Surface => {
+                    prop_assert!(false, "{}: a polytope reported Feature::Surface", side)
+                }
             }
         }
         Solid::Ball { .. } | Solid::Half { .. } => {
-            prop_assert_eq!(feature, Feature::Surface, "{}: smooth shapes report Surface", side)
+            prop_assert_eq!(
+                feature,
+                Feature::Surface,
+                "{}: smooth shapes report Surface",
+                side
+            )
         }
     }
     Ok(())
@@ -203,7 +266,12 @@ fn check_pair(
         return Ok(());
     }
     if psi <= activation - gap_tol {
-        prop_assert!(!out.is_empty(), "ψ = {:e} ≤ activation {:e} but no contact", psi, activation);
+        prop_assert!(
+            !out.is_empty(),
+            "ψ = {:e} ≤ activation {:e} but no contact",
+            psi,
+            activation
+        );
     }
     if out.is_empty() {
         return Ok(()); // ψ within the tolerance band around the activation distance
@@ -226,8 +294,18 @@ fn check_pair(
             c.gap,
             (c.point_b - c.point_a).dot(c.normal)
         );
-        prop_assert!((c.normal.length() - 1.0).abs() <= 1e-12, "contact {}: |n| = {}", i, c.normal.length());
-        prop_assert!(c.gap <= activation, "contact {}: gap {:e} above the activation distance", i, c.gap);
+        prop_assert!(
+            (c.normal.length() - 1.0).abs() <= 1e-12,
+            "contact {}: |n| = {}",
+            i,
+            c.normal.length()
+        );
+        prop_assert!(
+            c.gap <= activation,
+            "contact {}: gap {:e} above the activation distance",
+            i,
+            c.gap
+        );
         // Every reported gap is a separation between points of A and B along n, so no gap is below
         // the separation along n, which is itself at most ψ; and n is a best axis (points from A
         // towards B): the separation along it reaches ψ.
@@ -239,11 +317,29 @@ fn check_pair(
             s_n,
             psi
         );
-        prop_assert!(c.gap >= psi - gap_tol, "contact {}: gap {:e} below ψ {:e}", i, c.gap, psi);
+        prop_assert!(
+            c.gap >= psi - gap_tol,
+            "contact {}: gap {:e} below ψ {:e}",
+            i,
+            c.gap,
+            psi
+        );
         // The points lie on the two surfaces.
         let (da, db) = (a.signed_distance(c.point_a), b.signed_distance(c.point_b));
-        prop_assert!(da.abs() <= gap_tol, "contact {}: point_a {} is {:e} from A's surface", i, c.point_a, da);
-        prop_assert!(db.abs() <= gap_tol, "contact {}: point_b {} is {:e} from B's surface", i, c.point_b, db);
+        prop_assert!(
+            da.abs() <= gap_tol,
+            "contact {}: point_a {} is {:e} from A's surface",
+            i,
+            c.point_a,
+            da
+        );
+        prop_assert!(
+            db.abs() <= gap_tol,
+            "contact {}: point_b {} is {:e} from B's surface",
+            i,
+            c.point_b,
+            db
+        );
         check_feature(a, c.feature_a, c.point_a, feature_tol, "A")?;
         check_feature(b, c.feature_b, c.point_b, feature_tol, "B")?;
         // Indices are left at 0 by pair_contacts.
@@ -304,9 +400,14 @@ fn activation() -> impl Strategy<Value = f64> {
 /// (parry's flatness threshold; see `thin_tetrahedron_is_accepted` in geometry_polytope.rs),
 /// which is not what these tests are about.
 fn shape_cloud() -> impl Strategy<Value = Vec<DVec3>> {
-    (common::random_cloud(4..=8), (0.2..1.5f64, 0.2..1.5f64, 0.2..1.5f64))
+    (
+        common::random_cloud(4..=8),
+        (0.2..1.5f64, 0.2..1.5f64, 0.2..1.5f64),
+    )
         .prop_map(|(pts, (x, y, z))| pts.iter().map(|p| *p * DVec3::new(x, y, z)).collect())
-        .prop_filter("spans a volume", |pts: &Vec<DVec3>| common::relative_thickness(pts) > 1e-2)
+        .prop_filter("spans a volume", |pts: &Vec<DVec3>| {
+            common::relative_thickness(pts) > 1e-2
+        })
 }
 
 fn mean(points: &[DVec3]) -> DVec3 {
@@ -314,7 +415,10 @@ fn mean(points: &[DVec3]) -> DVec3 {
 }
 
 fn max_radius(points: &[DVec3], centre: DVec3) -> f64 {
-    points.iter().map(|p| p.distance(centre)).fold(0.0, f64::max)
+    points
+        .iter()
+        .map(|p| p.distance(centre))
+        .fold(0.0, f64::max)
 }
 
 proptest! {
@@ -446,7 +550,10 @@ fn box_resting_on_box_face_to_face_reports_the_full_overlap_rectangle() {
     // top cube's four bottom corners (all inside the slab's top face), each 1 mm deep.
     let slab = Shape::cuboid(DVec3::new(2.0, 2.0, 1.0)).unwrap();
     let cube = Shape::cuboid(DVec3::ONE).unwrap();
-    let top = Pose::new(DVec3::new(0.1, 0.2, 0.999), signorini::DQuat::from_rotation_z(0.3));
+    let top = Pose::new(
+        DVec3::new(0.1, 0.2, 0.999),
+        signorini::DQuat::from_rotation_z(0.3),
+    );
     let mut out = Vec::new();
     pair_contacts(&slab, &Pose::IDENTITY, &cube, &top, 1e-3, &mut out);
     assert_eq!(out.len(), 4, "{out:?}");
@@ -454,7 +561,9 @@ fn box_resting_on_box_face_to_face_reports_the_full_overlap_rectangle() {
         // Coordinates of order 1: round-off of a few ε.
         assert!((c.gap + 1e-3).abs() <= 1e-12, "gap {}", c.gap);
         assert!((c.normal - DVec3::Z).length() <= 1e-12);
-        assert!(matches!(c.feature_a, Feature::Face(_)) && matches!(c.feature_b, Feature::Vertex(_)));
+        assert!(
+            matches!(c.feature_a, Feature::Face(_)) && matches!(c.feature_b, Feature::Vertex(_))
+        );
         assert!((c.point_a.z - 0.5).abs() <= 1e-12 && (c.point_b.z - 0.499).abs() <= 1e-12);
     }
 }
@@ -478,13 +587,33 @@ fn shallow_vertex_contact_is_kept_when_the_most_opposed_face_misses_that_vertex(
     ];
     let cloud_b = vec![
         DVec3::new(0.05633947203176573, 0.0, -0.059103927284899674),
-        DVec3::new(-0.17366937470326727, -0.1996787026367518, -0.16248503641129172),
+        DVec3::new(
+            -0.17366937470326727,
+            -0.1996787026367518,
+            -0.16248503641129172,
+        ),
         DVec3::new(0.0, 0.0, 0.0),
-        DVec3::new(-0.19065801241471342, -0.1622791419815645, -0.09436382694709182),
+        DVec3::new(
+            -0.19065801241471342,
+            -0.1622791419815645,
+            -0.09436382694709182,
+        ),
     ];
-    let pose_a =
-        Pose::new(DVec3::ZERO, q(-0.2894442725274842, -0.23006844415615016, -0.9288937004914337, 0.021142783448126617));
-    let qb = q(0.8764482241199901, -0.3583909602135449, 0.271875892921778, -0.17169137695910902);
+    let pose_a = Pose::new(
+        DVec3::ZERO,
+        q(
+            -0.2894442725274842,
+            -0.23006844415615016,
+            -0.9288937004914337,
+            0.021142783448126617,
+        ),
+    );
+    let qb = q(
+        0.8764482241199901,
+        -0.3583909602135449,
+        0.271875892921778,
+        -0.17169137695910902,
+    );
     let u = DVec3::new(0.7691773360406872, 0.0, 0.6390353869085436);
     let world_a: Vec<DVec3> = cloud_a.iter().map(|p| pose_a.transform_point(*p)).collect();
     let base = mean(&world_a) - qb * mean(&cloud_b);
@@ -505,27 +634,81 @@ fn separated_pair_with_a_multi_point_closest_feature_gets_a_unit_normal() {
     // shrinks). Normalizing p_b − p_a gives a unit normal.
     let cloud_a = vec![
         DVec3::new(0.9343158353627555, 0.4710803247691748, -0.4157233338944518),
-        DVec3::new(-0.2549753520824778, 0.5151596549227859, 0.057100581948214456),
-        DVec3::new(0.7602056389029009, -0.08809247802559972, -0.5880554572073915),
-        DVec3::new(-0.9792186682648872, -0.02326378681404384, 0.012961879818599073),
-        DVec3::new(0.5288645291365399, -0.5378627573630167, -0.034738074173452496),
-        DVec3::new(-0.8362028574099889, -0.5576167556028121, -0.1969584765144515),
-        DVec3::new(-0.35367299085080517, -0.14763306297840229, -0.6049706602818138),
+        DVec3::new(
+            -0.2549753520824778,
+            0.5151596549227859,
+            0.057100581948214456,
+        ),
+        DVec3::new(
+            0.7602056389029009,
+            -0.08809247802559972,
+            -0.5880554572073915,
+        ),
+        DVec3::new(
+            -0.9792186682648872,
+            -0.02326378681404384,
+            0.012961879818599073,
+        ),
+        DVec3::new(
+            0.5288645291365399,
+            -0.5378627573630167,
+            -0.034738074173452496,
+        ),
+        DVec3::new(
+            -0.8362028574099889,
+            -0.5576167556028121,
+            -0.1969584765144515,
+        ),
+        DVec3::new(
+            -0.35367299085080517,
+            -0.14763306297840229,
+            -0.6049706602818138,
+        ),
     ];
     let cloud_b = vec![
-        DVec3::new(-0.6334861999208767, -0.5985972313601308, 0.12929070749587993),
-        DVec3::new(-0.3773508726197577, -0.5533188301125502, 0.13134519762729016),
-        DVec3::new(-0.5583401681743477, -0.055666797558662995, -0.43439990695573905),
-        DVec3::new(0.02614988641598674, -1.1158458389569512, -0.4438775252093109),
+        DVec3::new(
+            -0.6334861999208767,
+            -0.5985972313601308,
+            0.12929070749587993,
+        ),
+        DVec3::new(
+            -0.3773508726197577,
+            -0.5533188301125502,
+            0.13134519762729016,
+        ),
+        DVec3::new(
+            -0.5583401681743477,
+            -0.055666797558662995,
+            -0.43439990695573905,
+        ),
+        DVec3::new(
+            0.02614988641598674,
+            -1.1158458389569512,
+            -0.4438775252093109,
+        ),
         DVec3::new(0.8313979197173209, -0.5871730067952592, 0.3717295166639175),
     ];
     let pose_a = Pose::new(
         DVec3::new(-0.6702898276555137, 0.8885420086900486, 0.3287004039974891),
-        q(0.27858713176843347, -0.5139584676372739, 0.7528929439072289, 0.30230467838207425),
+        q(
+            0.27858713176843347,
+            -0.5139584676372739,
+            0.7528929439072289,
+            0.30230467838207425,
+        ),
     );
     let pose_b = Pose::new(
-        DVec3::new(-0.7770178471072919, 1.2318494656141594, -0.07666905623431641),
-        q(-0.3749890536800931, -0.5041963063246414, -0.5906549121518012, 0.5062569200116128),
+        DVec3::new(
+            -0.7770178471072919,
+            1.2318494656141594,
+            -0.07666905623431641,
+        ),
+        q(
+            -0.3749890536800931,
+            -0.5041963063246414,
+            -0.5906549121518012,
+            0.5062569200116128,
+        ),
     );
     let (a, shape_a) = Solid::hull(&cloud_a, pose_a);
     let (b, shape_b) = Solid::hull(&cloud_b, pose_b);
@@ -546,8 +729,10 @@ fn cube_corners_a_nanometre_apart_get_a_contact() {
     // contact is reported.
     let cube = Shape::cuboid(DVec3::ONE).unwrap();
     let p = DVec3::splat(1000.0);
-    let (pa, pb) =
-        (Pose::new(p, signorini::DQuat::IDENTITY), Pose::new(p + DVec3::splat(1.0 + 1e-9), signorini::DQuat::IDENTITY));
+    let (pa, pb) = (
+        Pose::new(p, signorini::DQuat::IDENTITY),
+        Pose::new(p + DVec3::splat(1.0 + 1e-9), signorini::DQuat::IDENTITY),
+    );
     let mut out = Vec::new();
     pair_contacts(&cube, &pa, &cube, &pb, 1e-3, &mut out);
     assert_eq!(out.len(), 1, "no contact for cubes √3 nm apart");

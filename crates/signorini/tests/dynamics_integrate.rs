@@ -16,7 +16,14 @@ fn deepest_point() -> Box<dyn ContactModel> {
 }
 
 fn ball(mass: f64) -> Body {
-    Body::dynamic("ball", single_piece(Shape::sphere(0.5).unwrap()), Some(mass), 1.0, 0).unwrap()
+    Body::dynamic(
+        "ball",
+        single_piece(Shape::sphere(0.5).unwrap()),
+        Some(mass),
+        1.0,
+        0,
+    )
+    .unwrap()
 }
 
 /// Runs `n` steps, calling `each(k, state)` after step k (k = 1..=n).
@@ -32,8 +39,10 @@ fn run(model: &Model, state: &mut State, n: usize, mut each: impl FnMut(usize, &
 const G: DVec3 = DVec3::new(0.0, 0.0, -9.81);
 
 /// Launch conditions: (x0, v0) for free fall from rest and for a projectile.
-const LAUNCHES: [(DVec3, DVec3); 2] =
-    [(DVec3::new(0.0, 0.0, 10.0), DVec3::ZERO), (DVec3::new(1.0, 2.0, 3.0), DVec3::new(3.0, -1.0, 5.0))];
+const LAUNCHES: [(DVec3, DVec3); 2] = [
+    (DVec3::new(0.0, 0.0, 10.0), DVec3::ZERO),
+    (DVec3::new(1.0, 2.0, 3.0), DVec3::new(3.0, -1.0, 5.0)),
+];
 
 /// Round-off allowance after k steps for positions and velocities of magnitude ≤ xmax, vmax:
 /// each step rounds v (a product and a sum: ≤ ε|v|) and x (≤ ε|x| + h ε|v|), and velocity
@@ -50,7 +59,10 @@ fn semi_implicit_euler_free_fall_and_projectile_follow_the_exact_discrete_soluti
     // error of the scheme, in closed form. Asserted at every step to round-off.
     let (h, n) = (1e-3, 1000);
     for (x0, v0) in LAUNCHES {
-        let m = model(vec![ball(2.0)], settings(h, Integrator::SemiImplicitEuler, G));
+        let m = model(
+            vec![ball(2.0)],
+            settings(h, Integrator::SemiImplicitEuler, G),
+        );
         let mut state = initial_state(vec![body_state(x0, DQuat::IDENTITY, v0, DVec3::ZERO)]);
         let (xmax, vmax) = (x0.length() + v0.length() * 1.0 + 9.81, v0.length() + 9.81);
         run(&m, &mut state, n, |k, s| {
@@ -66,7 +78,11 @@ fn semi_implicit_euler_free_fall_and_projectile_follow_the_exact_discrete_soluti
                 b.position,
                 (b.position - x).length()
             );
-            assert!((b.velocity - v).length() <= tv, "step {k}: v = {} vs {v}", b.velocity);
+            assert!(
+                (b.velocity - v).length() <= tv,
+                "step {k}: v = {} vs {v}",
+                b.velocity
+            );
             assert_eq!(b.orientation, DQuat::IDENTITY);
             assert_eq!(b.angular_velocity, DVec3::ZERO);
             assert_eq!((s.step, s.time), (k as u64, kf * h));
@@ -99,7 +115,11 @@ fn rk4_free_fall_and_projectile_follow_the_parabola_to_round_off() {
                 b.position,
                 (b.position - x).length()
             );
-            assert!((b.velocity - v).length() <= 3.0 * tv, "step {k}: v = {} vs {v}", b.velocity);
+            assert!(
+                (b.velocity - v).length() <= 3.0 * tv,
+                "step {k}: v = {} vs {v}",
+                b.velocity
+            );
             assert_eq!(b.angular_velocity, DVec3::ZERO);
         });
     }
@@ -112,7 +132,14 @@ fn rk4_free_fall_and_projectile_follow_the_parabola_to_round_off() {
 /// diag(2, 3, 4) kg m², so y is the intermediate axis.
 fn tumbling_box() -> Body {
     let size = DVec3::new(2.5f64.sqrt(), 1.5f64.sqrt(), 0.5f64.sqrt());
-    Body::dynamic("box", single_piece(Shape::cuboid(size).unwrap()), Some(12.0), 1.0, 0).unwrap()
+    Body::dynamic(
+        "box",
+        single_piece(Shape::cuboid(size).unwrap()),
+        Some(12.0),
+        1.0,
+        0,
+    )
+    .unwrap()
 }
 
 /// Initial orientation and world angular velocity: spinning mostly about the intermediate axis
@@ -136,7 +163,10 @@ fn energy_and_momentum(body: &Body, s: &State) -> (f64, DVec3) {
 /// at step h (no contacts: the box is alone, gravity off).
 fn tumbling_drift(h: f64, t_end: f64) -> (f64, f64) {
     let body = tumbling_box();
-    let m = model(vec![body.clone()], settings(h, Integrator::Rk4, DVec3::ZERO));
+    let m = model(
+        vec![body.clone()],
+        settings(h, Integrator::Rk4, DVec3::ZERO),
+    );
     let (q0, w0) = tumbling_start();
     let mut state = initial_state(vec![body_state(DVec3::ZERO, q0, DVec3::ZERO, w0)]);
     let (e0, l0) = energy_and_momentum(&body, &state);
@@ -187,7 +217,10 @@ fn rk4_torque_free_tumbling_drift_is_fourth_order_in_the_step() {
     // the next term of the error expansion, O(Ωh) relative (a few per cent to ~10 % here), and by
     // round-off (< 1 % by the check above): a ±25 % band around 16 is ample and excludes third
     // (8×) and fifth (32×) order.
-    for (what, ratio) in [("energy", de_h / de_half), ("angular momentum", dl_h / dl_half)] {
+    for (what, ratio) in [
+        ("energy", de_h / de_half),
+        ("angular momentum", dl_h / dl_half),
+    ] {
         assert!(
             (12.0..=20.0).contains(&ratio),
             "{what}: drift ratio = {ratio:.2}, expected ≈ 16 (drifts {de_h:e}/{de_half:e}, {dl_h:e}/{dl_half:e})"
@@ -217,8 +250,16 @@ fn rk4_torque_free_tumbling_conserves_energy_and_angular_momentum_over_ten_secon
     let (de_c, dl_c) = tumbling_drift(1e-2, t_end);
     let scale = (h / 1e-2).powi(4);
     let floor = round_off_floor(t_end / h);
-    assert!(de <= 2.0 * de_c * scale + floor, "energy drift {de:e} vs fourth-order prediction {:e}", de_c * scale);
-    assert!(dl <= 2.0 * dl_c * scale + floor, "momentum drift {dl:e} vs fourth-order prediction {:e}", dl_c * scale);
+    assert!(
+        de <= 2.0 * de_c * scale + floor,
+        "energy drift {de:e} vs fourth-order prediction {:e}",
+        de_c * scale
+    );
+    assert!(
+        dl <= 2.0 * dl_c * scale + floor,
+        "momentum drift {dl:e} vs fourth-order prediction {:e}",
+        dl_c * scale
+    );
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -227,8 +268,14 @@ fn rk4_torque_free_tumbling_conserves_energy_and_angular_momentum_over_ten_secon
 /// A 3 kg box of edges (0.4, 0.6, 1.0) m at rest in a generic orientation, no gravity, pushed by
 /// force F at the body-frame point r (plus a pure torque τ).
 fn pushed_box(integrator: Integrator, h: f64, start: f64, end: f64) -> (Model, State) {
-    let body = Body::dynamic("box", single_piece(Shape::cuboid(DVec3::new(0.4, 0.6, 1.0)).unwrap()), Some(3.0), 1.0, 0)
-        .unwrap();
+    let body = Body::dynamic(
+        "box",
+        single_piece(Shape::cuboid(DVec3::new(0.4, 0.6, 1.0)).unwrap()),
+        Some(3.0),
+        1.0,
+        0,
+    )
+    .unwrap();
     let mut m = model(vec![body], settings(h, integrator, DVec3::ZERO));
     m.forces.push(ScheduledForce {
         body: 0,
@@ -239,7 +286,15 @@ fn pushed_box(integrator: Integrator, h: f64, start: f64, end: f64) -> (Model, S
         end,
     });
     let q0 = DQuat::from_axis_angle(DVec3::new(-0.3, 0.4, 1.0).normalize(), 1.1);
-    (m, initial_state(vec![body_state(DVec3::new(0.5, 0.0, 2.0), q0, DVec3::ZERO, DVec3::ZERO)]))
+    (
+        m,
+        initial_state(vec![body_state(
+            DVec3::new(0.5, 0.0, 2.0),
+            q0,
+            DVec3::ZERO,
+            DVec3::ZERO,
+        )]),
+    )
 }
 
 /// Closed form of the first step from rest: the force F at world point x + R r gives
@@ -263,7 +318,12 @@ fn force_at_an_off_centre_point_gives_the_expected_torque_in_one_euler_step() {
     let b = &state.bodies[0];
     // One step of semi-implicit Euler: v = h a, ω = h α, x = x0 + h v, q = exp(h ω) q0.
     // Each is a handful of roundings of O(1) quantities (the 3×3 inverse: ~50): 64 ε relative.
-    assert!((b.velocity - h * a).length() <= 64.0 * EPS * (h * a).length(), "v {} vs {}", b.velocity, h * a);
+    assert!(
+        (b.velocity - h * a).length() <= 64.0 * EPS * (h * a).length(),
+        "v {} vs {}",
+        b.velocity,
+        h * a
+    );
     assert!(
         (b.angular_velocity - h * alpha).length() <= 64.0 * EPS * (h * alpha).length(),
         "ω {} vs {}",
@@ -272,7 +332,12 @@ fn force_at_an_off_centre_point_gives_the_expected_torque_in_one_euler_step() {
     );
     assert!((b.position - (x0 + h * h * a)).length() <= 8.0 * EPS * x0.length());
     let q = (DQuat::from_scaled_axis(h * h * alpha) * q0).normalize();
-    assert!((b.orientation - q).length() <= 16.0 * EPS, "q {:?} vs {:?}", b.orientation, q);
+    assert!(
+        (b.orientation - q).length() <= 16.0 * EPS,
+        "q {:?} vs {:?}",
+        b.orientation,
+        q
+    );
 }
 
 #[test]
@@ -286,7 +351,13 @@ fn force_at_an_off_centre_point_gives_the_expected_torque_in_one_rk4_step() {
     let (a, alpha) = first_step_rates(&m, &state);
     let r = DMat3::from_quat(state.bodies[0].orientation);
     let jw = r * m.bodies[0].inertia * r.transpose();
-    let norm = |mat: DMat3| mat.to_cols_array().iter().map(|x| x * x).sum::<f64>().sqrt(); // Frobenius ≥ spectral
+    let norm = |mat: DMat3| {
+        mat.to_cols_array()
+            .iter()
+            .map(|x| x * x)
+            .sum::<f64>()
+            .sqrt()
+    }; // Frobenius ≥ spectral
     let f = &m.forces[0];
     let delta = 2.0
         * h
@@ -294,7 +365,12 @@ fn force_at_an_off_centre_point_gives_the_expected_torque_in_one_rk4_step() {
             + norm(jw.inverse()) * norm(jw) * alpha.length().powi(2) * h * h);
     run(&m, &mut state, 1, |_, _| {});
     let b = &state.bodies[0];
-    assert!((b.velocity - h * a).length() <= 64.0 * EPS * (h * a).length(), "v {} vs {}", b.velocity, h * a);
+    assert!(
+        (b.velocity - h * a).length() <= 64.0 * EPS * (h * a).length(),
+        "v {} vs {}",
+        b.velocity,
+        h * a
+    );
     let err = (b.angular_velocity - h * alpha).length();
     assert!(
         err <= delta + 64.0 * EPS * (h * alpha).length(),

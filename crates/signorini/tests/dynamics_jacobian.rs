@@ -3,8 +3,8 @@
 mod common;
 
 use common::{
-    body_state, initial_state, model, proptest_config, rotation, settings, single_piece, unit_cube_point, unit_vector,
-    EPS,
+    body_state, initial_state, model, proptest_config, rotation, settings, single_piece,
+    unit_cube_point, unit_vector, EPS,
 };
 use proptest::prelude::*;
 use signorini::dynamics::jacobian::{contact_row, generalized_velocity};
@@ -15,10 +15,24 @@ use signorini::DVec3;
 /// Bodies in the order dynamic, fixed, dynamic, dynamic: the generalized velocity skips the fixed
 /// one, so the offsets are 0, –, 6, 12.
 fn four_bodies() -> Model {
-    let dynamic =
-        |name: &str| Body::dynamic(name, single_piece(Shape::sphere(0.3).unwrap()), Some(1.5), 1.0, 0).unwrap();
-    let ground =
-        Body::fixed("ground", vec![Piece { shape: Shape::half_space(DVec3::Z).unwrap(), pose: Pose::IDENTITY }], 0);
+    let dynamic = |name: &str| {
+        Body::dynamic(
+            name,
+            single_piece(Shape::sphere(0.3).unwrap()),
+            Some(1.5),
+            1.0,
+            0,
+        )
+        .unwrap()
+    };
+    let ground = Body::fixed(
+        "ground",
+        vec![Piece {
+            shape: Shape::half_space(DVec3::Z).unwrap(),
+            pose: Pose::IDENTITY,
+        }],
+        0,
+    );
     model(
         vec![dynamic("a"), ground, dynamic("b"), dynamic("c")],
         settings(1e-3, Integrator::SemiImplicitEuler, DVec3::ZERO),

@@ -8,11 +8,18 @@ use signorini::{DMat3, DQuat, DVec3};
 
 /// Largest absolute difference between two matrices' entries.
 fn max_abs_diff(a: DMat3, b: DMat3) -> f64 {
-    (a - b).to_cols_array().iter().fold(0.0, |m, x| m.max(x.abs()))
+    (a - b)
+        .to_cols_array()
+        .iter()
+        .fold(0.0, |m, x| m.max(x.abs()))
 }
 
 fn sym(xx: f64, yy: f64, zz: f64, xy: f64, xz: f64, yz: f64) -> DMat3 {
-    DMat3::from_cols(DVec3::new(xx, xy, xz), DVec3::new(xy, yy, yz), DVec3::new(xz, yz, zz))
+    DMat3::from_cols(
+        DVec3::new(xx, xy, xz),
+        DVec3::new(xy, yy, yz),
+        DVec3::new(xz, yz, zz),
+    )
 }
 
 /// Inertia tensor of a solid tetrahedron about its centroid, by the explicit formulas of
@@ -56,7 +63,13 @@ fn tonon_tetrahedron(p: [DVec3; 4], rho: f64) -> (f64, DVec3, DMat3) {
 
 /// Box of full edge lengths l: I = m/12 diag(ly² + lz², lx² + lz², lx² + ly²).
 fn box_inertia(m: f64, l: DVec3) -> DMat3 {
-    DMat3::from_diagonal(DVec3::new(l.y * l.y + l.z * l.z, l.x * l.x + l.z * l.z, l.x * l.x + l.y * l.y) * (m / 12.0))
+    DMat3::from_diagonal(
+        DVec3::new(
+            l.y * l.y + l.z * l.z,
+            l.x * l.x + l.z * l.z,
+            l.x * l.x + l.y * l.y,
+        ) * (m / 12.0),
+    )
 }
 
 /// Relative round-off budget of the library's origin-fan sums for a body of volume `v` whose
@@ -78,11 +91,20 @@ fn box_mass_centre_and_inertia_match_closed_form() {
     let mp = shape.mass_properties(rho).unwrap();
     let m = rho * l.x * l.y * l.z;
     // 12 fan triangles, ~10 flops each: relative round-off ≤ 120 ε; bound 256 ε.
-    assert!((mp.mass - m).abs() <= 256.0 * EPS * m, "mass {} vs {m}", mp.mass);
+    assert!(
+        (mp.mass - m).abs() <= 256.0 * EPS * m,
+        "mass {} vs {m}",
+        mp.mass
+    );
     let r = 0.5 * l.length();
     assert!(mp.com.length() <= 256.0 * EPS * r, "com {}", mp.com);
     let i = box_inertia(m, l);
-    assert!(max_abs_diff(mp.inertia, i) <= 256.0 * EPS * m * r * r, "inertia {:?} vs {:?}", mp.inertia, i);
+    assert!(
+        max_abs_diff(mp.inertia, i) <= 256.0 * EPS * m * r * r,
+        "inertia {:?} vs {:?}",
+        mp.inertia,
+        i
+    );
 }
 
 #[test]
@@ -92,7 +114,11 @@ fn rotated_offset_box_inertia_is_r_diag_rt_about_its_centre() {
     let (l, rho) = (DVec3::new(0.5, 1.0, 2.0), 3.0);
     let rot = DQuat::from_axis_angle(DVec3::new(1.0, -2.0, 0.5).normalize(), 0.7);
     let t = DVec3::new(4.0, -3.0, 2.5);
-    let corners: Vec<DVec3> = Polytope::cuboid(0.5 * l).vertices.iter().map(|v| rot * *v + t).collect();
+    let corners: Vec<DVec3> = Polytope::cuboid(0.5 * l)
+        .vertices
+        .iter()
+        .map(|v| rot * *v + t)
+        .collect();
     let p = Polytope::from_points(&corners).unwrap();
     let mp = MassProperties::polytope(&p, rho);
     let m = rho * l.x * l.y * l.z;
@@ -102,7 +128,12 @@ fn rotated_offset_box_inertia_is_r_diag_rt_about_its_centre() {
     let rel = offset_round_off(r, l.x * l.y * l.z);
     assert!((mp.mass - m).abs() <= rel * m, "mass {} vs {m}", mp.mass);
     assert!((mp.com - t).length() <= rel * r, "com {} vs {t}", mp.com);
-    assert!(max_abs_diff(mp.inertia, expect) <= rel * m * r * r, "inertia {:?} vs {:?}", mp.inertia, expect);
+    assert!(
+        max_abs_diff(mp.inertia, expect) <= rel * m * r * r,
+        "inertia {:?} vs {:?}",
+        mp.inertia,
+        expect
+    );
     assert!((p.volume() * rho - mp.mass).abs() <= rel * m);
 }
 
@@ -141,24 +172,45 @@ fn sphere_mass_and_inertia_match_closed_form() {
 
 #[test]
 fn half_space_has_no_mass_properties() {
-    assert!(Shape::half_space(DVec3::Z).unwrap().mass_properties(1.0).is_none());
+    assert!(Shape::half_space(DVec3::Z)
+        .unwrap()
+        .mass_properties(1.0)
+        .is_none());
 }
 
 /// Checks `MassProperties::polytope` of the hull of the four points against Tonon's formulas.
 fn check_tetrahedron(p: [DVec3; 4], rho: f64) {
     let poly = Polytope::from_points(&p).unwrap();
-    assert_eq!((poly.vertices.len(), poly.edges.len(), poly.faces.len()), (4, 6, 4));
+    assert_eq!(
+        (poly.vertices.len(), poly.edges.len(), poly.faces.len()),
+        (4, 6, 4)
+    );
     let mp = MassProperties::polytope(&poly, rho);
     let (m, c, i) = tonon_tetrahedron(p, rho);
     let r = p.iter().map(|v| v.length()).fold(0.0, f64::max);
     let rel = offset_round_off(r, m / rho);
     assert!((mp.mass - m).abs() <= rel * m, "mass {} vs {m}", mp.mass);
-    assert!((poly.volume() * rho - m).abs() <= rel * m, "volume {} vs {}", poly.volume(), m / rho);
+    assert!(
+        (poly.volume() * rho - m).abs() <= rel * m,
+        "volume {} vs {}",
+        poly.volume(),
+        m / rho
+    );
     assert!((mp.com - c).length() <= rel * r, "com {} vs {c}", mp.com);
-    assert!(max_abs_diff(mp.inertia, i) <= rel * m * r * r, "inertia {:?} vs Tonon {:?}", mp.inertia, i);
+    assert!(
+        max_abs_diff(mp.inertia, i) <= rel * m * r * r,
+        "inertia {:?} vs Tonon {:?}",
+        mp.inertia,
+        i
+    );
     // Sanity of the oracle itself: a positive-definite tensor with the triangle inequalities.
     let d = [i.x_axis.x, i.y_axis.y, i.z_axis.z];
-    assert!(d.iter().all(|x| *x > 0.0) && d[0] + d[1] >= d[2] && d[1] + d[2] >= d[0] && d[0] + d[2] >= d[1]);
+    assert!(
+        d.iter().all(|x| *x > 0.0)
+            && d[0] + d[1] >= d[2]
+            && d[1] + d[2] >= d[0]
+            && d[0] + d[2] >= d[1]
+    );
 }
 
 #[test]
@@ -171,7 +223,17 @@ fn unit_corner_tetrahedron_matches_tonon() {
     assert!((m - 1.0 / 6.0).abs() <= 4.0 * EPS);
     assert!((c - DVec3::splat(0.25)).length() <= 4.0 * EPS);
     assert!(
-        max_abs_diff(i, sym(1.0 / 80.0, 1.0 / 80.0, 1.0 / 80.0, 1.0 / 480.0, 1.0 / 480.0, 1.0 / 480.0)) <= 16.0 * EPS
+        max_abs_diff(
+            i,
+            sym(
+                1.0 / 80.0,
+                1.0 / 80.0,
+                1.0 / 80.0,
+                1.0 / 480.0,
+                1.0 / 480.0,
+                1.0 / 480.0
+            )
+        ) <= 16.0 * EPS
     );
     check_tetrahedron(p, 1.0);
 }
@@ -191,8 +253,12 @@ fn asymmetric_tetrahedron_far_from_origin_matches_tonon() {
 #[test]
 fn asymmetric_tetrahedron_any_vertex_order_matches_tonon() {
     // The hull does not care how the points are listed, nor does the result.
-    let base =
-        [DVec3::new(-0.7, 0.1, 0.2), DVec3::new(0.9, -0.4, 0.1), DVec3::new(0.2, 1.1, -0.5), DVec3::new(0.3, 0.2, 1.4)];
+    let base = [
+        DVec3::new(-0.7, 0.1, 0.2),
+        DVec3::new(0.9, -0.4, 0.1),
+        DVec3::new(0.2, 1.1, -0.5),
+        DVec3::new(0.3, 0.2, 1.4),
+    ];
     for perm in [[0, 1, 2, 3], [1, 0, 2, 3], [3, 2, 1, 0], [2, 3, 0, 1]] {
         check_tetrahedron(perm.map(|k| base[k]), 0.8);
     }
@@ -204,7 +270,11 @@ fn regular_prism_matches_closed_form() {
     // J = Σ over the n triangles (0, a, b) of A_t (|a|² + |b|² + a·b)/6 = n R⁴ sin θ (2 + cos θ)/12,
     // and the in-plane moments are J/2 each (isotropic for n ≥ 3). For the prism of height h:
     // I_zz = ρ h J, I_xx = I_yy = ρ h J/2 + m h²/12.
-    for (n, r, h, rho) in [(3u32, 0.5, 2.0, 1.0), (7, 1.3, 0.4, 900.0), (24, 0.25, 1.0, 7.5)] {
+    for (n, r, h, rho) in [
+        (3u32, 0.5, 2.0, 1.0),
+        (7, 1.3, 0.4, 900.0),
+        (24, 0.25, 1.0, 7.5),
+    ] {
         let p = Polytope::cylinder(r, h, n).unwrap();
         let mp = MassProperties::polytope(&p, rho);
         let theta = std::f64::consts::TAU / n as f64;
@@ -220,10 +290,24 @@ fn regular_prism_matches_closed_form() {
         // to a few ε. Bound: 64 n ε relative.
         let rel = 64.0 * n as f64 * EPS;
         let big = (r * r + h * h).max(1e-300);
-        assert!((mp.mass - m).abs() <= rel * m, "n={n}: mass {} vs {m}", mp.mass);
-        assert!((p.volume() - area * h).abs() <= rel * area * h, "n={n}: volume {} vs {}", p.volume(), area * h);
+        assert!(
+            (mp.mass - m).abs() <= rel * m,
+            "n={n}: mass {} vs {m}",
+            mp.mass
+        );
+        assert!(
+            (p.volume() - area * h).abs() <= rel * area * h,
+            "n={n}: volume {} vs {}",
+            p.volume(),
+            area * h
+        );
         assert!(mp.com.length() <= rel * big.sqrt(), "n={n}: com {}", mp.com);
-        assert!(max_abs_diff(mp.inertia, expect) <= rel * m * big, "n={n}: {:?} vs {:?}", mp.inertia, expect);
+        assert!(
+            max_abs_diff(mp.inertia, expect) <= rel * m * big,
+            "n={n}: {:?} vs {:?}",
+            mp.inertia,
+            expect
+        );
     }
 }
 
@@ -235,7 +319,10 @@ fn union_of_two_boxes_equals_the_box_they_form() {
     let rho = 4.0;
     let part1 = MassProperties::polytope(&Polytope::cuboid(DVec3::new(0.5, 1.0, 0.5)), rho);
     let part2 = MassProperties::polytope(&Polytope::cuboid(DVec3::splat(0.5)), rho);
-    let pose1 = Pose::new(DVec3::new(1.0, 0.5, 0.5), DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2));
+    let pose1 = Pose::new(
+        DVec3::new(1.0, 0.5, 0.5),
+        DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2),
+    );
     let pose2 = Pose::new(DVec3::new(2.5, 0.5, 0.5), DQuat::IDENTITY);
     let u = MassProperties::union(&[(part1, pose1), (part2, pose2)]);
     let whole = MassProperties::polytope(&Polytope::cuboid(DVec3::new(1.5, 0.5, 0.5)), rho);
@@ -245,11 +332,24 @@ fn union_of_two_boxes_equals_the_box_they_form() {
     // shifts (offsets ≤ 1.5 m): bound 256 ε · m · (size 3 m)².
     let tol = 256.0 * EPS * m * 9.0;
     assert!((u.mass - m).abs() <= 256.0 * EPS * m);
-    assert!((u.com - DVec3::new(1.5, 0.5, 0.5)).length() <= 256.0 * EPS * 3.0, "com {}", u.com);
-    assert!(max_abs_diff(u.inertia, expect) <= tol, "union {:?} vs box {:?}", u.inertia, expect);
+    assert!(
+        (u.com - DVec3::new(1.5, 0.5, 0.5)).length() <= 256.0 * EPS * 3.0,
+        "com {}",
+        u.com
+    );
+    assert!(
+        max_abs_diff(u.inertia, expect) <= tol,
+        "union {:?} vs box {:?}",
+        u.inertia,
+        expect
+    );
     assert!(max_abs_diff(u.inertia, whole.inertia) <= tol);
     // The union is symmetric about its centre's axes: no products of inertia.
-    assert!(u.inertia.x_axis.y.abs() <= tol && u.inertia.x_axis.z.abs() <= tol && u.inertia.y_axis.z.abs() <= tol);
+    assert!(
+        u.inertia.x_axis.y.abs() <= tol
+            && u.inertia.x_axis.z.abs() <= tol
+            && u.inertia.y_axis.z.abs() <= tol
+    );
 }
 
 #[test]
@@ -272,17 +372,29 @@ fn polytope_volume_times_density_is_the_mass_for_hulls_of_random_clouds() {
     // tetrahedron of its points and of the ball. Deterministic points (a fixed LCG).
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut next = || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
     };
     for n in [5usize, 12, 30] {
-        let pts: Vec<DVec3> = (0..n).map(|_| DVec3::new(next(), next(), next()).clamp_length_max(1.0)).collect();
+        let pts: Vec<DVec3> = (0..n)
+            .map(|_| DVec3::new(next(), next(), next()).clamp_length_max(1.0))
+            .collect();
         let p = Polytope::from_points(&pts).unwrap();
         let rho = 3.5;
         let mp = MassProperties::polytope(&p, rho);
-        assert!((p.volume() * rho - mp.mass).abs() <= 64.0 * EPS * mp.mass, "n={n}");
-        let tet = (pts[1] - pts[0]).dot((pts[2] - pts[0]).cross(pts[3] - pts[0])).abs() / 6.0;
-        assert!(p.volume() >= tet * (1.0 - 1e-12) && p.volume() <= 4.0 / 3.0 * std::f64::consts::PI);
+        assert!(
+            (p.volume() * rho - mp.mass).abs() <= 64.0 * EPS * mp.mass,
+            "n={n}"
+        );
+        let tet = (pts[1] - pts[0])
+            .dot((pts[2] - pts[0]).cross(pts[3] - pts[0]))
+            .abs()
+            / 6.0;
+        assert!(
+            p.volume() >= tet * (1.0 - 1e-12) && p.volume() <= 4.0 / 3.0 * std::f64::consts::PI
+        );
     }
 }
 
@@ -309,5 +421,7 @@ fn polytope_mass_properties_are_covariant_under_rigid_motion() {
     let r = t.length() + 1.0;
     assert!((a.mass - b.mass).abs() <= 256.0 * EPS * a.mass * r.powi(3));
     assert!((b.com - (rot * a.com + t)).length() <= 256.0 * EPS * r);
-    assert!(max_abs_diff(b.inertia, rm * a.inertia * rm.transpose()) <= 256.0 * EPS * a.mass * r * r);
+    assert!(
+        max_abs_diff(b.inertia, rm * a.inertia * rm.transpose()) <= 256.0 * EPS * a.mass * r * r
+    );
 }

@@ -4,7 +4,8 @@
 mod common;
 
 use common::{
-    bounding_diagonal, brute_force_hull_planes, proptest_config, relative_thickness, rotation, unit_cube_point, EPS,
+    bounding_diagonal, brute_force_hull_planes, proptest_config, relative_thickness, rotation,
+    unit_cube_point, EPS,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -22,7 +23,11 @@ const REL_TOL: f64 = 1e-9;
 /// A cloud uniform in [-1, 1]³, scaled by 1e-3, 1 or 1e3 and moved off the origin by up to 5
 /// cloud sizes (the tolerances must scale with the cloud, and far clouds must still work).
 fn random_cloud(n: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Vec<DVec3>> {
-    (common::random_cloud(n), prop_oneof![Just(1e-3), Just(1.0), Just(1e3)], unit_cube_point())
+    (
+        common::random_cloud(n),
+        prop_oneof![Just(1e-3), Just(1.0), Just(1e3)],
+        unit_cube_point(),
+    )
         .prop_map(|(pts, s, t)| pts.iter().map(|p| *p * s + t * (5.0 * s)).collect())
 }
 
@@ -56,22 +61,40 @@ fn box_surface_cloud(
     moved: bool,
 ) -> impl Strategy<Value = Vec<DVec3>> {
     let half = (0.2..2.0f64, 0.2..2.0f64, 0.2..2.0f64).prop_map(|(x, y, z)| DVec3::new(x, y, z));
-    let spec = (0u8..5, 0usize..3, any::<[bool; 3]>(), -1.0..1.0f64, -1.0..1.0f64);
+    let spec = (
+        0u8..5,
+        0usize..3,
+        any::<[bool; 3]>(),
+        -1.0..1.0f64,
+        -1.0..1.0f64,
+    );
     let motion = (rotation(), unit_cube_point()).prop_map(move |m| moved.then_some(m));
-    (half, proptest::collection::vec(spec, n), motion, 0usize..4).prop_map(move |(h, specs, motion, dups)| {
-        let mut pts: Vec<DVec3> = specs.iter().map(|&(k, a, s, u, v)| box_surface_point(h, k, a, s, u, v)).collect();
-        if with_corners {
-            for i in 0..8 {
-                pts.push(box_surface_point(h, 4, 0, [i & 1 != 0, i & 2 != 0, i & 4 != 0], 0.0, 0.0));
+    (half, proptest::collection::vec(spec, n), motion, 0usize..4).prop_map(
+        move |(h, specs, motion, dups)| {
+            let mut pts: Vec<DVec3> = specs
+                .iter()
+                .map(|&(k, a, s, u, v)| box_surface_point(h, k, a, s, u, v))
+                .collect();
+            if with_corners {
+                for i in 0..8 {
+                    pts.push(box_surface_point(
+                        h,
+                        4,
+                        0,
+                        [i & 1 != 0, i & 2 != 0, i & 4 != 0],
+                        0.0,
+                        0.0,
+                    ));
+                }
             }
-        }
-        let copies: Vec<DVec3> = pts.iter().take(dups).copied().collect();
-        pts.extend(copies);
-        if let Some((q, t)) = motion {
-            pts = pts.iter().map(|p| q * *p + 3.0 * t).collect();
-        }
-        pts
-    })
+            let copies: Vec<DVec3> = pts.iter().take(dups).copied().collect();
+            pts.extend(copies);
+            if let Some((q, t)) = motion {
+                pts = pts.iter().map(|p| q * *p + 3.0 * t).collect();
+            }
+            pts
+        },
+    )
 }
 
 /// Every structural property of the hull of `points` (see each assertion).
@@ -80,24 +103,51 @@ fn check_hull(points: &[DVec3], p: &Polytope) -> Result<(), TestCaseError> {
     let tol = REL_TOL * size;
     let (nv, ne, nf) = (p.vertices.len(), p.edges.len(), p.faces.len());
     // Euler's formula for a convex polytope.
-    prop_assert_eq!(nv as i64 - ne as i64 + nf as i64, 2, "V={} E={} F={}", nv, ne, nf);
+    prop_assert_eq!(
+        nv as i64 - ne as i64 + nf as i64,
+        2,
+        "V={} E={} F={}",
+        nv,
+        ne,
+        nf
+    );
     prop_assert_eq!(p.euler_characteristic(), 2);
     prop_assert!(nv >= 4 && nf >= 4 && ne >= 6);
 
     // Every hull vertex is one of the input points, bit for bit, and no vertex is listed twice.
     for (i, v) in p.vertices.iter().enumerate() {
-        prop_assert!(points.contains(v), "vertex {} = {} is not an input point", i, v);
-        prop_assert!(!p.vertices[..i].contains(v), "vertex {} = {} listed twice", i, v);
+        prop_assert!(
+            points.contains(v),
+            "vertex {} = {} is not an input point",
+            i,
+            v
+        );
+        prop_assert!(
+            !p.vertices[..i].contains(v),
+            "vertex {} = {} listed twice",
+            i,
+            v
+        );
     }
     // Centroid and radius as documented.
     let mean = p.vertices.iter().copied().sum::<DVec3>() / nv as f64;
     prop_assert!((p.centroid - mean).length() <= 16.0 * EPS * (size + mean.length()));
-    let radius = p.vertices.iter().map(|v| v.distance(p.centroid)).fold(0.0, f64::max);
+    let radius = p
+        .vertices
+        .iter()
+        .map(|v| v.distance(p.centroid))
+        .fold(0.0, f64::max);
     prop_assert!((p.radius - radius).abs() <= 16.0 * EPS * (size + mean.length()));
 
     for (f, face) in p.faces.iter().enumerate() {
         let k = face.vertices.len();
-        prop_assert!(k >= 3 && face.edges.len() == k, "face {} has {} vertices, {} edges", f, k, face.edges.len());
+        prop_assert!(
+            k >= 3 && face.edges.len() == k,
+            "face {} has {} vertices, {} edges",
+            f,
+            k,
+            face.edges.len()
+        );
         // Unit normal (Newell's normal, normalized: a few ε).
         prop_assert!(
             (face.normal.length() - 1.0).abs() <= 8.0 * EPS,
@@ -108,22 +158,40 @@ fn check_hull(points: &[DVec3], p: &Polytope) -> Result<(), TestCaseError> {
         // Outward: every vertex and every input point on or below the plane.
         for v in p.vertices.iter().chain(points) {
             let d = face.normal.dot(*v) - face.offset;
-            prop_assert!(d <= tol, "point {} is {:e} above face {} (tol {:e})", v, d, f, tol);
+            prop_assert!(
+                d <= tol,
+                "point {} is {:e} above face {} (tol {:e})",
+                v,
+                d,
+                f,
+                tol
+            );
         }
         // The centroid strictly inside (mean of the vertices, some of which are off the plane by
         // much more than tol).
-        prop_assert!(face.normal.dot(p.centroid) - face.offset < -tol, "centroid not strictly inside face {}", f);
+        prop_assert!(
+            face.normal.dot(p.centroid) - face.offset < -tol,
+            "centroid not strictly inside face {}",
+            f
+        );
         // Planar: the face's vertices lie on its plane.
         for &v in &face.vertices {
             let d = face.normal.dot(p.vertices[v as usize]) - face.offset;
-            prop_assert!(d.abs() <= tol, "vertex {} of face {} is {:e} off its plane", v, f, d);
+            prop_assert!(
+                d.abs() <= tol,
+                "vertex {} of face {} is {:e} off its plane",
+                v,
+                f,
+                d
+            );
         }
         // Strictly convex and counter-clockwise seen from outside: every turn is to the left about
         // the normal by more than the tolerance (b is a true corner, not within tol of the chord
         // ac), and the turns add up to one full revolution (a simple polygon, traversed once).
         let mut winding = 0.0;
         for i in 0..k {
-            let [a, b, c] = [i, (i + 1) % k, (i + 2) % k].map(|j| p.vertices[face.vertices[j] as usize]);
+            let [a, b, c] =
+                [i, (i + 1) % k, (i + 2) % k].map(|j| p.vertices[face.vertices[j] as usize]);
             let turn = (b - a).cross(c - b).dot(face.normal);
             prop_assert!(
                 turn > tol * (c - a).length(),
@@ -134,7 +202,12 @@ fn check_hull(points: &[DVec3], p: &Polytope) -> Result<(), TestCaseError> {
             );
             winding += turn.atan2((b - a).dot(c - b));
         }
-        prop_assert!((winding - std::f64::consts::TAU).abs() < 1e-6, "face {} winds {} rad", f, winding);
+        prop_assert!(
+            (winding - std::f64::consts::TAU).abs() < 1e-6,
+            "face {} winds {} rad",
+            f,
+            winding
+        );
         // `edges[i]` joins vertices[i] and vertices[i + 1].
         for i in 0..k {
             let (a, b) = (face.vertices[i], face.vertices[(i + 1) % k]);
@@ -178,24 +251,48 @@ fn check_hull(points: &[DVec3], p: &Polytope) -> Result<(), TestCaseError> {
             a
         );
         let (face0, face1) = (&p.faces[f0 as usize], &p.faces[f1 as usize]);
-        let deepest =
-            face1.vertices.iter().map(|&v| face0.normal.dot(p.vertices[v as usize]) - face0.offset).fold(0.0, f64::min);
-        prop_assert!(deepest < -tol, "faces {} and {} across edge {} are coplanar", f0, f1, e);
+        let deepest = face1
+            .vertices
+            .iter()
+            .map(|&v| face0.normal.dot(p.vertices[v as usize]) - face0.offset)
+            .fold(0.0, f64::min);
+        prop_assert!(
+            deepest < -tol,
+            "faces {} and {} across edge {} are coplanar",
+            f0,
+            f1,
+            e
+        );
         let dir = p.edge_direction(e);
-        prop_assert!((dir - (p.vertices[b as usize] - p.vertices[a as usize]).normalize()).length() <= 4.0 * EPS);
+        prop_assert!(
+            (dir - (p.vertices[b as usize] - p.vertices[a as usize]).normalize()).length()
+                <= 4.0 * EPS
+        );
     }
     // No edge is listed twice.
     for i in 0..ne {
         for j in 0..i {
             let (a, b) = (p.edges[i].vertices, p.edges[j].vertices);
-            prop_assert!(!(a == b || a == [b[1], b[0]]), "edges {} and {} join the same vertices", i, j);
+            prop_assert!(
+                !(a == b || a == [b[1], b[0]]),
+                "edges {} and {} join the same vertices",
+                i,
+                j
+            );
         }
     }
     // Adjacency lists: exactly the incident edges and faces; at least three of each per corner.
     for v in 0..nv as u32 {
-        let mut edges: Vec<u32> = (0..ne as u32).filter(|&e| p.edges[e as usize].vertices.contains(&v)).collect();
-        let mut faces: Vec<u32> = (0..nf as u32).filter(|&f| p.faces[f as usize].vertices.contains(&v)).collect();
-        let (mut ve, mut vf) = (p.vertex_edges[v as usize].clone(), p.vertex_faces[v as usize].clone());
+        let mut edges: Vec<u32> = (0..ne as u32)
+            .filter(|&e| p.edges[e as usize].vertices.contains(&v))
+            .collect();
+        let mut faces: Vec<u32> = (0..nf as u32)
+            .filter(|&f| p.faces[f as usize].vertices.contains(&v))
+            .collect();
+        let (mut ve, mut vf) = (
+            p.vertex_edges[v as usize].clone(),
+            p.vertex_faces[v as usize].clone(),
+        );
         edges.sort_unstable();
         faces.sort_unstable();
         ve.sort_unstable();
@@ -223,10 +320,19 @@ fn check_against_brute_force(points: &[DVec3], p: &Polytope) -> Result<(), TestC
     for (f, face) in p.faces.iter().enumerate() {
         let on = |q: &common::Plane| {
             q.normal.dot(face.normal) > 0.0
-                && face.vertices.iter().all(|&v| q.distance(p.vertices[v as usize]).abs() <= tol)
+                && face
+                    .vertices
+                    .iter()
+                    .all(|&v| q.distance(p.vertices[v as usize]).abs() <= tol)
         };
         let matches: Vec<usize> = (0..planes.len()).filter(|&i| on(&planes[i])).collect();
-        prop_assert_eq!(matches.len(), 1, "face {} matches {} brute-force planes", f, matches.len());
+        prop_assert_eq!(
+            matches.len(),
+            1,
+            "face {} matches {} brute-force planes",
+            f,
+            matches.len()
+        );
         prop_assert!(!used[matches[0]], "two faces on one brute-force plane");
         used[matches[0]] = true;
         // The two normals describe the same plane: Newell's normal and the best triangle's normal
@@ -240,7 +346,12 @@ fn check_against_brute_force(points: &[DVec3], p: &Polytope) -> Result<(), TestC
             planes[matches[0]].normal
         );
     }
-    prop_assert!(used.iter().all(|u| *u), "{} brute-force planes, {} faces", planes.len(), p.faces.len());
+    prop_assert!(
+        used.iter().all(|u| *u),
+        "{} brute-force planes, {} faces",
+        planes.len(),
+        p.faces.len()
+    );
     Ok(())
 }
 
@@ -421,13 +532,21 @@ fn rotated_box_with_corners_and_edge_points() -> Vec<DVec3> {
         DVec3::new(-1.0133963396467944, 0.5204799558467472, -0.5634674304936318),
         DVec3::new(-0.6504382011642275, -0.2734151744686313, -0.774451989237912),
         DVec3::new(1.061132649471912, 1.6724914748002941, 1.1294075191073745),
-        DVec3::new(-0.4788134664447138, -0.10939372179516504, -1.0963866308895094),
+        DVec3::new(
+            -0.4788134664447138,
+            -0.10939372179516504,
+            -1.0963866308895094,
+        ),
         DVec3::new(1.2327573841914257, 1.8365129274737604, 0.8074728774557771),
         DVec3::new(-1.2327573841914257, 0.271085596851135, -0.8074728774557771),
         DVec3::new(0.4788134664447138, 2.2169922461200606, 1.0963866308895094),
         DVec3::new(-1.061132649471912, 0.4351070495246012, -1.1294075191073745),
         DVec3::new(0.6504382011642275, 2.3810136987935264, 0.774451989237912),
-        DVec3::new(-0.9962472393795575, 0.25538784208825327, -1.0040511978242384),
+        DVec3::new(
+            -0.9962472393795575,
+            0.25538784208825327,
+            -1.0040511978242384,
+        ),
     ]
 }
 
@@ -438,7 +557,8 @@ fn sliver_triangle_along_a_box_edge_does_not_merge_the_two_faces_it_touches() {
     // meet at the edge; merging through it fused two box faces into one non-planar face, dropped
     // real corners, and returned a hull with input points 0.36 m outside it.
     let points = rotated_box_with_corners_and_edge_points();
-    let p = Polytope::from_points(&points).expect("a box with points on its surface is a valid hull");
+    let p =
+        Polytope::from_points(&points).expect("a box with points on its surface is a valid hull");
     check_hull(&points, &p).unwrap();
     assert_eq!((p.vertices.len(), p.edges.len(), p.faces.len()), (8, 12, 6));
     // The box's own volume, from its corners (list entries 4..12) and not from the hull. From one
@@ -448,9 +568,16 @@ fn sliver_triangle_along_a_box_edge_does_not_merge_the_two_faces_it_touches() {
     let corners = &points[4..12];
     let mut vecs: Vec<DVec3> = corners[1..].iter().map(|c| *c - corners[0]).collect();
     vecs.sort_by(|a, b| a.length().total_cmp(&b.length()));
-    let v = vecs[2..].iter().map(|e| vecs[0].dot(vecs[1].cross(*e)).abs()).fold(0.0, f64::max);
+    let v = vecs[2..]
+        .iter()
+        .map(|e| vecs[0].dot(vecs[1].cross(*e)).abs())
+        .fold(0.0, f64::max);
     // Round-off: a triple product of O(3 m) vectors and the 12-triangle fan sum: ~100 ε · 27 m³.
-    assert!((p.volume() - v).abs() <= 1e3 * EPS * 27.0, "volume {} vs box {v}", p.volume());
+    assert!(
+        (p.volume() - v).abs() <= 1e3 * EPS * 27.0,
+        "volume {} vs box {v}",
+        p.volume()
+    );
 }
 
 #[test]
@@ -464,19 +591,55 @@ fn rotated_box_surface_cloud_is_accepted() {
     // dependency, kept visible here.
     let points = vec![
         DVec3::new(0.13200177637681842, 1.6034366677058334, -0.3989571092072368),
-        DVec3::new(0.009945025095069004, -1.6202093134712965, -0.14906471899674487),
+        DVec3::new(
+            0.009945025095069004,
+            -1.6202093134712965,
+            -0.14906471899674487,
+        ),
         DVec3::new(0.23417073591585935, 0.2774115451477722, 0.3989571092072368),
-        DVec3::new(-0.18867321363681921, -1.5967402861577793, 0.3989571092072368),
+        DVec3::new(
+            -0.18867321363681921,
+            -1.5967402861577793,
+            0.3989571092072368,
+        ),
         DVec3::new(0.05812335079899089, 1.61216625265652, 0.10028751726582008),
-        DVec3::new(-0.38729145236870766, -1.5732712588442619, 0.3989571092072368),
-        DVec3::new(-0.009945025095069004, 1.6202093134712965, 0.3989571092072368),
-        DVec3::new(0.009945025095069004, -1.6202093134712965, 0.3989571092072368),
+        DVec3::new(
+            -0.38729145236870766,
+            -1.5732712588442619,
+            0.3989571092072368,
+        ),
+        DVec3::new(
+            -0.009945025095069004,
+            1.6202093134712965,
+            0.3989571092072368,
+        ),
+        DVec3::new(
+            0.009945025095069004,
+            -1.6202093134712965,
+            0.3989571092072368,
+        ),
         DVec3::new(0.38729145236870766, 1.5732712588442619, 0.3989571092072368),
-        DVec3::new(-0.38729145236870766, -1.5732712588442619, -0.3989571092072368),
-        DVec3::new(0.009945025095069004, -1.6202093134712965, -0.3989571092072368),
+        DVec3::new(
+            -0.38729145236870766,
+            -1.5732712588442619,
+            -0.3989571092072368,
+        ),
+        DVec3::new(
+            0.009945025095069004,
+            -1.6202093134712965,
+            -0.3989571092072368,
+        ),
         DVec3::new(0.38729145236870766, 1.5732712588442619, -0.3989571092072368),
-        DVec3::new(-0.13578715148102072, -1.6029893821379035, -0.22377456462784237),
-        DVec3::new(0.010758125135901098, -0.0012711961110355146, 0.3989571092072368),
+        DVec3::new(
+            -0.13578715148102072,
+            -1.6029893821379035,
+            -0.22377456462784237,
+        ),
+        DVec3::new(
+            0.010758125135901098,
+            -0.0012711961110355146,
+            0.3989571092072368,
+        ),
     ];
     assert!(relative_thickness(&points) > 0.1);
     let p = Polytope::from_points(&points).expect("points spanning a volume have a hull");
@@ -493,9 +656,17 @@ fn thin_plate_boxes_keep_their_box_topology() {
         let p = Polytope::cuboid(half);
         let corners = p.vertices.clone();
         check_hull(&corners, &p).unwrap();
-        assert_eq!((p.vertices.len(), p.edges.len(), p.faces.len()), (8, 12, 6), "thickness {t}");
+        assert_eq!(
+            (p.vertices.len(), p.edges.len(), p.faces.len()),
+            (8, 12, 6),
+            "thickness {t}"
+        );
         // 12 triple products of O(1) vectors: a few dozen ε absolute on the volume 0.5 t.
-        assert!((p.volume() - 0.5 * t).abs() <= 64.0 * EPS, "thickness {t}: volume {}", p.volume());
+        assert!(
+            (p.volume() - 0.5 * t).abs() <= 64.0 * EPS,
+            "thickness {t}: volume {}",
+            p.volume()
+        );
     }
     assert!(signorini::geometry::Shape::cuboid(DVec3::new(1.0, 1.0, 3e-4)).is_ok());
 }
@@ -508,10 +679,18 @@ fn thin_tetrahedron_is_accepted() {
     // returns a flat 3-point, 2-triangle hull and from_points fails with "a face collapsed to
     // fewer than 3 corners".
     let points = [
-        DVec3::new(0.3504834397593064, 0.13696576971611857, -0.05511643068250886),
+        DVec3::new(
+            0.3504834397593064,
+            0.13696576971611857,
+            -0.05511643068250886,
+        ),
         DVec3::new(0.4440679358932968, 0.24426575868493494, -0.3024374177037516),
         DVec3::new(0.17898176953285808, 0.2210027602909838, 0.5352583603632622),
-        DVec3::new(0.42573189988962523, -0.10128676589359237, -0.4062705495752379),
+        DVec3::new(
+            0.42573189988962523,
+            -0.10128676589359237,
+            -0.4062705495752379,
+        ),
     ];
     let p = Polytope::from_points(&points).expect("a thin but non-degenerate tetrahedron");
     check_hull(&points, &p).unwrap();
@@ -525,7 +704,11 @@ fn rotated_thin_plate_corners_are_accepted() {
     // clouds survive parry's per-axis normalization; turned ones do not: this plate is refused
     // from 0.6 mm down, accepted at 1 mm).
     let q = DQuat::from_axis_angle(DVec3::new(1.0, 2.0, 3.0).normalize(), 0.7);
-    let corners: Vec<DVec3> = Polytope::cuboid(DVec3::new(0.5, 0.25, 2e-4)).vertices.iter().map(|v| q * *v).collect();
+    let corners: Vec<DVec3> = Polytope::cuboid(DVec3::new(0.5, 0.25, 2e-4))
+        .vertices
+        .iter()
+        .map(|v| q * *v)
+        .collect();
     let p = Polytope::from_points(&corners).expect("a plate is a valid hull");
     check_hull(&corners, &p).unwrap();
     assert_eq!((p.vertices.len(), p.edges.len(), p.faces.len()), (8, 12, 6));

@@ -34,13 +34,21 @@ pub struct BroadPhase {
 
 /// World pose of a piece.
 pub fn piece_pose(model: &Model, state: &State, body: usize, piece: usize) -> Pose {
-    state.bodies[body].pose().mul(&model.bodies[body].pieces[piece].pose)
+    state.bodies[body]
+        .pose()
+        .mul(&model.bodies[body].pieces[piece].pose)
 }
 
 impl BroadPhase {
     /// Every pair of pieces of different bodies, not both fixed, whose boxes grown by `margin`
     /// (m) overlap; sorted, without duplicates.
-    pub fn find_pairs(&mut self, model: &Model, state: &State, margin: f64, out: &mut Vec<PiecePair>) {
+    pub fn find_pairs(
+        &mut self,
+        model: &Model,
+        state: &State,
+        margin: f64,
+        out: &mut Vec<PiecePair>,
+    ) {
         out.clear();
         self.entries.clear();
         self.half_spaces.clear();
@@ -54,17 +62,28 @@ impl BroadPhase {
                     }
                     Shape::Sphere { radius } => {
                         let r = DVec3::splat(radius + margin);
-                        self.entries.push(Entry { min: pose.translation - r, max: pose.translation + r, body: b, piece: p });
+                        self.entries.push(Entry {
+                            min: pose.translation - r,
+                            max: pose.translation + r,
+                            body: b,
+                            piece: p,
+                        });
                     }
                     Shape::Polytope(poly) => {
-                        let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
+                        let (mut lo, mut hi) =
+                            (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
                         for v in &poly.vertices {
                             let w = pose.transform_point(*v);
                             lo = lo.min(w);
                             hi = hi.max(w);
                         }
                         let m = DVec3::splat(margin);
-                        self.entries.push(Entry { min: lo - m, max: hi + m, body: b, piece: p });
+                        self.entries.push(Entry {
+                            min: lo - m,
+                            max: hi + m,
+                            body: b,
+                            piece: p,
+                        });
                     }
                 }
             }
@@ -73,7 +92,11 @@ impl BroadPhase {
         self.order.clear();
         self.order.extend(0..self.entries.len());
         let entries = &self.entries;
-        self.order.sort_unstable_by(|&i, &j| entries[i].min[axis].total_cmp(&entries[j].min[axis]).then(i.cmp(&j)));
+        self.order.sort_unstable_by(|&i, &j| {
+            entries[i].min[axis]
+                .total_cmp(&entries[j].min[axis])
+                .then(i.cmp(&j))
+        });
         self.active.clear();
         for &i in &self.order {
             let e = entries[i];
@@ -112,7 +135,11 @@ impl BroadPhase {
     fn sweep_axis(&self) -> usize {
         let n = self.entries.len().max(1) as f64;
         let mean = self.entries.iter().map(|e| e.min + e.max).sum::<DVec3>() / n;
-        let var = self.entries.iter().map(|e| ((e.min + e.max) - mean).powf(2.0)).sum::<DVec3>();
+        let var = self
+            .entries
+            .iter()
+            .map(|e| ((e.min + e.max) - mean).powf(2.0))
+            .sum::<DVec3>();
         if var.x >= var.y && var.x >= var.z {
             0
         } else if var.y >= var.z {

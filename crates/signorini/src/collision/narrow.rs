@@ -16,12 +16,21 @@ use glam::DVec3;
 const AXIS_TIE_REL: f64 = 1e-9;
 
 /// Contacts of every candidate pair whose gap is at most `activation` (m), appended to `out`.
-pub fn narrow_phase(model: &Model, state: &State, pairs: &[PiecePair], activation: f64, out: &mut Vec<Contact>) {
+pub fn narrow_phase(
+    model: &Model,
+    state: &State,
+    pairs: &[PiecePair],
+    activation: f64,
+    out: &mut Vec<Contact>,
+) {
     out.clear();
     for pair in pairs {
         let (ba, pa) = pair.a;
         let (bb, pb) = pair.b;
-        let (pose_a, pose_b) = (piece_pose(model, state, ba, pa), piece_pose(model, state, bb, pb));
+        let (pose_a, pose_b) = (
+            piece_pose(model, state, ba, pa),
+            piece_pose(model, state, bb, pb),
+        );
         let shape_a = &model.bodies[ba].pieces[pa].shape;
         let shape_b = &model.bodies[bb].pieces[pb].shape;
         let start = out.len();
@@ -36,7 +45,14 @@ pub fn narrow_phase(model: &Model, state: &State, pairs: &[PiecePair], activatio
 }
 
 /// Contacts between two posed convex shapes, A → B, with body and piece indices left at 0.
-pub fn pair_contacts(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose, activation: f64, out: &mut Vec<Contact>) {
+pub fn pair_contacts(
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    activation: f64,
+    out: &mut Vec<Contact>,
+) {
     use Shape::*;
     let start = out.len();
     let flip = |out: &mut Vec<Contact>| {
@@ -45,22 +61,43 @@ pub fn pair_contacts(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose, activat
         }
     };
     match (a, b) {
-        (Sphere { radius: ra }, Sphere { radius: rb }) => {
-            sphere_sphere(pose_a.translation, *ra, pose_b.translation, *rb, activation, out)
-        }
-        (HalfSpace { normal }, Sphere { radius }) => {
-            plane_sphere(pose_a, *normal, pose_b.translation, *radius, activation, out)
-        }
+        (Sphere { radius: ra }, Sphere { radius: rb }) => sphere_sphere(
+            pose_a.translation,
+            *ra,
+            pose_b.translation,
+            *rb,
+            activation,
+            out,
+        ),
+        (HalfSpace { normal }, Sphere { radius }) => plane_sphere(
+            pose_a,
+            *normal,
+            pose_b.translation,
+            *radius,
+            activation,
+            out,
+        ),
         (Sphere { radius }, HalfSpace { normal }) => {
-            plane_sphere(pose_b, *normal, pose_a.translation, *radius, activation, out);
+            plane_sphere(
+                pose_b,
+                *normal,
+                pose_a.translation,
+                *radius,
+                activation,
+                out,
+            );
             flip(out)
         }
-        (HalfSpace { normal }, Polytope(p)) => plane_polytope(pose_a, *normal, p, pose_b, activation, out),
+        (HalfSpace { normal }, Polytope(p)) => {
+            plane_polytope(pose_a, *normal, p, pose_b, activation, out)
+        }
         (Polytope(p), HalfSpace { normal }) => {
             plane_polytope(pose_b, *normal, p, pose_a, activation, out);
             flip(out)
         }
-        (Polytope(p), Sphere { radius }) => polytope_sphere(p, pose_a, pose_b.translation, *radius, activation, out),
+        (Polytope(p), Sphere { radius }) => {
+            polytope_sphere(p, pose_a, pose_b.translation, *radius, activation, out)
+        }
         (Sphere { radius }, Polytope(p)) => {
             polytope_sphere(p, pose_b, pose_a.translation, *radius, activation, out);
             flip(out)
@@ -70,8 +107,26 @@ pub fn pair_contacts(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose, activat
     }
 }
 
-fn contact(point_a: DVec3, point_b: DVec3, normal: DVec3, gap: f64, feature_a: Feature, feature_b: Feature) -> Contact {
-    Contact { body_a: 0, body_b: 0, piece_a: 0, piece_b: 0, point_a, point_b, normal, gap, feature_a, feature_b }
+fn contact(
+    point_a: DVec3,
+    point_b: DVec3,
+    normal: DVec3,
+    gap: f64,
+    feature_a: Feature,
+    feature_b: Feature,
+) -> Contact {
+    Contact {
+        body_a: 0,
+        body_b: 0,
+        piece_a: 0,
+        piece_b: 0,
+        point_a,
+        point_b,
+        normal,
+        gap,
+        feature_a,
+        feature_b,
+    }
 }
 
 fn sphere_sphere(ca: DVec3, ra: f64, cb: DVec3, rb: f64, activation: f64, out: &mut Vec<Contact>) {
@@ -83,34 +138,76 @@ fn sphere_sphere(ca: DVec3, ra: f64, cb: DVec3, rb: f64, activation: f64, out: &
     }
     // Concentric spheres have no preferred direction: pick +z.
     let n = if dist > 0.0 { d / dist } else { DVec3::Z };
-    out.push(contact(ca + ra * n, cb - rb * n, n, gap, Feature::Surface, Feature::Surface));
+    out.push(contact(
+        ca + ra * n,
+        cb - rb * n,
+        n,
+        gap,
+        Feature::Surface,
+        Feature::Surface,
+    ));
 }
 
 /// Half-space {x : n·(x − o) ≤ 0} (n, o from the pose) against a sphere.
-fn plane_sphere(pose: &Pose, normal: DVec3, c: DVec3, r: f64, activation: f64, out: &mut Vec<Contact>) {
+fn plane_sphere(
+    pose: &Pose,
+    normal: DVec3,
+    c: DVec3,
+    r: f64,
+    activation: f64,
+    out: &mut Vec<Contact>,
+) {
     let n = pose.transform_vector(normal);
     let d = n.dot(c - pose.translation);
     let gap = d - r;
     if gap <= activation {
-        out.push(contact(c - d * n, c - r * n, n, gap, Feature::Surface, Feature::Surface));
+        out.push(contact(
+            c - d * n,
+            c - r * n,
+            n,
+            gap,
+            Feature::Surface,
+            Feature::Surface,
+        ));
     }
 }
 
 /// Every vertex of the polytope within `activation` of the half-space's plane.
-fn plane_polytope(pose: &Pose, normal: DVec3, p: &Polytope, pose_p: &Pose, activation: f64, out: &mut Vec<Contact>) {
+fn plane_polytope(
+    pose: &Pose,
+    normal: DVec3,
+    p: &Polytope,
+    pose_p: &Pose,
+    activation: f64,
+    out: &mut Vec<Contact>,
+) {
     let n = pose.transform_vector(normal);
     let o = n.dot(pose.translation);
     for (i, v) in p.vertices.iter().enumerate() {
         let w = pose_p.transform_point(*v);
         let gap = n.dot(w) - o;
         if gap <= activation {
-            out.push(contact(w - gap * n, w, n, gap, Feature::Surface, Feature::Vertex(i as u32)));
+            out.push(contact(
+                w - gap * n,
+                w,
+                n,
+                gap,
+                Feature::Surface,
+                Feature::Vertex(i as u32),
+            ));
         }
     }
 }
 
 /// Polytope A against a sphere B of centre `c` and radius `r`.
-fn polytope_sphere(p: &Polytope, pose: &Pose, c: DVec3, r: f64, activation: f64, out: &mut Vec<Contact>) {
+fn polytope_sphere(
+    p: &Polytope,
+    pose: &Pose,
+    c: DVec3,
+    r: f64,
+    activation: f64,
+    out: &mut Vec<Contact>,
+) {
     let local = pose.inverse_transform_point(c);
     // Largest signed distance from the centre to a face plane: ≤ 0 means the centre is inside.
     let (face, s) = p
@@ -118,29 +215,60 @@ fn polytope_sphere(p: &Polytope, pose: &Pose, c: DVec3, r: f64, activation: f64,
         .iter()
         .enumerate()
         .map(|(f, face)| (f, face.normal.dot(local) - face.offset))
-        .fold((0, f64::NEG_INFINITY), |best, x| if x.1 > best.1 { x } else { best });
+        .fold(
+            (0, f64::NEG_INFINITY),
+            |best, x| if x.1 > best.1 { x } else { best },
+        );
     if s - r > activation {
         return;
     }
     let scale = p.radius.max(r);
     if s <= 0.0 {
         let n = pose.transform_vector(p.faces[face].normal);
-        out.push(contact(c - s * n, c - r * n, n, s - r, Feature::Face(face as u32), Feature::Surface));
+        out.push(contact(
+            c - s * n,
+            c - r * n,
+            n,
+            s - r,
+            Feature::Face(face as u32),
+            Feature::Surface,
+        ));
         return;
     }
-    match gjk::distance(&PosedPolytope { polytope: p, pose }, &PointSet(c), c - pose.translation, scale) {
-        Proximity::Separated { distance, point_a, .. } => {
+    match gjk::distance(
+        &PosedPolytope { polytope: p, pose },
+        &PointSet(c),
+        c - pose.translation,
+        scale,
+    ) {
+        Proximity::Separated {
+            distance, point_a, ..
+        } => {
             let gap = distance - r;
             if gap <= activation {
                 let n = (c - point_a).normalize();
                 let feature = p.feature_at(pose.inverse_transform_point(point_a), 1e-7 * scale);
-                out.push(contact(point_a, c - r * n, n, gap, feature, Feature::Surface));
+                out.push(contact(
+                    point_a,
+                    c - r * n,
+                    n,
+                    gap,
+                    feature,
+                    Feature::Surface,
+                ));
             }
         }
         Proximity::Overlapping => {
             // The centre lies on the boundary: the face found above carries it.
             let n = pose.transform_vector(p.faces[face].normal);
-            out.push(contact(c, c - r * n, n, -r, Feature::Face(face as u32), Feature::Surface));
+            out.push(contact(
+                c,
+                c - r * n,
+                n,
+                -r,
+                Feature::Face(face as u32),
+                Feature::Surface,
+            ));
         }
     }
 }
@@ -157,14 +285,37 @@ struct WorldPolytope<'a> {
 
 impl<'a> WorldPolytope<'a> {
     fn new(p: &'a Polytope, pose: &'a Pose) -> Self {
-        let vertices: Vec<DVec3> = p.vertices.iter().map(|v| pose.transform_point(*v)).collect();
-        let normals: Vec<DVec3> = p.faces.iter().map(|f| pose.transform_vector(f.normal)).collect();
-        let offsets = p.faces.iter().zip(&normals).map(|(f, n)| f.offset + n.dot(pose.translation)).collect();
-        WorldPolytope { p, pose, vertices, normals, offsets, centroid: pose.transform_point(p.centroid), }
+        let vertices: Vec<DVec3> = p
+            .vertices
+            .iter()
+            .map(|v| pose.transform_point(*v))
+            .collect();
+        let normals: Vec<DVec3> = p
+            .faces
+            .iter()
+            .map(|f| pose.transform_vector(f.normal))
+            .collect();
+        let offsets = p
+            .faces
+            .iter()
+            .zip(&normals)
+            .map(|(f, n)| f.offset + n.dot(pose.translation))
+            .collect();
+        WorldPolytope {
+            p,
+            pose,
+            vertices,
+            normals,
+            offsets,
+            centroid: pose.transform_point(p.centroid),
+        }
     }
 
     fn min_along(&self, dir: DVec3) -> f64 {
-        self.vertices.iter().map(|v| v.dot(dir)).fold(f64::INFINITY, f64::min)
+        self.vertices
+            .iter()
+            .map(|v| v.dot(dir))
+            .fold(f64::INFINITY, f64::min)
     }
 
     /// Largest separation along a face normal of `self` from `other`: (separation, face).
@@ -188,7 +339,11 @@ impl<'a> WorldPolytope<'a> {
 /// pair of edges realizing the separation has witness points |sep| apart, so an edge farther than
 /// the other's sphere radius plus |sep| cannot realize it. Callers pass reach ≥ |sep| (the face
 /// separation bounds the penetration depth from above).
-fn edge_query(a: &WorldPolytope, b: &WorldPolytope, reach: f64) -> Option<(f64, DVec3, usize, usize)> {
+fn edge_query(
+    a: &WorldPolytope,
+    b: &WorldPolytope,
+    reach: f64,
+) -> Option<(f64, DVec3, usize, usize)> {
     /// An edge in world axes with the normals of its two faces (its Gauss-map arc).
     struct ArcEdge {
         n0: DVec3,
@@ -209,8 +364,20 @@ fn edge_query(a: &WorldPolytope, b: &WorldPolytope, reach: f64) -> Option<(f64, 
                 if crate::geometry::polytope::point_segment_distance(centre, p0, p1) > limit {
                     return None;
                 }
-                let (n0, n1) = (sign * w.normals[e.faces[0] as usize], sign * w.normals[e.faces[1] as usize]);
-                Some((i, ArcEdge { n0, n1, arc: n1.cross(n0), p0, dir: p1 - p0 }))
+                let (n0, n1) = (
+                    sign * w.normals[e.faces[0] as usize],
+                    sign * w.normals[e.faces[1] as usize],
+                );
+                Some((
+                    i,
+                    ArcEdge {
+                        n0,
+                        n1,
+                        arc: n1.cross(n0),
+                        p0,
+                        dir: p1 - p0,
+                    },
+                ))
             })
             .collect()
     };
@@ -247,9 +414,19 @@ fn edge_query(a: &WorldPolytope, b: &WorldPolytope, reach: f64) -> Option<(f64, 
     best
 }
 
-fn polytope_polytope(p: &Polytope, pose_p: &Pose, q: &Polytope, pose_q: &Pose, activation: f64, out: &mut Vec<Contact>) {
+fn polytope_polytope(
+    p: &Polytope,
+    pose_p: &Pose,
+    q: &Polytope,
+    pose_q: &Pose,
+    activation: f64,
+    out: &mut Vec<Contact>,
+) {
     // Bounding spheres first.
-    let (cp, cq) = (pose_p.transform_point(p.centroid), pose_q.transform_point(q.centroid));
+    let (cp, cq) = (
+        pose_p.transform_point(p.centroid),
+        pose_q.transform_point(q.centroid),
+    );
     if cp.distance(cq) - p.radius - q.radius > activation {
         return;
     }
@@ -265,7 +442,11 @@ fn polytope_polytope(p: &Polytope, pose_p: &Pose, q: &Polytope, pose_q: &Pose, a
     }
     // Separated along a face normal: GJK gives the exact gap and no edge axis is needed.
     let face_sep = sep_a.max(sep_b);
-    let edge = if face_sep > 0.0 { None } else { edge_query(&a, &b, -face_sep + activation) };
+    let edge = if face_sep > 0.0 {
+        None
+    } else {
+        edge_query(&a, &b, -face_sep + activation)
+    };
     let sep_e = edge.map_or(f64::NEG_INFINITY, |e| e.0);
     let sat = sep_a.max(sep_b).max(sep_e);
     if sat > activation {
@@ -278,8 +459,23 @@ fn polytope_polytope(p: &Polytope, pose_p: &Pose, q: &Polytope, pose_q: &Pose, a
     let gap = if sat <= 0.0 {
         sat
     } else {
-        match gjk::distance(&PosedPolytope { polytope: p, pose: pose_p }, &PosedPolytope { polytope: q, pose: pose_q }, cq - cp, scale) {
-            Proximity::Separated { distance, point_a, point_b } => {
+        match gjk::distance(
+            &PosedPolytope {
+                polytope: p,
+                pose: pose_p,
+            },
+            &PosedPolytope {
+                polytope: q,
+                pose: pose_q,
+            },
+            cq - cp,
+            scale,
+        ) {
+            Proximity::Separated {
+                distance,
+                point_a,
+                point_b,
+            } => {
                 closest = Some((point_a, point_b));
                 distance
             }
@@ -301,7 +497,14 @@ fn polytope_polytope(p: &Polytope, pose_p: &Pose, q: &Polytope, pose_q: &Pose, a
         let [a0, a1] = p.edges[ea].vertices.map(|v| a.vertices[v as usize]);
         let [b0, b1] = q.edges[eb].vertices.map(|v| b.vertices[v as usize]);
         let (pa, pb) = segment_closest_points(a0, a1, b0, b1);
-        out.push(contact(pa, pb, axis, (pb - pa).dot(axis), Feature::Edge(ea as u32), Feature::Edge(eb as u32)));
+        out.push(contact(
+            pa,
+            pb,
+            axis,
+            (pb - pa).dot(axis),
+            Feature::Edge(ea as u32),
+            Feature::Edge(eb as u32),
+        ));
     }
     if out.len() == start {
         if let Some((pa, pb)) = closest {
@@ -328,18 +531,34 @@ struct ClipPoint {
 /// Contacts from reference face `rf` of A: the face of B most opposed to it is clipped against the
 /// side planes of `rf`; each remaining point within `activation` of the face's plane is a contact
 /// with normal = the face normal.
-fn clip_faces(a: &WorldPolytope, rf: usize, b: &WorldPolytope, activation: f64, out: &mut Vec<Contact>) {
+fn clip_faces(
+    a: &WorldPolytope,
+    rf: usize,
+    b: &WorldPolytope,
+    activation: f64,
+    out: &mut Vec<Contact>,
+) {
     let n = a.normals[rf];
     // The incident face is the most anti-parallel face among those at B's deepest vertex along
     // −n, so that the clipped polygon contains the point that realizes the gap (the most
     // anti-parallel face overall need not touch that vertex).
     let deepest = (0..b.vertices.len())
-        .min_by(|&i, &j| b.vertices[i].dot(n).total_cmp(&b.vertices[j].dot(n)).then(i.cmp(&j)))
+        .min_by(|&i, &j| {
+            b.vertices[i]
+                .dot(n)
+                .total_cmp(&b.vertices[j].dot(n))
+                .then(i.cmp(&j))
+        })
         .expect("a polytope has vertices");
     let inc = b.p.vertex_faces[deepest]
         .iter()
         .map(|&f| f as usize)
-        .min_by(|&i, &j| b.normals[i].dot(n).total_cmp(&b.normals[j].dot(n)).then(i.cmp(&j)))
+        .min_by(|&i, &j| {
+            b.normals[i]
+                .dot(n)
+                .total_cmp(&b.normals[j].dot(n))
+                .then(i.cmp(&j))
+        })
         .expect("a vertex is on faces");
     let inc_face = &b.p.faces[inc];
     let mut poly: Vec<ClipPoint> = inc_face
@@ -375,7 +594,11 @@ fn clip_faces(a: &WorldPolytope, rf: usize, b: &WorldPolytope, activation: f64, 
                     p: cur.p + t * (nxt.p - cur.p),
                     on_ref: edge,
                     on_inc: cur.segment,
-                    segment: if leaving { Feature::Face(inc as u32) } else { cur.segment },
+                    segment: if leaving {
+                        Feature::Face(inc as u32)
+                    } else {
+                        cur.segment
+                    },
                 });
             }
         }
@@ -399,14 +622,26 @@ pub fn segment_closest_points(a0: DVec3, a1: DVec3, b0: DVec3, b1: DVec3) -> (DV
     let (aa, ee, f) = (d1.dot(d1), d2.dot(d2), d2.dot(r));
     let (c, bb) = (d1.dot(r), d1.dot(d2));
     let denom = aa * ee - bb * bb;
-    let mut s = if denom > 1e-300 { ((bb * f - c * ee) / denom).clamp(0.0, 1.0) } else { 0.0 };
+    let mut s = if denom > 1e-300 {
+        ((bb * f - c * ee) / denom).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let mut t = if ee > 0.0 { (bb * s + f) / ee } else { 0.0 };
     if t < 0.0 {
         t = 0.0;
-        s = if aa > 0.0 { (-c / aa).clamp(0.0, 1.0) } else { 0.0 };
+        s = if aa > 0.0 {
+            (-c / aa).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
     } else if t > 1.0 {
         t = 1.0;
-        s = if aa > 0.0 { ((bb - c) / aa).clamp(0.0, 1.0) } else { 0.0 };
+        s = if aa > 0.0 {
+            ((bb - c) / aa).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
     }
     (a0 + s * d1, b0 + t * d2)
 }
@@ -421,16 +656,28 @@ mod tests {
         let ground = Shape::HalfSpace { normal: DVec3::Z };
         let cube = Shape::Polytope(Arc::new(Polytope::cuboid(DVec3::splat(0.5))));
         let mut out = Vec::new();
-        pair_contacts(&ground, &Pose::IDENTITY, &cube, &Pose::new(DVec3::new(0.0, 0.0, 0.49), glam::DQuat::IDENTITY), 1e-3, &mut out);
+        pair_contacts(
+            &ground,
+            &Pose::IDENTITY,
+            &cube,
+            &Pose::new(DVec3::new(0.0, 0.0, 0.49), glam::DQuat::IDENTITY),
+            1e-3,
+            &mut out,
+        );
         assert_eq!(out.len(), 4);
-        assert!(out.iter().all(|c| (c.gap + 0.01).abs() < 1e-12 && c.normal == DVec3::Z));
+        assert!(out
+            .iter()
+            .all(|c| (c.gap + 0.01).abs() < 1e-12 && c.normal == DVec3::Z));
     }
 
     #[test]
     fn stacked_boxes_get_a_face_manifold() {
         let cube = Shape::Polytope(Arc::new(Polytope::cuboid(DVec3::splat(0.5))));
         let mut out = Vec::new();
-        let top = Pose::new(DVec3::new(0.2, 0.1, 0.999), glam::DQuat::from_rotation_z(0.3));
+        let top = Pose::new(
+            DVec3::new(0.2, 0.1, 0.999),
+            glam::DQuat::from_rotation_z(0.3),
+        );
         pair_contacts(&cube, &Pose::IDENTITY, &cube, &top, 1e-3, &mut out);
         assert!(out.len() >= 4, "got {} points", out.len());
         for c in &out {

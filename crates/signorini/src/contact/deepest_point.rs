@@ -6,7 +6,9 @@
 //! separating), so the force never pulls. Sliding friction is Coulomb's: f_t = −μ f_n t̂ along the
 //! slip direction t̂, but capped at m_t |v_t| / h, the force that would stop the slip in one step
 //! (m_t = effective mass of the pair along t̂), so that an explicit step never reverses the slip.
-use super::{ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamSpec, ParamValue};
+use super::{
+    ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamSpec, ParamValue,
+};
 use crate::collision::Contact;
 use crate::dynamics::{Material, Model, State, Wrench};
 use glam::DVec3;
@@ -59,7 +61,12 @@ pub struct DeepestPoint {
 impl DeepestPoint {
     /// `values` in the order of `SPEC.params`.
     pub fn new(values: &[ParamValue]) -> Self {
-        DeepestPoint { kp: values[0], kv: values[1], kp_per_kg: values[2], kv_per_kg: values[3] }
+        DeepestPoint {
+            kp: values[0],
+            kv: values[1],
+            kp_per_kg: values[2],
+            kv_per_kg: values[3],
+        }
     }
 
     /// (kp, kv) for a pair of reduced mass `m_pair` (kg).
@@ -108,7 +115,12 @@ impl ContactModel for DeepestPoint {
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
-        vec![("kp", self.kp), ("kv", self.kv), ("kp_per_kg", self.kp_per_kg), ("kv_per_kg", self.kv_per_kg)]
+        vec![
+            ("kp", self.kp),
+            ("kv", self.kv),
+            ("kp_per_kg", self.kp_per_kg),
+            ("kv_per_kg", self.kv_per_kg),
+        ]
     }
 
     fn contact_forces(
@@ -121,8 +133,13 @@ impl ContactModel for DeepestPoint {
     ) -> Result<ModelStats, ContactError> {
         let mut stats = ModelStats::default();
         // The narrow phase lists the contacts of each pair of pieces together.
-        for group in contacts.chunk_by(|x, y| (x.body_a, x.piece_a, x.body_b, x.piece_b) == (y.body_a, y.piece_a, y.body_b, y.piece_b)) {
-            let c = group.iter().min_by(|x, y| x.gap.total_cmp(&y.gap)).expect("chunks are non-empty");
+        for group in contacts.chunk_by(|x, y| {
+            (x.body_a, x.piece_a, x.body_b, x.piece_b) == (y.body_a, y.piece_a, y.body_b, y.piece_b)
+        }) {
+            let c = group
+                .iter()
+                .min_by(|x, y| x.gap.total_cmp(&y.gap))
+                .expect("chunks are non-empty");
             if c.gap >= 0.0 {
                 continue;
             }
@@ -139,7 +156,10 @@ impl ContactModel for DeepestPoint {
             let mut f = f_n * c.normal;
             let v_t = v_rel - vn * c.normal;
             let slip = v_t.length();
-            let mu = Material::pair_friction(&model.materials[model.bodies[a].material], &model.materials[model.bodies[b].material]);
+            let mu = Material::pair_friction(
+                &model.materials[model.bodies[a].material],
+                &model.materials[model.bodies[b].material],
+            );
             if slip > 0.0 && mu > 0.0 {
                 let t = v_t / slip;
                 let stop = effective_mass(model, state, a, b, p, t) * slip / h;

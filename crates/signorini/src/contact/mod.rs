@@ -70,7 +70,9 @@ impl ParamValue {
 
     pub fn to_json(&self) -> serde_json::Value {
         match self {
-            ParamValue::Given(v) | ParamValue::Default(ParamDefault::Value(v)) => serde_json::json!(v),
+            ParamValue::Given(v) | ParamValue::Default(ParamDefault::Value(v)) => {
+                serde_json::json!(v)
+            }
             ParamValue::Default(d) => serde_json::json!(d.to_string()),
         }
     }
@@ -82,7 +84,11 @@ pub enum ConfigError {
     #[error("unknown contact model `{name}`; available: {available}")]
     UnknownModel { name: String, available: String },
     #[error("model `{model}` has no parameter `{param}`; its parameters: {available}")]
-    UnknownParam { model: String, param: String, available: String },
+    UnknownParam {
+        model: String,
+        param: String,
+        available: String,
+    },
     #[error("parameter `{param}` = {value} is below its minimum {min}")]
     OutOfRange { param: String, value: f64, min: f64 },
 }
@@ -139,17 +145,29 @@ pub fn build(name: &str, params: &[(String, f64)]) -> Result<Box<dyn ContactMode
 }
 
 /// Match given parameters against a spec: every given name must exist and be in range.
-pub fn resolve_params(spec: &ModelSpec, params: &[(String, f64)]) -> Result<Vec<ParamValue>, ConfigError> {
+pub fn resolve_params(
+    spec: &ModelSpec,
+    params: &[(String, f64)],
+) -> Result<Vec<ParamValue>, ConfigError> {
     for (name, value) in params {
         let Some(p) = spec.params.iter().find(|p| p.name == name) else {
             return Err(ConfigError::UnknownParam {
                 model: spec.name.to_string(),
                 param: name.clone(),
-                available: spec.params.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
+                available: spec
+                    .params
+                    .iter()
+                    .map(|p| p.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
             });
         };
         if !(*value >= p.min) || !value.is_finite() {
-            return Err(ConfigError::OutOfRange { param: name.clone(), value: *value, min: p.min });
+            return Err(ConfigError::OutOfRange {
+                param: name.clone(),
+                value: *value,
+                min: p.min,
+            });
         }
     }
     Ok(spec

@@ -59,7 +59,10 @@ impl Body {
     ) -> Result<Body, String> {
         let mut parts = Vec::with_capacity(pieces.len());
         for p in &pieces {
-            let mp = p.shape.mass_properties(density).ok_or("unbounded shape on a dynamic body")?;
+            let mp = p
+                .shape
+                .mass_properties(density)
+                .ok_or("unbounded shape on a dynamic body")?;
             parts.push((mp, p.pose));
         }
         let mut mp = MassProperties::union(&parts);
@@ -75,7 +78,10 @@ impl Body {
         }
         let pieces = pieces
             .into_iter()
-            .map(|p| Piece { shape: p.shape, pose: Pose::new(p.pose.translation - mp.com, p.pose.rotation) })
+            .map(|p| Piece {
+                shape: p.shape,
+                pose: Pose::new(p.pose.translation - mp.com, p.pose.rotation),
+            })
             .collect();
         Ok(Body {
             name: name.to_string(),

@@ -103,13 +103,21 @@ pub fn derivatives(model: &Model, state: &State, wrenches: &[Wrench], out: &mut 
     out.clear();
     for (i, bs) in state.bodies.iter().enumerate() {
         if model.bodies[i].fixed {
-            out.push(Derivative { dq: DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0), ..Default::default() });
+            out.push(Derivative {
+                dq: DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+                ..Default::default()
+            });
             continue;
         }
         let (dv, dw) = accelerations(model, state, i, &wrenches[i]);
         let w = bs.angular_velocity;
         let dq = DQuat::from_xyzw(w.x, w.y, w.z, 0.0) * bs.orientation * 0.5;
-        out.push(Derivative { dx: bs.velocity, dq, dv, dw });
+        out.push(Derivative {
+            dx: bs.velocity,
+            dq,
+            dv,
+            dw,
+        });
     }
 }
 

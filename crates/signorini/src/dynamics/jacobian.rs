@@ -17,7 +17,10 @@ pub struct JacobianRow {
 impl JacobianRow {
     /// J·ν for a dense generalized velocity.
     pub fn dot(&self, nu: &[f64]) -> f64 {
-        self.blocks.iter().map(|(o, b)| (0..6).map(|k| b[k] * nu[o + k]).sum::<f64>()).sum()
+        self.blocks
+            .iter()
+            .map(|(o, b)| (0..6).map(|k| b[k] * nu[o + k]).sum::<f64>())
+            .sum()
     }
 }
 
@@ -36,7 +39,17 @@ pub fn contact_row(
         if let (Some(o), false) = (offsets[body], model.bodies[body].fixed) {
             let r = p - state.bodies[body].position;
             let rxd = r.cross(dir);
-            blocks.push((o, [sign * dir.x, sign * dir.y, sign * dir.z, sign * rxd.x, sign * rxd.y, sign * rxd.z]));
+            blocks.push((
+                o,
+                [
+                    sign * dir.x,
+                    sign * dir.y,
+                    sign * dir.z,
+                    sign * rxd.x,
+                    sign * rxd.y,
+                    sign * rxd.z,
+                ],
+            ));
         }
     }
     JacobianRow { blocks }

@@ -22,7 +22,8 @@ pub struct PosedPolytope<'a> {
 impl Support for PosedPolytope<'_> {
     fn support(&self, dir: DVec3) -> DVec3 {
         let local = self.pose.inverse_transform_vector(dir);
-        self.pose.transform_point(self.polytope.vertices[self.polytope.support_index(local)])
+        self.pose
+            .transform_point(self.polytope.vertices[self.polytope.support_index(local)])
     }
 }
 
@@ -39,7 +40,11 @@ impl Support for PointSet {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Proximity {
     /// The sets are disjoint: closest points on A and on B, and their distance (m).
-    Separated { distance: f64, point_a: DVec3, point_b: DVec3 },
+    Separated {
+        distance: f64,
+        point_a: DVec3,
+        point_b: DVec3,
+    },
     /// The sets touch or overlap (distance below the numerical floor).
     Overlapping,
 }
@@ -53,10 +58,18 @@ struct Vertex {
 
 /// Distance between A and B. `scale` is a length typical of the shapes (m), used for tolerances.
 pub fn distance(a: &dyn Support, b: &dyn Support, initial_dir: DVec3, scale: f64) -> Proximity {
-    let dir0 = if initial_dir.length_squared() > 0.0 { initial_dir } else { DVec3::X };
+    let dir0 = if initial_dir.length_squared() > 0.0 {
+        initial_dir
+    } else {
+        DVec3::X
+    };
     let first = {
         let (pa, pb) = (a.support(dir0), b.support(-dir0));
-        Vertex { w: pa - pb, a: pa, b: pb }
+        Vertex {
+            w: pa - pb,
+            a: pa,
+            b: pb,
+        }
     };
     let mut simplex = vec![first];
     let mut lambdas = vec![1.0];
@@ -92,7 +105,11 @@ pub fn distance(a: &dyn Support, b: &dyn Support, initial_dir: DVec3, scale: f64
     }
     let point_a = simplex.iter().zip(&lambdas).map(|(s, l)| s.a * *l).sum();
     let point_b = simplex.iter().zip(&lambdas).map(|(s, l)| s.b * *l).sum();
-    Proximity::Separated { distance: v.length(), point_a, point_b }
+    Proximity::Separated {
+        distance: v.length(),
+        point_a,
+        point_b,
+    }
 }
 
 /// The point of the simplex's convex hull closest to the origin, its barycentric coordinates and
@@ -165,17 +182,23 @@ fn solve_small(g: &[[f64; 3]; 3], r: &[f64; 3], m: usize) -> Option<[f64; 3]> {
         2 => {
             let det = g[0][0] * g[1][1] - g[0][1] * g[1][0];
             (det > 1e-12 * scale * scale).then(|| {
-                [(r[0] * g[1][1] - g[0][1] * r[1]) / det, (g[0][0] * r[1] - r[0] * g[1][0]) / det, 0.0]
+                [
+                    (r[0] * g[1][1] - g[0][1] * r[1]) / det,
+                    (g[0][0] * r[1] - r[0] * g[1][0]) / det,
+                    0.0,
+                ]
             })
         }
         3 => {
-            let c = |a: usize, b: usize, c_: usize, d: usize| g[a][c_] * g[b][d] - g[a][d] * g[b][c_];
+            let c =
+                |a: usize, b: usize, c_: usize, d: usize| g[a][c_] * g[b][d] - g[a][d] * g[b][c_];
             let det = g[0][0] * c(1, 2, 1, 2) - g[0][1] * c(1, 2, 0, 2) + g[0][2] * c(1, 2, 0, 1);
             if det <= 1e-12 * scale * scale * scale {
                 return None;
             }
             let det3 = |m: [[f64; 3]; 3]| {
-                m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+                m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+                    - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
                     + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
             };
             let mut out = [0.0; 3];
@@ -199,15 +222,31 @@ mod tests {
     #[test]
     fn unit_cubes_one_metre_apart_along_a_diagonal_direction() {
         let cube = Polytope::cuboid(DVec3::splat(0.5));
-        let (pa, pb) = (Pose::IDENTITY, Pose::new(DVec3::new(2.0, 2.0, 0.0), glam::DQuat::IDENTITY));
+        let (pa, pb) = (
+            Pose::IDENTITY,
+            Pose::new(DVec3::new(2.0, 2.0, 0.0), glam::DQuat::IDENTITY),
+        );
         let r = distance(
-            &PosedPolytope { polytope: &cube, pose: &pa },
-            &PosedPolytope { polytope: &cube, pose: &pb },
+            &PosedPolytope {
+                polytope: &cube,
+                pose: &pa,
+            },
+            &PosedPolytope {
+                polytope: &cube,
+                pose: &pb,
+            },
             DVec3::X,
             1.0,
         );
         // Closest features are the vertical edges at (0.5, 0.5) and (1.5, 1.5): distance √2.
-        let Proximity::Separated { distance, point_a, point_b } = r else { panic!("expected separation") };
+        let Proximity::Separated {
+            distance,
+            point_a,
+            point_b,
+        } = r
+        else {
+            panic!("expected separation")
+        };
         assert!((distance - 2f64.sqrt()).abs() < 1e-12);
         assert!((point_a.x - 0.5).abs() < 1e-12 && (point_b.y - 1.5).abs() < 1e-12);
     }
@@ -215,10 +254,19 @@ mod tests {
     #[test]
     fn overlapping_cubes_are_reported() {
         let cube = Polytope::cuboid(DVec3::splat(0.5));
-        let (pa, pb) = (Pose::IDENTITY, Pose::new(DVec3::new(0.3, 0.2, 0.1), glam::DQuat::IDENTITY));
+        let (pa, pb) = (
+            Pose::IDENTITY,
+            Pose::new(DVec3::new(0.3, 0.2, 0.1), glam::DQuat::IDENTITY),
+        );
         let r = distance(
-            &PosedPolytope { polytope: &cube, pose: &pa },
-            &PosedPolytope { polytope: &cube, pose: &pb },
+            &PosedPolytope {
+                polytope: &cube,
+                pose: &pa,
+            },
+            &PosedPolytope {
+                polytope: &cube,
+                pose: &pb,
+            },
             DVec3::X,
             1.0,
         );

@@ -17,7 +17,11 @@ impl MassProperties {
     /// Solid sphere of radius `r` (m) and density `rho` (kg/m³): I = 2/5 m r².
     pub fn sphere(r: f64, rho: f64) -> Self {
         let mass = rho * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
-        MassProperties { mass, com: DVec3::ZERO, inertia: DMat3::from_diagonal(DVec3::splat(0.4 * mass * r * r)) }
+        MassProperties {
+            mass,
+            com: DVec3::ZERO,
+            inertia: DMat3::from_diagonal(DVec3::splat(0.4 * mass * r * r)),
+        }
     }
 
     /// Exact mass properties of a uniform polytope of density `rho` (kg/m³).
@@ -45,13 +49,21 @@ impl MassProperties {
         let central = second - outer(com, com) * volume;
         let trace = central.x_axis.x + central.y_axis.y + central.z_axis.z;
         let inertia = (DMat3::from_diagonal(DVec3::splat(trace)) - central) * rho;
-        MassProperties { mass: rho * volume, com, inertia }
+        MassProperties {
+            mass: rho * volume,
+            com,
+            inertia,
+        }
     }
 
     /// The same distribution of matter scaled to total mass `m` (kg).
     pub fn with_mass(&self, m: f64) -> Self {
         let k = m / self.mass;
-        MassProperties { mass: m, com: self.com, inertia: self.inertia * k }
+        MassProperties {
+            mass: m,
+            com: self.com,
+            inertia: self.inertia * k,
+        }
     }
 
     /// Mass properties of a union of parts, each given in its own frame placed by a pose in the
@@ -59,7 +71,11 @@ impl MassProperties {
     /// I = Σ R Iᵢ Rᵀ + mᵢ (|d|² I − d dᵀ), d = offset of part i's centre from the common centre.
     pub fn union(parts: &[(MassProperties, Pose)]) -> Self {
         let mass: f64 = parts.iter().map(|(m, _)| m.mass).sum();
-        let com = parts.iter().map(|(m, pose)| pose.transform_point(m.com) * m.mass).sum::<DVec3>() / mass;
+        let com = parts
+            .iter()
+            .map(|(m, pose)| pose.transform_point(m.com) * m.mass)
+            .sum::<DVec3>()
+            / mass;
         let mut inertia = DMat3::ZERO;
         for (m, pose) in parts {
             let r = DMat3::from_quat(pose.rotation);
@@ -88,8 +104,13 @@ mod tests {
         let mp = MassProperties::polytope(&p, rho);
         let m = rho * lx * ly * lz;
         assert!((mp.mass - m).abs() < 1e-12 * m);
-        let expect = DVec3::new(ly * ly + lz * lz, lx * lx + lz * lz, lx * lx + ly * ly) * (m / 12.0);
-        let got = DVec3::new(mp.inertia.x_axis.x, mp.inertia.y_axis.y, mp.inertia.z_axis.z);
+        let expect =
+            DVec3::new(ly * ly + lz * lz, lx * lx + lz * lz, lx * lx + ly * ly) * (m / 12.0);
+        let got = DVec3::new(
+            mp.inertia.x_axis.x,
+            mp.inertia.y_axis.y,
+            mp.inertia.z_axis.z,
+        );
         assert!((got - expect).abs().max_element() < 1e-12 * m);
         assert!(mp.com.length() < 1e-14);
     }

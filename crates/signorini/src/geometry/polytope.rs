@@ -68,19 +68,32 @@ impl Polytope {
             )));
         }
         if points.iter().any(|p| !p.is_finite()) {
-            return Err(GeometryError::DegenerateHull("a point has a non-finite coordinate".into()));
+            return Err(GeometryError::DegenerateHull(
+                "a point has a non-finite coordinate".into(),
+            ));
         }
         let size = bounding_diagonal(points);
         check_spans_volume(points, size)?;
-        let input: Vec<_> = points.iter().map(|p| parry3d_f64::math::Vector::new(p.x, p.y, p.z)).collect();
+        let input: Vec<_> = points
+            .iter()
+            .map(|p| parry3d_f64::math::Vector::new(p.x, p.y, p.z))
+            .collect();
         let (hull_points, triangles) = parry3d_f64::transformation::try_convex_hull(&input)
             .map_err(|e| GeometryError::DegenerateHull(format!("quickhull failed: {e:?}")))?;
-        let hull_points: Vec<DVec3> = hull_points.iter().map(|p| DVec3::new(p.x, p.y, p.z)).collect();
+        let hull_points: Vec<DVec3> = hull_points
+            .iter()
+            .map(|p| DVec3::new(p.x, p.y, p.z))
+            .collect();
         let p = Self::from_triangles(&hull_points, &triangles, size)?;
         // Corners wrongly dropped (from a broken triangle mesh) would leave input points outside.
         let tol = 1e-7 * size;
-        if points.iter().any(|x| p.faces.iter().any(|f| f.normal.dot(*x) - f.offset > tol)) {
-            return Err(GeometryError::DegenerateHull("an input point lies outside the hull".into()));
+        if points
+            .iter()
+            .any(|x| p.faces.iter().any(|f| f.normal.dot(*x) - f.offset > tol))
+        {
+            return Err(GeometryError::DegenerateHull(
+                "an input point lies outside the hull".into(),
+            ));
         }
         Ok(p)
     }
@@ -96,14 +109,24 @@ impl Polytope {
         }
         // The box's own triangulation, not a hull computation: quickhull treats boxes thinner than
         // ~1e-3 of their size as flat, which made thin plates panic here.
-        const QUADS: [[u32; 4]; 6] =
-            [[0, 2, 6, 4], [1, 5, 7, 3], [0, 4, 5, 1], [2, 3, 7, 6], [0, 1, 3, 2], [4, 6, 7, 5]];
+        const QUADS: [[u32; 4]; 6] = [
+            [0, 2, 6, 4],
+            [1, 5, 7, 3],
+            [0, 4, 5, 1],
+            [2, 3, 7, 6],
+            [0, 1, 3, 2],
+            [4, 6, 7, 5],
+        ];
         let mut triangles = Vec::with_capacity(12);
         for q in QUADS {
             for t in [[q[0], q[1], q[2]], [q[0], q[2], q[3]]] {
                 let [a, b, c] = t.map(|i| corners[i as usize]);
                 // Outward: the box is centred at the origin.
-                triangles.push(if (b - a).cross(c - a).dot(a) > 0.0 { t } else { [t[0], t[2], t[1]] });
+                triangles.push(if (b - a).cross(c - a).dot(a) > 0.0 {
+                    t
+                } else {
+                    [t[0], t[2], t[1]]
+                });
             }
         }
         Self::from_triangles(&corners, &triangles, bounding_diagonal(&corners))
@@ -129,7 +152,11 @@ impl Polytope {
     }
 
     /// Build the topology from a closed, outward-oriented triangle mesh of a convex body.
-    fn from_triangles(points: &[DVec3], triangles: &[[u32; 3]], size: f64) -> Result<Polytope, GeometryError> {
+    fn from_triangles(
+        points: &[DVec3],
+        triangles: &[[u32; 3]],
+        size: f64,
+    ) -> Result<Polytope, GeometryError> {
         let tol = COPLANAR_REL_TOL * size.max(f64::MIN_POSITIVE);
         let tri_normal = |t: &[u32; 3]| {
             let [a, b, c] = t.map(|i| points[i as usize]);
@@ -166,12 +193,16 @@ impl Polytope {
             let plane_point = points[tri[0] as usize];
             for k in 0..3 {
                 let Some(&u) = owner.get(&(tri[(k + 1) % 3], tri[k])) else {
-                    return Err(GeometryError::DegenerateHull("hull mesh is not closed".into()));
+                    return Err(GeometryError::DegenerateHull(
+                        "hull mesh is not closed".into(),
+                    ));
                 };
                 let coplanar = !degenerate[t]
                     && !degenerate[u]
                     && normals[t].dot(normals[u]) > 0.0
-                    && triangles[u].iter().all(|&v| (points[v as usize] - plane_point).dot(normals[t]).abs() <= tol);
+                    && triangles[u]
+                        .iter()
+                        .all(|&v| (points[v as usize] - plane_point).dot(normals[t]).abs() <= tol);
                 if coplanar {
                     let (rt, ru) = (root(&mut parent, t), root(&mut parent, u));
                     if rt != ru {
@@ -184,10 +215,15 @@ impl Polytope {
             if !degenerate[t] {
                 continue;
             }
-            let host = (0..3).map(|k| owner[&(tri[(k + 1) % 3], tri[k])]).find(|&u| {
-                let plane_point = points[triangles[u][0] as usize];
-                !degenerate[u] && tri.iter().all(|&v| (points[v as usize] - plane_point).dot(normals[u]).abs() <= tol)
-            });
+            let host = (0..3)
+                .map(|k| owner[&(tri[(k + 1) % 3], tri[k])])
+                .find(|&u| {
+                    let plane_point = points[triangles[u][0] as usize];
+                    !degenerate[u]
+                        && tri.iter().all(|&v| {
+                            (points[v as usize] - plane_point).dot(normals[u]).abs() <= tol
+                        })
+                });
             if let Some(u) = host {
                 let (rt, ru) = (root(&mut parent, t), root(&mut parent, u));
                 parent[rt.max(ru)] = rt.min(ru);
@@ -212,10 +248,14 @@ impl Polytope {
                 let tri = triangles[t];
                 for k in 0..3 {
                     let (a, b) = (tri[k], tri[(k + 1) % 3]);
-                    let interior = owner.get(&(b, a)).is_some_and(|&u| root(&mut parent, u) == root(&mut parent, t));
+                    let interior = owner
+                        .get(&(b, a))
+                        .is_some_and(|&u| root(&mut parent, u) == root(&mut parent, t));
                     if !interior {
                         if next.insert(a, b).is_some() {
-                            return Err(GeometryError::DegenerateHull("a face boundary is pinched".into()));
+                            return Err(GeometryError::DegenerateHull(
+                                "a face boundary is pinched".into(),
+                            ));
                         }
                         start = start.min(a);
                     }
@@ -225,13 +265,19 @@ impl Polytope {
             let mut v = next[&start];
             while v != start {
                 if face.len() > next.len() {
-                    return Err(GeometryError::DegenerateHull("a face boundary does not close".into()));
+                    return Err(GeometryError::DegenerateHull(
+                        "a face boundary does not close".into(),
+                    ));
                 }
                 face.push(v);
-                v = *next.get(&v).ok_or_else(|| GeometryError::DegenerateHull("open face boundary".into()))?;
+                v = *next
+                    .get(&v)
+                    .ok_or_else(|| GeometryError::DegenerateHull("open face boundary".into()))?;
             }
             if face.len() != next.len() {
-                return Err(GeometryError::DegenerateHull("a face has several boundary loops".into()));
+                return Err(GeometryError::DegenerateHull(
+                    "a face has several boundary loops".into(),
+                ));
             }
             loops.push(face);
         }
@@ -260,17 +306,32 @@ impl Polytope {
         for l in &loops {
             let idx: Vec<u32> = l.iter().map(|&v| new_index[v as usize]).collect();
             if idx.len() < 3 {
-                return Err(GeometryError::DegenerateHull("a face collapsed to fewer than 3 corners".into()));
+                return Err(GeometryError::DegenerateHull(
+                    "a face collapsed to fewer than 3 corners".into(),
+                ));
             }
             let normal = newell_normal(&idx, &vertices);
-            let offset = idx.iter().map(|&v| normal.dot(vertices[v as usize])).sum::<f64>() / idx.len() as f64;
-            faces.push(Face { vertices: idx, edges: Vec::new(), normal, offset });
+            let offset = idx
+                .iter()
+                .map(|&v| normal.dot(vertices[v as usize]))
+                .sum::<f64>()
+                / idx.len() as f64;
+            faces.push(Face {
+                vertices: idx,
+                edges: Vec::new(),
+                normal,
+                offset,
+            });
         }
         Self::with_topology(vertices, faces, size)
     }
 
     /// Fill edges and adjacency from faces with counter-clockwise vertex loops, and check them.
-    fn with_topology(vertices: Vec<DVec3>, mut faces: Vec<Face>, size: f64) -> Result<Polytope, GeometryError> {
+    fn with_topology(
+        vertices: Vec<DVec3>,
+        mut faces: Vec<Face>,
+        size: f64,
+    ) -> Result<Polytope, GeometryError> {
         let mut edges: Vec<Edge> = Vec::new();
         let mut edge_of: HashMap<(u32, u32), u32> = HashMap::new();
         for (f, face) in faces.iter_mut().enumerate() {
@@ -279,19 +340,29 @@ impl Polytope {
                 let (a, b) = (face.vertices[i], face.vertices[(i + 1) % n]);
                 let key = (a.min(b), a.max(b));
                 let e = *edge_of.entry(key).or_insert_with(|| {
-                    edges.push(Edge { vertices: [key.0, key.1], faces: [u32::MAX; 2] });
+                    edges.push(Edge {
+                        vertices: [key.0, key.1],
+                        faces: [u32::MAX; 2],
+                    });
                     (edges.len() - 1) as u32
                 });
                 let side = if a < b { 0 } else { 1 };
                 if edges[e as usize].faces[side] != u32::MAX {
-                    return Err(GeometryError::DegenerateHull("an edge is used twice in one direction".into()));
+                    return Err(GeometryError::DegenerateHull(
+                        "an edge is used twice in one direction".into(),
+                    ));
                 }
                 edges[e as usize].faces[side] = f as u32;
                 face.edges.push(e);
             }
         }
-        if edges.iter().any(|e| e.faces.contains(&u32::MAX) || e.faces[0] == e.faces[1]) {
-            return Err(GeometryError::DegenerateHull("an edge does not separate two faces".into()));
+        if edges
+            .iter()
+            .any(|e| e.faces.contains(&u32::MAX) || e.faces[0] == e.faces[1])
+        {
+            return Err(GeometryError::DegenerateHull(
+                "an edge does not separate two faces".into(),
+            ));
         }
         let mut vertex_edges = vec![Vec::new(); vertices.len()];
         for (e, edge) in edges.iter().enumerate() {
@@ -306,8 +377,19 @@ impl Polytope {
             }
         }
         let centroid = vertices.iter().copied().sum::<DVec3>() / vertices.len() as f64;
-        let radius = vertices.iter().map(|v| v.distance(centroid)).fold(0.0, f64::max);
-        let p = Polytope { vertices, faces, edges, vertex_edges, vertex_faces, centroid, radius };
+        let radius = vertices
+            .iter()
+            .map(|v| v.distance(centroid))
+            .fold(0.0, f64::max);
+        let p = Polytope {
+            vertices,
+            faces,
+            edges,
+            vertex_edges,
+            vertex_faces,
+            centroid,
+            radius,
+        };
         if p.euler_characteristic() != 2 {
             return Err(GeometryError::DegenerateHull(format!(
                 "V - E + F = {} instead of 2",
@@ -316,8 +398,13 @@ impl Polytope {
         }
         let tol = 1e-7 * size.max(f64::MIN_POSITIVE);
         for face in &p.faces {
-            if p.vertices.iter().any(|v| face.normal.dot(*v) - face.offset > tol) {
-                return Err(GeometryError::DegenerateHull("hull is not convex within tolerance".into()));
+            if p.vertices
+                .iter()
+                .any(|v| face.normal.dot(*v) - face.offset > tol)
+            {
+                return Err(GeometryError::DegenerateHull(
+                    "hull is not convex within tolerance".into(),
+                ));
             }
         }
         Ok(p)
@@ -379,7 +466,10 @@ impl Polytope {
             .iter()
             .enumerate()
             .map(|(f, face)| (f, (face.normal.dot(p) - face.offset).abs()))
-            .fold((0, f64::INFINITY), |best, c| if c.1 < best.1 { c } else { best });
+            .fold(
+                (0, f64::INFINITY),
+                |best, c| if c.1 < best.1 { c } else { best },
+            );
         Feature::Face(f as u32)
     }
 
@@ -400,7 +490,11 @@ impl Polytope {
 /// Distance from `p` to the segment `[a, b]`.
 pub fn point_segment_distance(p: DVec3, a: DVec3, b: DVec3) -> f64 {
     let ab = b - a;
-    let t = if ab.length_squared() > 0.0 { ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0) } else { 0.0 };
+    let t = if ab.length_squared() > 0.0 {
+        ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     p.distance(a + t * ab)
 }
 
@@ -408,16 +502,24 @@ pub fn point_segment_distance(p: DVec3, a: DVec3, b: DVec3) -> f64 {
 fn newell_normal(loop_: &[u32], vertices: &[DVec3]) -> DVec3 {
     let mut n = DVec3::ZERO;
     for i in 0..loop_.len() {
-        let (a, b) = (vertices[loop_[i] as usize], vertices[loop_[(i + 1) % loop_.len()] as usize]);
-        n += DVec3::new((a.y - b.y) * (a.z + b.z), (a.z - b.z) * (a.x + b.x), (a.x - b.x) * (a.y + b.y));
+        let (a, b) = (
+            vertices[loop_[i] as usize],
+            vertices[loop_[(i + 1) % loop_.len()] as usize],
+        );
+        n += DVec3::new(
+            (a.y - b.y) * (a.z + b.z),
+            (a.z - b.z) * (a.x + b.x),
+            (a.x - b.x) * (a.y + b.y),
+        );
     }
     n.normalize()
 }
 
 fn bounding_diagonal(points: &[DVec3]) -> f64 {
-    let (lo, hi) = points.iter().fold((DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)), |(lo, hi), p| {
-        (lo.min(*p), hi.max(*p))
-    });
+    let (lo, hi) = points.iter().fold(
+        (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    );
     (hi - lo).length()
 }
 
@@ -425,7 +527,13 @@ fn bounding_diagonal(points: &[DVec3]) -> f64 {
 fn check_spans_volume(points: &[DVec3], size: f64) -> Result<(), GeometryError> {
     let tol = 1e-9 * size;
     let p0 = points[0];
-    let far = |f: &dyn Fn(DVec3) -> f64| points.iter().copied().map(|p| (f(p), p)).fold((-1.0, p0), |a, b| if b.0 > a.0 { b } else { a });
+    let far = |f: &dyn Fn(DVec3) -> f64| {
+        points
+            .iter()
+            .copied()
+            .map(|p| (f(p), p))
+            .fold((-1.0, p0), |a, b| if b.0 > a.0 { b } else { a })
+    };
     let (d1, p1) = far(&|p| p.distance(p0));
     if d1 <= tol {
         return Err(GeometryError::DegenerateHull("all points coincide".into()));
@@ -433,12 +541,16 @@ fn check_spans_volume(points: &[DVec3], size: f64) -> Result<(), GeometryError> 
     let axis = (p1 - p0) / d1;
     let (d2, p2) = far(&|p| (p - p0 - axis * (p - p0).dot(axis)).length());
     if d2 <= tol {
-        return Err(GeometryError::DegenerateHull("all points lie on one line".into()));
+        return Err(GeometryError::DegenerateHull(
+            "all points lie on one line".into(),
+        ));
     }
     let normal = axis.cross(p2 - p0).normalize();
     let (d3, _) = far(&|p| (p - p0).dot(normal).abs());
     if d3 <= tol {
-        return Err(GeometryError::DegenerateHull("all points lie on one plane".into()));
+        return Err(GeometryError::DegenerateHull(
+            "all points lie on one plane".into(),
+        ));
     }
     Ok(())
 }
@@ -451,7 +563,10 @@ mod tests {
     fn cube_has_eight_corners_twelve_edges_six_square_faces() {
         let p = Polytope::cuboid(DVec3::new(0.5, 1.0, 1.5));
         assert_eq!((p.vertices.len(), p.edges.len(), p.faces.len()), (8, 12, 6));
-        assert!(p.faces.iter().all(|f| f.vertices.len() == 4 && f.edges.len() == 4));
+        assert!(p
+            .faces
+            .iter()
+            .all(|f| f.vertices.len() == 4 && f.edges.len() == 4));
         assert!((p.volume() - 6.0).abs() < 1e-12);
     }
 
@@ -459,7 +574,11 @@ mod tests {
     fn points_on_edges_and_faces_are_not_corners() {
         // Cube corners plus an edge midpoint, a face centre and the body centre.
         let mut pts: Vec<DVec3> = Polytope::cuboid(DVec3::ONE).vertices.clone();
-        pts.extend([DVec3::new(0.0, -1.0, -1.0), DVec3::new(0.0, 0.0, 1.0), DVec3::ZERO]);
+        pts.extend([
+            DVec3::new(0.0, -1.0, -1.0),
+            DVec3::new(0.0, 0.0, 1.0),
+            DVec3::ZERO,
+        ]);
         let p = Polytope::from_points(&pts).unwrap();
         assert_eq!((p.vertices.len(), p.edges.len(), p.faces.len()), (8, 12, 6));
     }
@@ -467,13 +586,18 @@ mod tests {
     #[test]
     fn flat_point_sets_are_rejected() {
         let flat = [DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::new(1.0, 1.0, 0.0)];
-        assert!(matches!(Polytope::from_points(&flat), Err(GeometryError::DegenerateHull(m)) if m.contains("plane")));
+        assert!(
+            matches!(Polytope::from_points(&flat), Err(GeometryError::DegenerateHull(m)) if m.contains("plane"))
+        );
         assert!(Polytope::from_points(&[DVec3::ZERO; 3]).is_err());
     }
 
     #[test]
     fn cylinder_prism_topology() {
         let p = Polytope::cylinder(0.5, 1.0, 12).unwrap();
-        assert_eq!((p.vertices.len(), p.edges.len(), p.faces.len()), (24, 36, 14));
+        assert_eq!(
+            (p.vertices.len(), p.edges.len(), p.faces.len()),
+            (24, 36, 14)
+        );
     }
 }

@@ -15,10 +15,16 @@ impl Default for Pose {
 }
 
 impl Pose {
-    pub const IDENTITY: Pose = Pose { rotation: DQuat::IDENTITY, translation: DVec3::ZERO };
+    pub const IDENTITY: Pose = Pose {
+        rotation: DQuat::IDENTITY,
+        translation: DVec3::ZERO,
+    };
 
     pub fn new(translation: DVec3, rotation: DQuat) -> Self {
-        Pose { rotation, translation }
+        Pose {
+            rotation,
+            translation,
+        }
     }
 
     pub fn transform_point(&self, p: DVec3) -> DVec3 {
@@ -47,6 +53,9 @@ impl Pose {
 
     pub fn inverse(&self) -> Pose {
         let r = self.rotation.inverse();
-        Pose { rotation: r, translation: -(r * self.translation) }
+        Pose {
+            rotation: r,
+            translation: -(r * self.translation),
+        }
     }
 }

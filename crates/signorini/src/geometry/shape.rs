@@ -18,14 +18,18 @@ impl Shape {
     /// Box of full edge lengths `size` (m).
     pub fn cuboid(size: DVec3) -> Result<Shape, GeometryError> {
         if !(size.min_element() > 0.0) || !size.is_finite() {
-            return Err(GeometryError::InvalidShape("box edge lengths must be positive".into()));
+            return Err(GeometryError::InvalidShape(
+                "box edge lengths must be positive".into(),
+            ));
         }
         Ok(Shape::Polytope(Arc::new(Polytope::cuboid(size / 2.0))))
     }
 
     pub fn sphere(radius: f64) -> Result<Shape, GeometryError> {
         if !(radius > 0.0) || !radius.is_finite() {
-            return Err(GeometryError::InvalidShape("sphere radius must be positive".into()));
+            return Err(GeometryError::InvalidShape(
+                "sphere radius must be positive".into(),
+            ));
         }
         Ok(Shape::Sphere { radius })
     }
@@ -35,13 +39,17 @@ impl Shape {
     }
 
     pub fn cylinder(radius: f64, height: f64, segments: u32) -> Result<Shape, GeometryError> {
-        Ok(Shape::Polytope(Arc::new(Polytope::cylinder(radius, height, segments)?)))
+        Ok(Shape::Polytope(Arc::new(Polytope::cylinder(
+            radius, height, segments,
+        )?)))
     }
 
     pub fn half_space(normal: DVec3) -> Result<Shape, GeometryError> {
         let n = normal.normalize_or_zero();
         if n == DVec3::ZERO || !n.is_finite() {
-            return Err(GeometryError::InvalidShape("half-space normal must be a nonzero vector".into()));
+            return Err(GeometryError::InvalidShape(
+                "half-space normal must be a nonzero vector".into(),
+            ));
         }
         Ok(Shape::HalfSpace { normal: n })
     }

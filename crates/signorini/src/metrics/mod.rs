@@ -17,7 +17,8 @@ pub fn kinetic_energy(model: &Model, state: &State) -> f64 {
         .filter(|(b, _)| !b.fixed)
         .map(|(b, s)| {
             let jw = world_inertia(b, s.orientation);
-            0.5 * b.mass * s.velocity.length_squared() + 0.5 * s.angular_velocity.dot(jw * s.angular_velocity)
+            0.5 * b.mass * s.velocity.length_squared()
+                + 0.5 * s.angular_velocity.dot(jw * s.angular_velocity)
         })
         .sum()
 }
@@ -25,12 +26,24 @@ pub fn kinetic_energy(model: &Model, state: &State) -> f64 {
 /// Gravitational potential energy −Σ m g·x of dynamic bodies, zero at the world origin (J).
 pub fn potential_energy(model: &Model, state: &State) -> f64 {
     let g = model.settings.gravity;
-    model.bodies.iter().zip(&state.bodies).filter(|(b, _)| !b.fixed).map(|(b, s)| -b.mass * g.dot(s.position)).sum()
+    model
+        .bodies
+        .iter()
+        .zip(&state.bodies)
+        .filter(|(b, _)| !b.fixed)
+        .map(|(b, s)| -b.mass * g.dot(s.position))
+        .sum()
 }
 
 /// Total linear momentum Σ m v (kg m/s).
 pub fn linear_momentum(model: &Model, state: &State) -> DVec3 {
-    model.bodies.iter().zip(&state.bodies).filter(|(b, _)| !b.fixed).map(|(b, s)| b.mass * s.velocity).sum()
+    model
+        .bodies
+        .iter()
+        .zip(&state.bodies)
+        .filter(|(b, _)| !b.fixed)
+        .map(|(b, s)| b.mass * s.velocity)
+        .sum()
 }
 
 /// Total angular momentum about the world origin Σ x × m v + J_w ω (kg m²/s).
@@ -40,6 +53,9 @@ pub fn angular_momentum(model: &Model, state: &State) -> DVec3 {
         .iter()
         .zip(&state.bodies)
         .filter(|(b, _)| !b.fixed)
-        .map(|(b, s)| s.position.cross(b.mass * s.velocity) + world_inertia(b, s.orientation) * s.angular_velocity)
+        .map(|(b, s)| {
+            s.position.cross(b.mass * s.velocity)
+                + world_inertia(b, s.orientation) * s.angular_velocity
+        })
         .sum()
 }

@@ -51,11 +51,26 @@ pub struct StepReport {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StepError {
     #[error("step {step} (t = {time} s): body `{body}` has a non-finite {what}; the simulation blew up. Try a smaller time step or softer contact gains")]
-    NonFinite { step: u64, time: f64, body: String, what: &'static str },
+    NonFinite {
+        step: u64,
+        time: f64,
+        body: String,
+        what: &'static str,
+    },
     #[error("step {step} (t = {time} s): body `{body}` moves at {speed:.3e} m/s, above simulation.max_speed = {limit} m/s; the simulation is diverging. Try a smaller time step or softer contact gains")]
-    TooFast { step: u64, time: f64, body: String, speed: f64, limit: f64 },
+    TooFast {
+        step: u64,
+        time: f64,
+        body: String,
+        speed: f64,
+        limit: f64,
+    },
     #[error("step {step} (t = {time} s): contact model failed: {source}")]
-    Contact { step: u64, time: f64, source: ContactError },
+    Contact {
+        step: u64,
+        time: f64,
+        source: ContactError,
+    },
 }
 
 /// Scratch memory reused from step to step.
@@ -116,22 +131,40 @@ fn evaluate_forces(
     wrenches.clear();
     wrenches.resize(model.bodies.len(), Wrench::default());
     add_scheduled(model, state, state.time, wrenches);
-    let stats = contact_model.contact_forces(model, state, contacts, model.settings.time_step, wrenches)?;
+    let stats =
+        contact_model.contact_forces(model, state, contacts, model.settings.time_step, wrenches)?;
     times.model += t0.elapsed().as_secs_f64();
     Ok(stats)
 }
 
 /// Advance `state` by one time step.
-pub fn step(model: &Model, state: &mut State, ws: &mut Workspace, contact_model: &mut dyn ContactModel) -> Result<StepReport, StepError> {
+pub fn step(
+    model: &Model,
+    state: &mut State,
+    ws: &mut Workspace,
+    contact_model: &mut dyn ContactModel,
+) -> Result<StepReport, StepError> {
     let h = model.settings.time_step;
     let mut times = StageTimes::default();
     if !ws.fresh {
         detect(model, state, ws, &mut times);
     }
     let (step_no, time) = (state.step, state.time);
-    let fail = |source| StepError::Contact { step: step_no + 1, time, source };
+    let fail = |source| StepError::Contact {
+        step: step_no + 1,
+        time,
+        source,
+    };
     let mut wrenches = std::mem::take(&mut ws.wrenches);
-    let model_stats = evaluate_forces(model, state, &ws.contacts, contact_model, &mut wrenches, &mut times).map_err(fail)?;
+    let model_stats = evaluate_forces(
+        model,
+        state,
+        &ws.contacts,
+        contact_model,
+        &mut wrenches,
+        &mut times,
+    )
+    .map_err(fail)?;
     match model.settings.integrator {
         Integrator::SemiImplicitEuler => {
             let t0 = Instant::now();
@@ -150,7 +183,15 @@ pub fn step(model: &Model, state: &mut State, ws: &mut Workspace, contact_model:
                 integrate::offset_state(model, state, &k[s - 1], frac, &mut stage);
                 times.integrate += t0.elapsed().as_secs_f64();
                 detect(model, &stage, ws, &mut times);
-                evaluate_forces(model, &stage, &ws.contacts, contact_model, &mut wrenches, &mut times).map_err(fail)?;
+                evaluate_forces(
+                    model,
+                    &stage,
+                    &ws.contacts,
+                    contact_model,
+                    &mut wrenches,
+                    &mut times,
+                )
+                .map_err(fail)?;
                 let t0 = Instant::now();
                 let (done, rest) = k.split_at_mut(s);
                 let _ = done;
@@ -171,7 +212,12 @@ pub fn step(model: &Model, state: &mut State, ws: &mut Workspace, contact_model:
     detect(model, state, ws, &mut times);
     ws.fresh = true;
     contact_model.end_step(model, state, &ws.contacts);
-    Ok(StepReport { contacts: ws.contacts.len(), max_penetration: max_penetration(&ws.contacts), times, model_stats })
+    Ok(StepReport {
+        contacts: ws.contacts.len(),
+        max_penetration: max_penetration(&ws.contacts),
+        times,
+        model_stats,
+    })
 }
 
 /// Stop on a non-finite or runaway state, naming the step and the body.
@@ -189,7 +235,12 @@ fn check_state(model: &Model, state: &State) -> Result<(), StepError> {
             None
         };
         if let Some(what) = what {
-            return Err(StepError::NonFinite { step: state.step, time: state.time, body: body.name.clone(), what });
+            return Err(StepError::NonFinite {
+                step: state.step,
+                time: state.time,
+                body: body.name.clone(),
+                what,
+            });
         }
         let speed = bs.velocity.length();
         if speed > model.settings.max_speed {

@@ -44,7 +44,10 @@ pub struct RunSummary {
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error("cannot write {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 struct Writer {
@@ -54,8 +57,14 @@ struct Writer {
 
 impl Writer {
     fn create(path: PathBuf, header: &str) -> Result<Self, RunError> {
-        let file = File::create(&path).map_err(|source| RunError::Io { path: path.clone(), source })?;
-        let mut w = Writer { path, inner: BufWriter::with_capacity(1 << 16, file) };
+        let file = File::create(&path).map_err(|source| RunError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let mut w = Writer {
+            path,
+            inner: BufWriter::with_capacity(1 << 16, file),
+        };
         w.line(header)?;
         Ok(w)
     }
@@ -64,11 +73,17 @@ impl Writer {
         self.inner
             .write_all(s.as_bytes())
             .and_then(|_| self.inner.write_all(b"\n"))
-            .map_err(|source| RunError::Io { path: self.path.clone(), source })
+            .map_err(|source| RunError::Io {
+                path: self.path.clone(),
+                source,
+            })
     }
 
     fn flush(&mut self) -> Result<(), RunError> {
-        self.inner.flush().map_err(|source| RunError::Io { path: self.path.clone(), source })
+        self.inner.flush().map_err(|source| RunError::Io {
+            path: self.path.clone(),
+            source,
+        })
     }
 }
 
@@ -86,7 +101,21 @@ fn trajectory_rows(model: &Model, state: &State, w: &mut Writer) -> Result<(), R
         let _ = write!(
             s,
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            state.time, body.name, p.x, p.y, p.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, om.x, om.y, om.z
+            state.time,
+            body.name,
+            p.x,
+            p.y,
+            p.z,
+            q.w,
+            q.x,
+            q.y,
+            q.z,
+            v.x,
+            v.y,
+            v.z,
+            om.x,
+            om.y,
+            om.z
         );
         w.line(&s)?;
         s.clear();
@@ -96,7 +125,9 @@ fn trajectory_rows(model: &Model, state: &State, w: &mut Writer) -> Result<(), R
 
 /// Number of steps for a duration: the nearest whole number of steps.
 pub fn step_count(model: &Model) -> u64 {
-    (model.settings.duration / model.settings.time_step).round().max(0.0) as u64
+    (model.settings.duration / model.settings.time_step)
+        .round()
+        .max(0.0) as u64
 }
 
 /// Run the scene to its duration, calling `progress(step, total)` after each step.
@@ -106,7 +137,10 @@ pub fn run(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunSummary, RunError> {
     let model = cfg.model;
-    std::fs::create_dir_all(cfg.out_dir).map_err(|source| RunError::Io { path: cfg.out_dir.to_path_buf(), source })?;
+    std::fs::create_dir_all(cfg.out_dir).map_err(|source| RunError::Io {
+        path: cfg.out_dir.to_path_buf(),
+        source,
+    })?;
     let mut traj = Writer::create(cfg.out_dir.join("trajectory.csv"), TRAJECTORY_HEADER)?;
     let mut metrics = Writer::create(cfg.out_dir.join("metrics.csv"), METRICS_HEADER)?;
     let total = step_count(model);
@@ -119,7 +153,15 @@ pub fn run(
     let (mut max_pen, mut sum_pen) = (crate::collision::max_penetration(contacts), 0.0);
     sum_pen += max_pen;
     let n_contacts = contacts.len();
-    metric_row(model, &state, max_pen, n_contacts, 0, &StageTimes::default(), &mut metrics)?;
+    metric_row(
+        model,
+        &state,
+        max_pen,
+        n_contacts,
+        0,
+        &StageTimes::default(),
+        &mut metrics,
+    )?;
     trajectory_rows(model, &state, &mut traj)?;
     let mut last_traj = 0.0;
     let mut error = None;
@@ -133,8 +175,17 @@ pub fn run(
                 max_pen = max_pen.max(report.max_penetration);
                 sum_pen += report.max_penetration;
                 rows += 1;
-                metric_row(model, &state, report.max_penetration, report.contacts, report.model_stats.active_points, &report.times, &mut metrics)?;
-                let due = state.time - last_traj >= cfg.trajectory_interval - 1e-9 * model.settings.time_step;
+                metric_row(
+                    model,
+                    &state,
+                    report.max_penetration,
+                    report.contacts,
+                    report.model_stats.active_points,
+                    &report.times,
+                    &mut metrics,
+                )?;
+                let due = state.time - last_traj
+                    >= cfg.trajectory_interval - 1e-9 * model.settings.time_step;
                 if due || state.step == total {
                     trajectory_rows(model, &state, &mut traj)?;
                     last_traj = state.time;
@@ -143,7 +194,8 @@ pub fn run(
                     traj.flush()?;
                     metrics.flush()?;
                 }
-                (ok_steps, ok_time, ok_ke) = (state.step, state.time, kinetic_energy(model, &state));
+                (ok_steps, ok_time, ok_ke) =
+                    (state.step, state.time, kinetic_energy(model, &state));
                 progress(state.step, total);
             }
             Err(e) => {
@@ -159,7 +211,11 @@ pub fn run(
         steps: ok_steps,
         simulated_time: ok_time,
         wall_time: wall,
-        steps_per_second: if wall > 0.0 { ok_steps as f64 / wall } else { 0.0 },
+        steps_per_second: if wall > 0.0 {
+            ok_steps as f64 / wall
+        } else {
+            0.0
+        },
         max_penetration: max_pen,
         mean_penetration: sum_pen / rows as f64,
         final_kinetic_energy: ok_ke,
@@ -201,8 +257,11 @@ fn metric_row(
 
 fn write_summary(cfg: &RunConfig, cm: &dyn ContactModel, s: &RunSummary) -> Result<(), RunError> {
     let m = cfg.model;
-    let params: serde_json::Map<String, serde_json::Value> =
-        cm.parameters().into_iter().map(|(k, v)| (k.to_string(), v.to_json())).collect();
+    let params: serde_json::Map<String, serde_json::Value> = cm
+        .parameters()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_json()))
+        .collect();
     let t = &s.stage_seconds;
     let doc = json!({
         "status": if s.error.is_none() { "completed" } else { "failed" },

@@ -2,9 +2,11 @@
 //! become polytopes and spheres, masses and inertias are computed, spawned bodies and random
 //! force pulses are generated from their seeds. Errors found here (a degenerate hull, an unknown
 //! contact parameter) are reported with the file, line and key of the offending table.
-use super::desc::{self, BodyShapeDesc, MassDesc, SceneDesc, ShapeDesc, SpawnMassDesc, SpawnShapeDesc};
+use super::desc::{
+    self, BodyShapeDesc, MassDesc, SceneDesc, ShapeDesc, SpawnMassDesc, SpawnShapeDesc,
+};
 use super::{load_scene, SceneError};
-use crate::contact::{self, ContactModel, ConfigError};
+use crate::contact::{self, ConfigError, ContactModel};
 use crate::dynamics::{Body, BodyState, Material, Model, Piece, ScheduledForce, Settings, State};
 use crate::geometry::{Pose, Shape};
 use crate::util::rng::Rng;
@@ -27,13 +29,19 @@ pub fn load(path: &Path) -> Result<Scene, SceneError> {
 /// Build a parsed scene.
 pub fn build(desc: SceneDesc) -> Result<Scene, SceneError> {
     let file = desc.file.clone();
-    let err = |line: usize, key: &str, message: String, hint: &str| SceneError::new(&file, line, key, message, hint);
+    let err = |line: usize, key: &str, message: String, hint: &str| {
+        SceneError::new(&file, line, key, message, hint)
+    };
 
     validate_contact(&desc, None)?;
     let materials: Vec<Material> = desc
         .materials
         .iter()
-        .map(|m| Material { name: m.name.clone(), friction: m.friction, restitution: m.restitution })
+        .map(|m| Material {
+            name: m.name.clone(),
+            friction: m.friction,
+            restitution: m.restitution,
+        })
         .collect();
     let material_index = |name: &str| materials.iter().position(|m| m.name == name);
 
@@ -41,32 +49,65 @@ pub fn build(desc: SceneDesc) -> Result<Scene, SceneError> {
     let mut states = Vec::new();
     for b in &desc.bodies {
         let pieces = match &b.shape {
-            BodyShapeDesc::Single(s) => vec![Piece { shape: make_shape(&file, s)?, pose: Pose::IDENTITY }],
+            BodyShapeDesc::Single(s) => vec![Piece {
+                shape: make_shape(&file, s)?,
+                pose: Pose::IDENTITY,
+            }],
             BodyShapeDesc::Compound(ps) => ps
                 .iter()
-                .map(|p| Ok(Piece { shape: make_shape(&file, &p.shape)?, pose: Pose::new(p.position, p.orientation) }))
+                .map(|p| {
+                    Ok(Piece {
+                        shape: make_shape(&file, &p.shape)?,
+                        pose: Pose::new(p.position, p.orientation),
+                    })
+                })
                 .collect::<Result<Vec<_>, SceneError>>()?,
         };
-        let material = material_index(&b.material)
-            .ok_or_else(|| err(b.line, &format!("{}.material", b.key), format!("undefined material `{}`", b.material), "define it in a [[material]] table"))?;
+        let material = material_index(&b.material).ok_or_else(|| {
+            err(
+                b.line,
+                &format!("{}.material", b.key),
+                format!("undefined material `{}`", b.material),
+                "define it in a [[material]] table",
+            )
+        })?;
         let body = match b.mass {
             MassDesc::Fixed => Ok(Body::fixed(&b.name, pieces, material)),
             MassDesc::Mass(m) => Body::dynamic(&b.name, pieces, Some(m), 1.0, material),
             MassDesc::Density(rho) => Body::dynamic(&b.name, pieces, None, rho, material),
         }
         .map_err(|m| err(b.line, &b.key, m, "check the body's shapes and mass"))?;
-        states.push(initial_state(&body, b.position, b.orientation, b.velocity, b.angular_velocity));
+        states.push(initial_state(
+            &body,
+            b.position,
+            b.orientation,
+            b.velocity,
+            b.angular_velocity,
+        ));
         bodies.push(body);
     }
     for s in &desc.spawns {
-        let material = material_index(&s.material)
-            .ok_or_else(|| err(s.line, &format!("{}.material", s.key), format!("undefined material `{}`", s.material), "define it in a [[material]] table"))?;
+        let material = material_index(&s.material).ok_or_else(|| {
+            err(
+                s.line,
+                &format!("{}.material", s.key),
+                format!("undefined material `{}`", s.material),
+                "define it in a [[material]] table",
+            )
+        })?;
         spawn(&file, s, material, &mut bodies, &mut states)?;
     }
 
     let mut forces = Vec::new();
     for f in &desc.forces {
-        let body = body_index(&bodies, &f.body).ok_or_else(|| err(f.line, &format!("{}.body", f.key), format!("undefined body `{}`", f.body), "name a [[body]] of this scene"))?;
+        let body = body_index(&bodies, &f.body).ok_or_else(|| {
+            err(
+                f.line,
+                &format!("{}.body", f.key),
+                format!("undefined body `{}`", f.body),
+                "name a [[body]] of this scene",
+            )
+        })?;
         forces.push(ScheduledForce {
             body,
             force: f.force,
@@ -77,7 +118,14 @@ pub fn build(desc: SceneDesc) -> Result<Scene, SceneError> {
         });
     }
     for r in &desc.random_forces {
-        let body = body_index(&bodies, &r.body).ok_or_else(|| err(r.line, &format!("{}.body", r.key), format!("undefined body `{}`", r.body), "name a [[body]] of this scene"))?;
+        let body = body_index(&bodies, &r.body).ok_or_else(|| {
+            err(
+                r.line,
+                &format!("{}.body", r.key),
+                format!("undefined body `{}`", r.body),
+                "name a [[body]] of this scene",
+            )
+        })?;
         forces.extend(random_pulses(r, body, bodies[body].com_in_shape_frame));
     }
 
@@ -90,16 +138,32 @@ pub fn build(desc: SceneDesc) -> Result<Scene, SceneError> {
         activation_distance: sim.activation_distance,
         max_speed: sim.max_speed,
     };
-    let model = Model { bodies, materials, settings, forces };
-    let initial = State { time: 0.0, step: 0, bodies: states };
-    Ok(Scene { desc, model, initial })
+    let model = Model {
+        bodies,
+        materials,
+        settings,
+        forces,
+    };
+    let initial = State {
+        time: 0.0,
+        step: 0,
+        bodies: states,
+    };
+    Ok(Scene {
+        desc,
+        model,
+        initial,
+    })
 }
 
 impl Scene {
     /// The scene's contact model, or `override_name` instead. Parameters written for the scene's
     /// model apply when the model is the same; with another model, those it does not know are
     /// left out and returned so the caller can say so.
-    pub fn contact_model(&self, override_name: Option<&str>) -> Result<(Box<dyn ContactModel>, Vec<String>), SceneError> {
+    pub fn contact_model(
+        &self,
+        override_name: Option<&str>,
+    ) -> Result<(Box<dyn ContactModel>, Vec<String>), SceneError> {
         let ignored = validate_contact(&self.desc, override_name)?;
         let name = override_name.unwrap_or(&self.desc.contact.model);
         let params: Vec<(String, f64)> = self
@@ -110,35 +174,66 @@ impl Scene {
             .filter(|p| !ignored.contains(&p.name))
             .map(|p| (p.name.clone(), p.value))
             .collect();
-        let model = contact::build(name, &params).map_err(|e| SceneError::new(&self.desc.file, 0, "contact", e.to_string(), "see `signorini models`"))?;
+        let model = contact::build(name, &params).map_err(|e| {
+            SceneError::new(
+                &self.desc.file,
+                0,
+                "contact",
+                e.to_string(),
+                "see `signorini models`",
+            )
+        })?;
         Ok((model, ignored))
     }
 }
 
 /// Check the contact model and its parameters; returns the parameters to leave out when the
 /// model is overridden by another one.
-fn validate_contact(desc: &SceneDesc, override_name: Option<&str>) -> Result<Vec<String>, SceneError> {
+fn validate_contact(
+    desc: &SceneDesc,
+    override_name: Option<&str>,
+) -> Result<Vec<String>, SceneError> {
     let c = &desc.contact;
     let specs = contact::catalog();
     let name = override_name.unwrap_or(&c.model);
     let Some(spec) = specs.iter().find(|s| s.name == name) else {
         let available = specs.iter().map(|s| s.name).collect::<Vec<_>>().join(", ");
-        let (line, key) = if override_name.is_some() { (0, "--model".to_string()) } else { (c.model_line, format!("{}.model", c.key)) };
-        return Err(SceneError::new(&desc.file, line, key, format!("unknown contact model `{name}`"), format!("use one of: {available} (see `signorini models`)")));
+        let (line, key) = if override_name.is_some() {
+            (0, "--model".to_string())
+        } else {
+            (c.model_line, format!("{}.model", c.key))
+        };
+        return Err(SceneError::new(
+            &desc.file,
+            line,
+            key,
+            format!("unknown contact model `{name}`"),
+            format!("use one of: {available} (see `signorini models`)"),
+        ));
     };
     let mut ignored = Vec::new();
     for p in &c.params {
-        if override_name.is_some_and(|o| o != c.model) && !spec.params.iter().any(|s| s.name == p.name) {
+        if override_name.is_some_and(|o| o != c.model)
+            && !spec.params.iter().any(|s| s.name == p.name)
+        {
             ignored.push(p.name.clone());
             continue;
         }
         if let Err(e) = contact::resolve_params(spec, &[(p.name.clone(), p.value)]) {
             let hint = match &e {
-                ConfigError::UnknownParam { available, .. } => format!("parameters of `{}`: {available}", spec.name),
+                ConfigError::UnknownParam { available, .. } => {
+                    format!("parameters of `{}`: {available}", spec.name)
+                }
                 ConfigError::OutOfRange { min, .. } => format!("give a value >= {min}"),
                 ConfigError::UnknownModel { .. } => String::new(),
             };
-            return Err(SceneError::new(&desc.file, p.line, &p.key, e.to_string(), hint));
+            return Err(SceneError::new(
+                &desc.file,
+                p.line,
+                &p.key,
+                e.to_string(),
+                hint,
+            ));
         }
     }
     Ok(ignored)
@@ -150,21 +245,46 @@ fn body_index(bodies: &[Body], name: &str) -> Option<usize> {
 
 /// The body starts with its shape frame at `position` / `orientation`; its centre of mass sits
 /// at `com_in_shape_frame` in that frame.
-fn initial_state(body: &Body, position: DVec3, orientation: DQuat, velocity: DVec3, angular_velocity: DVec3) -> BodyState {
-    let (velocity, angular_velocity) = if body.fixed { (DVec3::ZERO, DVec3::ZERO) } else { (velocity, angular_velocity) };
-    BodyState { position: position + orientation * body.com_in_shape_frame, orientation, velocity, angular_velocity }
+fn initial_state(
+    body: &Body,
+    position: DVec3,
+    orientation: DQuat,
+    velocity: DVec3,
+    angular_velocity: DVec3,
+) -> BodyState {
+    let (velocity, angular_velocity) = if body.fixed {
+        (DVec3::ZERO, DVec3::ZERO)
+    } else {
+        (velocity, angular_velocity)
+    };
+    BodyState {
+        position: position + orientation * body.com_in_shape_frame,
+        orientation,
+        velocity,
+        angular_velocity,
+    }
 }
 
 fn make_shape(file: &str, s: &desc::LocatedShape) -> Result<Shape, SceneError> {
     let shape = match &s.shape {
         ShapeDesc::Sphere { radius } => Shape::sphere(*radius),
         ShapeDesc::Box { size } => Shape::cuboid(*size),
-        ShapeDesc::Cylinder { radius, height, segments } => Shape::cylinder(*radius, *height, *segments),
+        ShapeDesc::Cylinder {
+            radius,
+            height,
+            segments,
+        } => Shape::cylinder(*radius, *height, *segments),
         ShapeDesc::Convex { points } => Shape::convex_hull(points),
         ShapeDesc::HalfSpace { normal } => Shape::half_space(*normal),
     };
     shape.map_err(|e| {
-        SceneError::new(file, s.line, &s.key, e.to_string(), "give at least 4 points that are not all on one plane (the hull must enclose a volume)")
+        SceneError::new(
+            file,
+            s.line,
+            &s.key,
+            e.to_string(),
+            "give at least 4 points that are not all on one plane (the hull must enclose a volume)",
+        )
     })
 }
 
@@ -183,15 +303,33 @@ fn sample(rng: &mut Rng, r: desc::Range) -> f64 {
 /// rotated, with a shape drawn by weight and its dimensions and mass drawn from their ranges.
 /// Draw order per body (fixed, so seeds stay meaningful): jitter x, y, z; rotation; shape; its
 /// dimensions; mass.
-fn spawn(file: &str, s: &desc::SpawnDesc, material: usize, bodies: &mut Vec<Body>, states: &mut Vec<BodyState>) -> Result<(), SceneError> {
+fn spawn(
+    file: &str,
+    s: &desc::SpawnDesc,
+    material: usize,
+    bodies: &mut Vec<Body>,
+    states: &mut Vec<BodyState>,
+) -> Result<(), SceneError> {
     let mut rng = Rng::new(s.seed);
     let total_weight: f64 = s.weights.iter().sum();
     let [nx, ny, _] = s.lattice;
     for i in 0..s.count {
-        let cell = DVec3::new((i % nx) as f64, ((i / nx) % ny) as f64, (i / (nx * ny)) as f64);
-        let jitter = DVec3::new(rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)) * s.jitter;
+        let cell = DVec3::new(
+            (i % nx) as f64,
+            ((i / nx) % ny) as f64,
+            (i / (nx * ny)) as f64,
+        );
+        let jitter = DVec3::new(
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
+        ) * s.jitter;
         let position = s.origin + s.spacing * cell + jitter;
-        let orientation = if s.random_orientation { rng.rotation() } else { DQuat::IDENTITY };
+        let orientation = if s.random_orientation {
+            rng.rotation()
+        } else {
+            DQuat::IDENTITY
+        };
         let mut pick = rng.uniform(0.0, total_weight);
         let mut which = s.weights.len() - 1;
         for (k, w) in s.weights.iter().enumerate() {
@@ -203,11 +341,17 @@ fn spawn(file: &str, s: &desc::SpawnDesc, material: usize, bodies: &mut Vec<Body
         }
         let located = &s.shapes[which];
         let shape = match &located.shape {
-            SpawnShapeDesc::Box { size } => {
-                Shape::cuboid(DVec3::new(sample(&mut rng, size[0]), sample(&mut rng, size[1]), sample(&mut rng, size[2])))
-            }
+            SpawnShapeDesc::Box { size } => Shape::cuboid(DVec3::new(
+                sample(&mut rng, size[0]),
+                sample(&mut rng, size[1]),
+                sample(&mut rng, size[2]),
+            )),
             SpawnShapeDesc::Sphere { radius } => Shape::sphere(sample(&mut rng, *radius)),
-            SpawnShapeDesc::Cylinder { radius, height, segments } => {
+            SpawnShapeDesc::Cylinder {
+                radius,
+                height,
+                segments,
+            } => {
                 let r = sample(&mut rng, *radius);
                 Shape::cylinder(r, sample(&mut rng, *height), *segments)
             }
@@ -217,15 +361,38 @@ fn spawn(file: &str, s: &desc::SpawnDesc, material: usize, bodies: &mut Vec<Body
                 Shape::convex_hull(&pts)
             }
         }
-        .map_err(|e| SceneError::new(file, located.line, &located.key, e.to_string(), "widen the shape's ranges or raise `points`"))?;
+        .map_err(|e| {
+            SceneError::new(
+                file,
+                located.line,
+                &located.key,
+                e.to_string(),
+                "widen the shape's ranges or raise `points`",
+            )
+        })?;
         let name = s.body_name(i);
-        let pieces = vec![Piece { shape, pose: Pose::IDENTITY }];
+        let pieces = vec![Piece {
+            shape,
+            pose: Pose::IDENTITY,
+        }];
         let body = match s.mass {
-            SpawnMassDesc::Mass(r) => Body::dynamic(&name, pieces, Some(sample(&mut rng, r)), 1.0, material),
-            SpawnMassDesc::Density(r) => Body::dynamic(&name, pieces, None, sample(&mut rng, r), material),
+            SpawnMassDesc::Mass(r) => {
+                Body::dynamic(&name, pieces, Some(sample(&mut rng, r)), 1.0, material)
+            }
+            SpawnMassDesc::Density(r) => {
+                Body::dynamic(&name, pieces, None, sample(&mut rng, r), material)
+            }
         }
-        .map_err(|m| SceneError::new(file, s.line, &s.key, m, "check the spawn's shapes and mass"))?;
-        states.push(initial_state(&body, position, orientation, s.velocity, DVec3::ZERO));
+        .map_err(|m| {
+            SceneError::new(file, s.line, &s.key, m, "check the spawn's shapes and mass")
+        })?;
+        states.push(initial_state(
+            &body,
+            position,
+            orientation,
+            s.velocity,
+            DVec3::ZERO,
+        ));
         bodies.push(body);
     }
     Ok(())
@@ -241,7 +408,14 @@ fn random_pulses(r: &desc::RandomForcesDesc, body: usize, com: DVec3) -> Vec<Sch
             let u = DVec3::new(rng.next_f64(), rng.next_f64(), rng.next_f64());
             let point = r.point_min + (r.point_max - r.point_min) * u;
             let start = r.start + k as f64 * r.period;
-            ScheduledForce { body, force: magnitude * r.direction, torque: DVec3::ZERO, point: Some(point - com), start, end: start + r.on_time }
+            ScheduledForce {
+                body,
+                force: magnitude * r.direction,
+                torque: DVec3::ZERO,
+                point: Some(point - com),
+                start,
+                end: start + r.on_time,
+            }
         })
         .collect()
 }

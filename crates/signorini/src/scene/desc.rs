@@ -3,7 +3,6 @@
 //! reject carries the `line` (1-based, 0 = not from the file) and dotted `key` of its table, so
 //! such errors can be reported with [`SceneError::new`](super::SceneError::new).
 
-
 use glam::{DQuat, DVec3};
 
 /// A whole scene file.

@@ -21,9 +21,17 @@ pub struct SceneError {
 impl std::fmt::Display for SceneError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.line > 0 {
-            write!(f, "{}:{}: {}: {}\n  help: {}", self.file, self.line, self.key, self.message, self.hint)
+            write!(
+                f,
+                "{}:{}: {}: {}\n  help: {}",
+                self.file, self.line, self.key, self.message, self.hint
+            )
         } else {
-            write!(f, "{}: {}: {}\n  help: {}", self.file, self.key, self.message, self.hint)
+            write!(
+                f,
+                "{}: {}: {}\n  help: {}",
+                self.file, self.key, self.message, self.hint
+            )
         }
     }
 }

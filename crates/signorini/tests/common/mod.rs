@@ -18,7 +18,10 @@ pub const EPS: f64 = f64::EPSILON;
 /// suite is deterministic. PROPTEST_CASES and PROPTEST_RNG_SEED override both (for longer or
 /// different campaigns).
 pub fn proptest_config(cases: u32) -> ProptestConfig {
-    let mut c = ProptestConfig { failure_persistence: None, ..ProptestConfig::default() };
+    let mut c = ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    };
     if std::env::var_os("PROPTEST_CASES").is_none() {
         c.cases = cases;
     }
@@ -46,7 +49,9 @@ pub fn rotation() -> impl Strategy<Value = DQuat> {
 /// kept when inside the unit ball and not too close to its centre).
 pub fn unit_vector() -> impl Strategy<Value = DVec3> {
     unit_cube_point()
-        .prop_filter("inside the unit ball", |v| (1e-3..=1.0).contains(&v.length_squared()))
+        .prop_filter("inside the unit ball", |v| {
+            (1e-3..=1.0).contains(&v.length_squared())
+        })
         .prop_map(|v| v.normalize())
 }
 
@@ -59,27 +64,60 @@ pub fn random_cloud(n: std::ops::RangeInclusive<usize>) -> impl Strategy<Value =
 // Models
 
 pub fn material() -> Material {
-    Material { name: "test".into(), friction: 0.5, restitution: 0.0 }
+    Material {
+        name: "test".into(),
+        friction: 0.5,
+        restitution: 0.0,
+    }
 }
 
 pub fn settings(h: f64, integrator: Integrator, gravity: DVec3) -> Settings {
-    Settings { time_step: h, duration: 1.0, gravity, integrator, activation_distance: 1e-3, max_speed: 1e6 }
+    Settings {
+        time_step: h,
+        duration: 1.0,
+        gravity,
+        integrator,
+        activation_distance: 1e-3,
+        max_speed: 1e6,
+    }
 }
 
 pub fn single_piece(shape: Shape) -> Vec<Piece> {
-    vec![Piece { shape, pose: Pose::IDENTITY }]
+    vec![Piece {
+        shape,
+        pose: Pose::IDENTITY,
+    }]
 }
 
 pub fn model(bodies: Vec<Body>, settings: Settings) -> Model {
-    Model { bodies, materials: vec![material()], settings, forces: vec![] }
+    Model {
+        bodies,
+        materials: vec![material()],
+        settings,
+        forces: vec![],
+    }
 }
 
-pub fn body_state(position: DVec3, orientation: DQuat, velocity: DVec3, angular_velocity: DVec3) -> BodyState {
-    BodyState { position, orientation, velocity, angular_velocity }
+pub fn body_state(
+    position: DVec3,
+    orientation: DQuat,
+    velocity: DVec3,
+    angular_velocity: DVec3,
+) -> BodyState {
+    BodyState {
+        position,
+        orientation,
+        velocity,
+        angular_velocity,
+    }
 }
 
 pub fn initial_state(bodies: Vec<BodyState>) -> State {
-    State { time: 0.0, step: 0, bodies }
+    State {
+        time: 0.0,
+        step: 0,
+        bodies,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -87,8 +125,12 @@ pub fn initial_state(bodies: Vec<BodyState>) -> State {
 
 /// Length of the diagonal of the axis-aligned box of `points`.
 pub fn bounding_diagonal(points: &[DVec3]) -> f64 {
-    let lo = points.iter().fold(DVec3::splat(f64::INFINITY), |a, p| a.min(*p));
-    let hi = points.iter().fold(DVec3::splat(f64::NEG_INFINITY), |a, p| a.max(*p));
+    let lo = points
+        .iter()
+        .fold(DVec3::splat(f64::INFINITY), |a, p| a.min(*p));
+    let hi = points
+        .iter()
+        .fold(DVec3::splat(f64::NEG_INFINITY), |a, p| a.max(*p));
     (hi - lo).length()
 }
 
@@ -100,12 +142,22 @@ pub fn relative_thickness(points: &[DVec3]) -> f64 {
         return 0.0;
     }
     let p0 = points[0];
-    let p1 = *points.iter().max_by(|a, b| a.distance(p0).total_cmp(&b.distance(p0))).unwrap();
+    let p1 = *points
+        .iter()
+        .max_by(|a, b| a.distance(p0).total_cmp(&b.distance(p0)))
+        .unwrap();
     let axis = (p1 - p0).normalize_or_zero();
     let off_line = |p: &DVec3| (*p - p0 - axis * (*p - p0).dot(axis)).length();
-    let p2 = *points.iter().max_by(|a, b| off_line(a).total_cmp(&off_line(b))).unwrap();
+    let p2 = *points
+        .iter()
+        .max_by(|a, b| off_line(a).total_cmp(&off_line(b)))
+        .unwrap();
     let normal = axis.cross(p2 - p0).normalize_or_zero();
-    points.iter().map(|p| (*p - p0).dot(normal).abs()).fold(0.0, f64::max) / size
+    points
+        .iter()
+        .map(|p| (*p - p0).dot(normal).abs())
+        .fold(0.0, f64::max)
+        / size
 }
 
 /// A plane {x : normal·x = offset} with `normal` outward for a convex hull.
@@ -138,8 +190,14 @@ pub fn brute_force_hull_planes(points: &[DVec3], tol: f64) -> Vec<Plane> {
                 }
                 let mut normal = cross / area2;
                 let mut offset = normal.dot(a);
-                let above = points.iter().filter(|p| normal.dot(**p) - offset > tol).count();
-                let below = points.iter().filter(|p| normal.dot(**p) - offset < -tol).count();
+                let above = points
+                    .iter()
+                    .filter(|p| normal.dot(**p) - offset > tol)
+                    .count();
+                let below = points
+                    .iter()
+                    .filter(|p| normal.dot(**p) - offset < -tol)
+                    .count();
                 if above > 0 && below > 0 {
                     continue; // points on both sides: not a supporting plane
                 }
@@ -150,7 +208,8 @@ pub fn brute_force_hull_planes(points: &[DVec3], tol: f64) -> Vec<Plane> {
                 let plane = Plane { normal, offset };
                 // Same plane as one already found: all three points lie on it, same orientation.
                 let same = planes.iter().position(|(q, _)| {
-                    q.normal.dot(normal) > 0.0 && [a, b, c].iter().all(|p| q.distance(*p).abs() <= tol)
+                    q.normal.dot(normal) > 0.0
+                        && [a, b, c].iter().all(|p| q.distance(*p).abs() <= tol)
                 });
                 match same {
                     Some(s) if planes[s].1 >= area2 => {}
@@ -177,15 +236,17 @@ pub fn point_segment_distance(p: DVec3, a: DVec3, b: DVec3) -> f64 {
 /// Distance from `p` to the (filled) triangle abc: the plane distance when the projection falls
 /// inside (all three edge tests agree with the normal), else the nearest edge.
 pub fn point_triangle_distance(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> f64 {
-    let edges =
-        point_segment_distance(p, a, b).min(point_segment_distance(p, b, c)).min(point_segment_distance(p, c, a));
+    let edges = point_segment_distance(p, a, b)
+        .min(point_segment_distance(p, b, c))
+        .min(point_segment_distance(p, c, a));
     let n = (b - a).cross(c - a);
     let n2 = n.length_squared();
     if n2 == 0.0 {
         return edges;
     }
-    let inside =
-        (b - a).cross(p - a).dot(n) >= 0.0 && (c - b).cross(p - b).dot(n) >= 0.0 && (a - c).cross(p - c).dot(n) >= 0.0;
+    let inside = (b - a).cross(p - a).dot(n) >= 0.0
+        && (c - b).cross(p - b).dot(n) >= 0.0
+        && (a - c).cross(p - c).dot(n) >= 0.0;
     if inside {
         ((p - a).dot(n).abs() / n2.sqrt()).min(edges)
     } else {
@@ -250,12 +311,18 @@ pub fn hull_distance(a: &[DVec3], b: &[DVec3]) -> f64 {
 
 /// max over points of x·d.
 pub fn support(points: &[DVec3], d: DVec3) -> f64 {
-    points.iter().map(|p| p.dot(d)).fold(f64::NEG_INFINITY, f64::max)
+    points
+        .iter()
+        .map(|p| p.dot(d))
+        .fold(f64::NEG_INFINITY, f64::max)
 }
 
 /// min over points of x·d.
 pub fn lowest(points: &[DVec3], d: DVec3) -> f64 {
-    points.iter().map(|p| p.dot(d)).fold(f64::INFINITY, f64::min)
+    points
+        .iter()
+        .map(|p| p.dot(d))
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// Every candidate separating axis of two polytopes given by point sets (the hull vertices are
@@ -302,7 +369,10 @@ pub fn separation(a: &[DVec3], b: &[DVec3], d: DVec3) -> f64 {
 /// which are in `candidate_axes` (any other unit direction only gives a lower bound, so the extra
 /// candidates do no harm); when they are disjoint ψ is the Euclidean distance.
 pub fn signed_distance(a: &[DVec3], b: &[DVec3]) -> f64 {
-    let sat = candidate_axes(a, b).into_iter().map(|d| separation(a, b, d)).fold(f64::NEG_INFINITY, f64::max);
+    let sat = candidate_axes(a, b)
+        .into_iter()
+        .map(|d| separation(a, b, d))
+        .fold(f64::NEG_INFINITY, f64::max);
     if sat <= 0.0 {
         sat
     } else {
@@ -314,7 +384,10 @@ pub fn signed_distance(a: &[DVec3], b: &[DVec3]) -> f64 {
 /// distance to the nearest facet plane (exact for convex polytopes); outside, the Euclidean
 /// distance by brute force over triangles of the points.
 pub fn point_hull_signed_distance(planes: &[Plane], points: &[DVec3], x: DVec3) -> f64 {
-    let m = planes.iter().map(|p| p.distance(x)).fold(f64::NEG_INFINITY, f64::max);
+    let m = planes
+        .iter()
+        .map(|p| p.distance(x))
+        .fold(f64::NEG_INFINITY, f64::max);
     if m <= 0.0 {
         return m;
     }
