@@ -306,7 +306,7 @@ fn cmd_bench(path: &Path, o: &Overrides, steps: Option<u64>, warmup: f64) -> Res
         let r = step(&scene.model, &mut state, &mut ws, model.as_mut())
             .with_context(|| format!("bench of {} stopped", path.display()))
             .map_err(|e| Failure { code: 1, error: e })?;
-        signorini::pipeline::accumulate(&mut t, &r.times);
+        t.add(&r.times);
     }
     let wall = start.elapsed().as_secs_f64();
     let total = t.total().max(f64::MIN_POSITIVE);

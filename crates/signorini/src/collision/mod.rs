@@ -4,7 +4,7 @@ pub mod broad;
 pub mod narrow;
 
 pub use broad::{BroadPhase, PiecePair};
-pub use narrow::narrow_phase;
+pub use narrow::NarrowPhase;
 
 use crate::geometry::Feature;
 use glam::DVec3;

@@ -15,31 +15,74 @@ use glam::DVec3;
 /// Relative tolerance (times the pair's size) for ties between separating axes.
 const AXIS_TIE_REL: f64 = 1e-9;
 
-/// Contacts of every candidate pair whose gap is at most `activation` (m), appended to `out`.
-pub fn narrow_phase(
-    model: &Model,
-    state: &State,
-    pairs: &[PiecePair],
-    activation: f64,
-    out: &mut Vec<Contact>,
-) {
-    out.clear();
-    for pair in pairs {
-        let (ba, pa) = pair.a;
-        let (bb, pb) = pair.b;
-        let (pose_a, pose_b) = (
-            piece_pose(model, state, ba, pa),
-            piece_pose(model, state, bb, pb),
-        );
-        let shape_a = &model.bodies[ba].pieces[pa].shape;
-        let shape_b = &model.bodies[bb].pieces[pb].shape;
-        let start = out.len();
-        pair_contacts(shape_a, &pose_a, shape_b, &pose_b, activation, out);
-        for c in &mut out[start..] {
-            c.body_a = ba;
-            c.piece_a = pa;
-            c.body_b = bb;
-            c.piece_b = pb;
+/// Reusable narrow-phase memory: each polytope piece placed in the world once per detection
+/// (however many pairs it is in), and the buffers of the SAT and clipping stages.
+#[derive(Default, Debug, Clone)]
+pub struct NarrowPhase {
+    world: Vec<WorldPolytope>,
+    /// Detection in which `world[i]` was last placed.
+    placed_in: Vec<u64>,
+    detection: u64,
+    first_piece: Vec<usize>,
+    scratch: Scratch,
+}
+
+impl NarrowPhase {
+    /// Contacts of every candidate pair whose gap is at most `activation` (m), into `out`.
+    pub fn detect(
+        &mut self,
+        model: &Model,
+        state: &State,
+        pairs: &[PiecePair],
+        activation: f64,
+        out: &mut Vec<Contact>,
+    ) {
+        out.clear();
+        self.detection += 1;
+        self.first_piece.clear();
+        let mut n = 0;
+        for body in &model.bodies {
+            self.first_piece.push(n);
+            n += body.pieces.len();
+        }
+        self.world.resize_with(n, WorldPolytope::default);
+        self.placed_in.resize(n, 0);
+        for pair in pairs {
+            let (ba, pa) = pair.a;
+            let (bb, pb) = pair.b;
+            let shape_a = &model.bodies[ba].pieces[pa].shape;
+            let shape_b = &model.bodies[bb].pieces[pb].shape;
+            let start = out.len();
+            if let (Shape::Polytope(p), Shape::Polytope(q)) = (shape_a, shape_b) {
+                let (ia, ib) = (self.first_piece[ba] + pa, self.first_piece[bb] + pb);
+                for (i, body, piece, poly) in [(ia, ba, pa, p), (ib, bb, pb, q)] {
+                    if self.placed_in[i] != self.detection {
+                        self.world[i].place(poly, &piece_pose(model, state, body, piece));
+                        self.placed_in[i] = self.detection;
+                    }
+                }
+                let a = Posed {
+                    p,
+                    w: &self.world[ia],
+                };
+                let b = Posed {
+                    p: q,
+                    w: &self.world[ib],
+                };
+                polytope_polytope(a, b, &mut self.scratch, activation, out);
+            } else {
+                let (pose_a, pose_b) = (
+                    piece_pose(model, state, ba, pa),
+                    piece_pose(model, state, bb, pb),
+                );
+                pair_contacts(shape_a, &pose_a, shape_b, &pose_b, activation, out);
+            }
+            for c in &mut out[start..] {
+                c.body_a = ba;
+                c.piece_a = pa;
+                c.body_b = bb;
+                c.piece_b = pb;
+            }
         }
     }
 }
@@ -102,7 +145,13 @@ pub fn pair_contacts(
             polytope_sphere(p, pose_b, pose_a.translation, *radius, activation, out);
             flip(out)
         }
-        (Polytope(p), Polytope(q)) => polytope_polytope(p, pose_a, q, pose_b, activation, out),
+        (Polytope(p), Polytope(q)) => {
+            let (mut wa, mut wb) = (WorldPolytope::default(), WorldPolytope::default());
+            wa.place(p, pose_a);
+            wb.place(q, pose_b);
+            let (a, b) = (Posed { p, w: &wa }, Posed { p: q, w: &wb });
+            polytope_polytope(a, b, &mut Scratch::default(), activation, out)
+        }
         (HalfSpace { .. }, HalfSpace { .. }) => {}
     }
 }
@@ -274,43 +323,71 @@ fn polytope_sphere(
 }
 
 /// A polytope placed in the world: vertices, face normals and plane offsets in world axes.
-struct WorldPolytope<'a> {
-    p: &'a Polytope,
-    pose: &'a Pose,
+#[derive(Default, Debug, Clone)]
+struct WorldPolytope {
+    pose: Pose,
     vertices: Vec<DVec3>,
     normals: Vec<DVec3>,
     offsets: Vec<f64>,
     centroid: DVec3,
 }
 
-impl<'a> WorldPolytope<'a> {
-    fn new(p: &'a Polytope, pose: &'a Pose) -> Self {
-        let vertices: Vec<DVec3> = p
-            .vertices
-            .iter()
-            .map(|v| pose.transform_point(*v))
-            .collect();
-        let normals: Vec<DVec3> = p
-            .faces
-            .iter()
-            .map(|f| pose.transform_vector(f.normal))
-            .collect();
-        let offsets = p
-            .faces
-            .iter()
-            .zip(&normals)
-            .map(|(f, n)| f.offset + n.dot(pose.translation))
-            .collect();
-        WorldPolytope {
-            p,
-            pose,
-            vertices,
-            normals,
-            offsets,
-            centroid: pose.transform_point(p.centroid),
-        }
+impl WorldPolytope {
+    /// Place `p` at `pose`, reusing the buffers.
+    fn place(&mut self, p: &Polytope, pose: &Pose) {
+        self.pose = *pose;
+        self.vertices.clear();
+        self.vertices
+            .extend(p.vertices.iter().map(|v| pose.transform_point(*v)));
+        self.normals.clear();
+        self.normals
+            .extend(p.faces.iter().map(|f| pose.transform_vector(f.normal)));
+        self.offsets.clear();
+        self.offsets.extend(
+            p.faces
+                .iter()
+                .zip(&self.normals)
+                .map(|(f, n)| f.offset + n.dot(pose.translation)),
+        );
+        self.centroid = pose.transform_point(p.centroid);
     }
+}
 
+/// A polytope with its world placement.
+#[derive(Clone, Copy)]
+struct Posed<'a> {
+    p: &'a Polytope,
+    w: &'a WorldPolytope,
+}
+
+impl std::ops::Deref for Posed<'_> {
+    type Target = WorldPolytope;
+    fn deref(&self) -> &WorldPolytope {
+        self.w
+    }
+}
+
+/// Buffers of the SAT edge query and of face clipping, reused from pair to pair.
+#[derive(Default, Debug, Clone)]
+struct Scratch {
+    arcs_a: Vec<(usize, ArcEdge)>,
+    arcs_b: Vec<(usize, ArcEdge)>,
+    poly: Vec<ClipPoint>,
+    next: Vec<ClipPoint>,
+}
+
+/// An edge in world axes with the normals of its two faces (its Gauss-map arc).
+#[derive(Clone, Copy, Debug)]
+struct ArcEdge {
+    n0: DVec3,
+    n1: DVec3,
+    /// n1 × n0, normal of the arc's great circle.
+    arc: DVec3,
+    p0: DVec3,
+    dir: DVec3,
+}
+
+impl WorldPolytope {
     fn min_along(&self, dir: DVec3) -> f64 {
         self.vertices
             .iter()
@@ -340,52 +417,43 @@ impl<'a> WorldPolytope<'a> {
 /// the other's sphere radius plus |sep| cannot realize it. Callers pass reach ≥ |sep| (the face
 /// separation bounds the penetration depth from above).
 fn edge_query(
-    a: &WorldPolytope,
-    b: &WorldPolytope,
+    a: Posed,
+    b: Posed,
     reach: f64,
+    scratch: &mut Scratch,
 ) -> Option<(f64, DVec3, usize, usize)> {
-    /// An edge in world axes with the normals of its two faces (its Gauss-map arc).
-    struct ArcEdge {
-        n0: DVec3,
-        n1: DVec3,
-        /// n1 × n0, normal of the arc's great circle.
-        arc: DVec3,
-        p0: DVec3,
-        dir: DVec3,
-    }
-    let arcs = |w: &WorldPolytope, sign: f64, other: &WorldPolytope| -> Vec<(usize, ArcEdge)> {
+    let arcs = |w: Posed, sign: f64, other: Posed, out: &mut Vec<(usize, ArcEdge)>| {
         let (centre, limit) = (other.centroid, other.p.radius + reach);
-        w.p.edges
-            .iter()
-            .enumerate()
-            .filter_map(|(i, e)| {
-                let p0 = w.vertices[e.vertices[0] as usize];
-                let p1 = w.vertices[e.vertices[1] as usize];
-                if crate::geometry::polytope::point_segment_distance(centre, p0, p1) > limit {
-                    return None;
-                }
-                let (n0, n1) = (
-                    sign * w.normals[e.faces[0] as usize],
-                    sign * w.normals[e.faces[1] as usize],
-                );
-                Some((
-                    i,
-                    ArcEdge {
-                        n0,
-                        n1,
-                        arc: n1.cross(n0),
-                        p0,
-                        dir: p1 - p0,
-                    },
-                ))
-            })
-            .collect()
+        out.clear();
+        out.extend(w.p.edges.iter().enumerate().filter_map(|(i, e)| {
+            let p0 = w.vertices[e.vertices[0] as usize];
+            let p1 = w.vertices[e.vertices[1] as usize];
+            if crate::geometry::polytope::point_segment_distance(centre, p0, p1) > limit {
+                return None;
+            }
+            let (n0, n1) = (
+                sign * w.normals[e.faces[0] as usize],
+                sign * w.normals[e.faces[1] as usize],
+            );
+            Some((
+                i,
+                ArcEdge {
+                    n0,
+                    n1,
+                    arc: n1.cross(n0),
+                    p0,
+                    dir: p1 - p0,
+                },
+            ))
+        }));
     };
     // Gauss map of −B: its arcs join −n_b0 and −n_b1.
-    let (arcs_a, arcs_b) = (arcs(a, 1.0, b), arcs(b, -1.0, a));
+    arcs(a, 1.0, b, &mut scratch.arcs_a);
+    arcs(b, -1.0, a, &mut scratch.arcs_b);
+    let (arcs_a, arcs_b) = (&scratch.arcs_a, &scratch.arcs_b);
     let mut best: Option<(f64, DVec3, usize, usize)> = None;
-    for &(ea, ref ga) in &arcs_a {
-        for &(eb, ref gb) in &arcs_b {
+    for &(ea, ref ga) in arcs_a {
+        for &(eb, ref gb) in arcs_b {
             // Arcs (a0, a1) and (b0, b1) cross iff b0, b1 lie on opposite sides of a's great
             // circle, a0, a1 on opposite sides of b's, and the crossing is not antipodal.
             let (cba, dba) = (gb.n0.dot(ga.arc), gb.n1.dot(ga.arc));
@@ -415,28 +483,24 @@ fn edge_query(
 }
 
 fn polytope_polytope(
-    p: &Polytope,
-    pose_p: &Pose,
-    q: &Polytope,
-    pose_q: &Pose,
+    a: Posed,
+    b: Posed,
+    scratch: &mut Scratch,
     activation: f64,
     out: &mut Vec<Contact>,
 ) {
+    let (p, q) = (a.p, b.p);
+    let (pose_p, pose_q) = (&a.pose, &b.pose);
     // Bounding spheres first.
-    let (cp, cq) = (
-        pose_p.transform_point(p.centroid),
-        pose_q.transform_point(q.centroid),
-    );
+    let (cp, cq) = (a.centroid, b.centroid);
     if cp.distance(cq) - p.radius - q.radius > activation {
         return;
     }
-    let a = WorldPolytope::new(p, pose_p);
-    let b = WorldPolytope::new(q, pose_q);
-    let (sep_a, face_a) = a.face_query(&b);
+    let (sep_a, face_a) = a.face_query(b.w);
     if sep_a > activation {
         return;
     }
-    let (sep_b, face_b) = b.face_query(&a);
+    let (sep_b, face_b) = b.face_query(a.w);
     if sep_b > activation {
         return;
     }
@@ -445,7 +509,7 @@ fn polytope_polytope(
     let edge = if face_sep > 0.0 {
         None
     } else {
-        edge_query(&a, &b, -face_sep + activation)
+        edge_query(a, b, -face_sep + activation, scratch)
     };
     let sep_e = edge.map_or(f64::NEG_INFINITY, |e| e.0);
     let sat = sep_a.max(sep_b).max(sep_e);
@@ -487,9 +551,9 @@ fn polytope_polytope(
     }
     let start = out.len();
     if sep_a >= gap - tol {
-        clip_faces(&a, face_a, &b, activation, out);
+        clip_faces(a, face_a, b, scratch, activation, out);
     } else if sep_b >= gap - tol {
-        clip_faces(&b, face_b, &a, activation, out);
+        clip_faces(b, face_b, a, scratch, activation, out);
         for c in &mut out[start..] {
             *c = c.flipped();
         }
@@ -519,7 +583,7 @@ fn polytope_polytope(
 }
 
 /// A point of the clipped incident polygon with the features it lies on.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct ClipPoint {
     p: DVec3,
     on_ref: Feature,
@@ -532,9 +596,10 @@ struct ClipPoint {
 /// side planes of `rf`; each remaining point within `activation` of the face's plane is a contact
 /// with normal = the face normal.
 fn clip_faces(
-    a: &WorldPolytope,
+    a: Posed,
     rf: usize,
-    b: &WorldPolytope,
+    b: Posed,
+    scratch: &mut Scratch,
     activation: f64,
     out: &mut Vec<Contact>,
 ) {
@@ -561,20 +626,22 @@ fn clip_faces(
         })
         .expect("a vertex is on faces");
     let inc_face = &b.p.faces[inc];
-    let mut poly: Vec<ClipPoint> = inc_face
-        .vertices
-        .iter()
-        .zip(&inc_face.edges)
-        .map(|(&v, &e)| ClipPoint {
-            p: b.vertices[v as usize],
-            on_ref: Feature::Face(rf as u32),
-            on_inc: Feature::Vertex(v),
-            segment: Feature::Edge(e),
-        })
-        .collect();
+    let (poly, next) = (&mut scratch.poly, &mut scratch.next);
+    poly.clear();
+    poly.extend(
+        inc_face
+            .vertices
+            .iter()
+            .zip(&inc_face.edges)
+            .map(|(&v, &e)| ClipPoint {
+                p: b.vertices[v as usize],
+                on_ref: Feature::Face(rf as u32),
+                on_inc: Feature::Vertex(v),
+                segment: Feature::Edge(e),
+            }),
+    );
     let ref_face = &a.p.faces[rf];
     let k = ref_face.vertices.len();
-    let mut next = Vec::with_capacity(poly.len() + k);
     for i in 0..k {
         let v0 = a.vertices[ref_face.vertices[i] as usize];
         let v1 = a.vertices[ref_face.vertices[(i + 1) % k] as usize];
@@ -602,18 +669,17 @@ fn clip_faces(
                 });
             }
         }
-        std::mem::swap(&mut poly, &mut next);
+        std::mem::swap(poly, next);
         if poly.is_empty() {
             break;
         }
     }
-    for cp in poly {
+    for cp in poly.iter() {
         let gap = n.dot(cp.p) - a.offsets[rf];
         if gap <= activation {
             out.push(contact(cp.p - gap * n, cp.p, n, gap, cp.on_ref, cp.on_inc));
         }
     }
-    let _ = (a.pose, b.pose);
 }
 
 /// Closest points between segments [a0, a1] and [b0, b1].

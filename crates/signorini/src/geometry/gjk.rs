@@ -49,7 +49,7 @@ pub enum Proximity {
     Overlapping,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Vertex {
     w: DVec3,
     a: DVec3,
@@ -71,8 +71,9 @@ pub fn distance(a: &dyn Support, b: &dyn Support, initial_dir: DVec3, scale: f64
             b: pb,
         }
     };
-    let mut simplex = vec![first];
-    let mut lambdas = vec![1.0];
+    // The simplex (at most 4 vertices) and the barycentric coordinates of `v` in it.
+    let (mut simplex, mut len) = ([first; 4], 1);
+    let mut lambdas = [1.0, 0.0, 0.0, 0.0];
     let mut v = first.w;
     let floor = 1e-12 * scale;
     for _ in 0..128 {
@@ -83,28 +84,40 @@ pub fn distance(a: &dyn Support, b: &dyn Support, initial_dir: DVec3, scale: f64
         let (pa, pb) = (a.support(-v), b.support(v));
         let w = pa - pb;
         // |v|² − v·w bounds |v|·(|v| − distance): stop when the lower bound meets |v|.
-        if v2 - v.dot(w) <= 1e-13 * v2 || simplex.iter().any(|s| s.w == w) {
+        if v2 - v.dot(w) <= 1e-13 * v2 || simplex[..len].iter().any(|s| s.w == w) {
             break;
         }
-        simplex.push(Vertex { w, a: pa, b: pb });
-        let (closest, kept) = closest_on_simplex(&simplex);
-        if kept.len() == 4 && closest.0.length_squared() <= floor * floor {
+        simplex[len] = Vertex { w, a: pa, b: pb };
+        len += 1;
+        let (closest, lambda, kept, k) = closest_on_simplex(&simplex[..len]);
+        if k == 4 && closest.length_squared() <= floor * floor {
             return Proximity::Overlapping;
         }
-        simplex = kept.iter().map(|&i| simplex[i]).collect();
-        lambdas = closest.1;
-        if closest.0.length_squared() >= v2 {
-            // No progress (round-off): keep the best point found.
-            v = closest.0;
-            break;
+        let old = simplex;
+        for j in 0..k {
+            simplex[j] = old[kept[j]];
         }
-        v = closest.0;
+        len = k;
+        lambdas = lambda;
+        let progress = closest.length_squared() < v2;
+        v = closest;
+        if !progress {
+            break; // no progress (round-off): keep the best point found
+        }
     }
     if v.length_squared() <= floor * floor {
         return Proximity::Overlapping;
     }
-    let point_a = simplex.iter().zip(&lambdas).map(|(s, l)| s.a * *l).sum();
-    let point_b = simplex.iter().zip(&lambdas).map(|(s, l)| s.b * *l).sum();
+    let point_a = simplex[..len]
+        .iter()
+        .zip(&lambdas)
+        .map(|(s, l)| s.a * *l)
+        .sum();
+    let point_b = simplex[..len]
+        .iter()
+        .zip(&lambdas)
+        .map(|(s, l)| s.b * *l)
+        .sum();
     Proximity::Separated {
         distance: v.length(),
         point_a,
@@ -112,11 +125,11 @@ pub fn distance(a: &dyn Support, b: &dyn Support, initial_dir: DVec3, scale: f64
     }
 }
 
-/// The point of the simplex's convex hull closest to the origin, its barycentric coordinates and
-/// the indices of the vertices with a share in it. Every face of the simplex (every non-empty
+/// The point of the simplex's convex hull closest to the origin, its barycentric coordinates, the
+/// indices of the vertices with a share in it and their count. Every face of the simplex (every non-empty
 /// subset of vertices) is projected onto its affine hull; among projections that fall inside their
 /// face (all coordinates ≥ 0), the nearest to the origin is the answer.
-fn closest_on_simplex(s: &[Vertex]) -> ((DVec3, Vec<f64>), Vec<usize>) {
+fn closest_on_simplex(s: &[Vertex]) -> (DVec3, [f64; 4], [usize; 4], usize) {
     let n = s.len();
     let mut best: Option<(f64, DVec3, [f64; 4], [usize; 4], usize)> = None;
     for mask in 1u32..(1 << n) {
@@ -143,7 +156,7 @@ fn closest_on_simplex(s: &[Vertex]) -> ((DVec3, Vec<f64>), Vec<usize>) {
         }
     }
     let (_, p, lambda, idx, k) = best.expect("single vertices are always candidates");
-    ((p, lambda[..k].to_vec()), idx[..k].to_vec())
+    (p, lambda, idx, k)
 }
 
 /// Barycentric coordinates of the origin's projection onto the affine hull of `w`

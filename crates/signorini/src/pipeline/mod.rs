@@ -2,7 +2,7 @@
 //! integrate. Each stage is timed into the [`StepReport`].
 pub mod run;
 
-use crate::collision::{max_penetration, narrow_phase, BroadPhase, Contact, PiecePair};
+use crate::collision::{max_penetration, BroadPhase, Contact, NarrowPhase, PiecePair};
 use crate::contact::{ContactError, ContactModel, ModelStats};
 use crate::dynamics::forces::add_scheduled;
 use crate::dynamics::integrate::{self, Derivative};
@@ -26,7 +26,8 @@ impl StageTimes {
         self.broad + self.narrow + self.model + self.solve + self.integrate
     }
 
-    fn add(&mut self, o: &StageTimes) {
+    /// Add another step's (or stage's) times to these.
+    pub fn add(&mut self, o: &StageTimes) {
         self.broad += o.broad;
         self.narrow += o.narrow;
         self.model += o.model;
@@ -78,6 +79,7 @@ pub enum StepError {
 pub struct Workspace {
     broad: BroadPhase,
     pairs: Vec<PiecePair>,
+    narrow: NarrowPhase,
     /// Contacts of the current state (valid when `fresh`).
     pub contacts: Vec<Contact>,
     fresh: bool,
@@ -103,7 +105,8 @@ pub fn detect(model: &Model, state: &State, ws: &mut Workspace, times: &mut Stag
     let t0 = Instant::now();
     ws.broad.find_pairs(model, state, act, &mut ws.pairs);
     let t1 = Instant::now();
-    narrow_phase(model, state, &ws.pairs, act, &mut ws.contacts);
+    ws.narrow
+        .detect(model, state, &ws.pairs, act, &mut ws.contacts);
     let t2 = Instant::now();
     times.broad += (t1 - t0).as_secs_f64();
     times.narrow += (t2 - t1).as_secs_f64();
@@ -193,9 +196,7 @@ pub fn step(
                 )
                 .map_err(fail)?;
                 let t0 = Instant::now();
-                let (done, rest) = k.split_at_mut(s);
-                let _ = done;
-                integrate::derivatives(model, &stage, &wrenches, &mut rest[0]);
+                integrate::derivatives(model, &stage, &wrenches, &mut k[s]);
                 times.integrate += t0.elapsed().as_secs_f64();
             }
             let t0 = Instant::now();
@@ -254,9 +255,4 @@ fn check_state(model: &Model, state: &State) -> Result<(), StepError> {
         }
     }
     Ok(())
-}
-
-#[doc(hidden)]
-pub fn accumulate(total: &mut StageTimes, t: &StageTimes) {
-    total.add(t)
 }

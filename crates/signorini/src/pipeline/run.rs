@@ -171,7 +171,7 @@ pub fn run(
     while state.step < total {
         match step(model, &mut state, &mut ws, contact_model) {
             Ok(report) => {
-                super::accumulate(&mut stage_seconds, &report.times);
+                stage_seconds.add(&report.times);
                 max_pen = max_pen.max(report.max_penetration);
                 sum_pen += report.max_penetration;
                 rows += 1;
