@@ -153,7 +153,7 @@ pub fn run(
     let (mut max_pen, mut sum_pen) = (crate::collision::max_penetration(contacts), 0.0);
     sum_pen += max_pen;
     let n_contacts = contacts.len();
-    metric_row(
+    let initial_ke = metric_row(
         model,
         &state,
         max_pen,
@@ -167,7 +167,7 @@ pub fn run(
     let mut error = None;
     let mut rows = 1u64;
     // The last state that passed its checks: a failed step leaves `state` broken.
-    let (mut ok_steps, mut ok_time, mut ok_ke) = (0, 0.0, kinetic_energy(model, &state));
+    let (mut ok_steps, mut ok_time, mut ok_ke) = (0, 0.0, initial_ke);
     while state.step < total {
         match step(model, &mut state, &mut ws, contact_model) {
             Ok(report) => {
@@ -175,7 +175,7 @@ pub fn run(
                 max_pen = max_pen.max(report.max_penetration);
                 sum_pen += report.max_penetration;
                 rows += 1;
-                metric_row(
+                let ke = metric_row(
                     model,
                     &state,
                     report.max_penetration,
@@ -194,8 +194,7 @@ pub fn run(
                     traj.flush()?;
                     metrics.flush()?;
                 }
-                (ok_steps, ok_time, ok_ke) =
-                    (state.step, state.time, kinetic_energy(model, &state));
+                (ok_steps, ok_time, ok_ke) = (state.step, state.time, ke);
                 progress(state.step, total);
             }
             Err(e) => {
@@ -227,6 +226,7 @@ pub fn run(
     Ok(summary)
 }
 
+/// Write one metrics row; returns the kinetic energy it wrote (J).
 fn metric_row(
     model: &Model,
     state: &State,
@@ -235,7 +235,7 @@ fn metric_row(
     active: usize,
     t: &StageTimes,
     w: &mut Writer,
-) -> Result<(), RunError> {
+) -> Result<f64, RunError> {
     let (ke, pe) = (kinetic_energy(model, state), potential_energy(model, state));
     w.line(&format!(
         "{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -252,7 +252,8 @@ fn metric_row(
         t.model,
         t.solve,
         t.integrate
-    ))
+    ))?;
+    Ok(ke)
 }
 
 fn write_summary(cfg: &RunConfig, cm: &dyn ContactModel, s: &RunSummary) -> Result<(), RunError> {
