@@ -7,7 +7,7 @@ use super::desc::{
 };
 use super::{load_scene, SceneError};
 use crate::contact::{self, ConfigError, ContactModel};
-use crate::dynamics::{Body, BodyState, Material, Model, Piece, ScheduledForce, Settings, State};
+use crate::dynamics::{Body, BodyState, Material, Model, Piece, ScheduledForce, State};
 use crate::geometry::{Pose, Shape};
 use crate::util::rng::Rng;
 use glam::{DQuat, DVec3};
@@ -129,15 +129,7 @@ pub fn build(desc: SceneDesc) -> Result<Scene, SceneError> {
         forces.extend(random_pulses(r, body, bodies[body].com_in_shape_frame));
     }
 
-    let sim = &desc.simulation;
-    let settings = Settings {
-        time_step: sim.time_step,
-        duration: sim.duration,
-        gravity: sim.gravity,
-        integrator: sim.integrator,
-        activation_distance: sim.activation_distance,
-        max_speed: sim.max_speed,
-    };
+    let settings = desc.simulation.settings.clone();
     let model = Model {
         bodies,
         materials,

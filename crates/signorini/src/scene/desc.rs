@@ -34,35 +34,26 @@ impl SceneDesc {
     }
 }
 
-/// `[simulation]`: time stepping and global settings.
+/// `[simulation]`: time stepping and global settings, as the dynamics layer's `Settings` (units
+/// and meaning documented there), with where they were written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimulationDesc {
-    /// Step size, s (> 0).
-    pub time_step: f64,
-    /// Simulated time, s (> 0).
-    pub duration: f64,
-    /// Gravitational acceleration, m/s², world frame.
-    pub gravity: DVec3,
-    pub integrator: Integrator,
-    /// Pairs closer than this are reported by the narrow phase, m (>= 0).
-    pub activation_distance: f64,
-    /// The run stops with a diagnosis if a body exceeds this speed, m/s (> 0).
-    pub max_speed: f64,
+    pub settings: Settings,
     pub line: usize,
     pub key: String,
 }
 
+impl std::ops::Deref for SimulationDesc {
+    type Target = Settings;
+    fn deref(&self) -> &Settings {
+        &self.settings
+    }
+}
+
 impl Default for SimulationDesc {
-    /// The defaults are the dynamics layer's `Settings::default()`.
     fn default() -> Self {
-        let s = crate::dynamics::Settings::default();
         SimulationDesc {
-            time_step: s.time_step,
-            duration: s.duration,
-            gravity: s.gravity,
-            integrator: s.integrator,
-            activation_distance: s.activation_distance,
-            max_speed: s.max_speed,
+            settings: Settings::default(),
             line: 0,
             key: "simulation".into(),
         }
@@ -70,7 +61,7 @@ impl Default for SimulationDesc {
 }
 
 /// Time integration scheme (the dynamics layer's own type).
-pub use crate::dynamics::Integrator;
+pub use crate::dynamics::{Integrator, Settings};
 
 /// `[contact]`: the contact model and its parameters (validated against the model later).
 #[derive(Debug, Clone, PartialEq)]

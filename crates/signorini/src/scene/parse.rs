@@ -948,7 +948,7 @@ impl<'a, 'i> Parser<'a, 'i> {
     fn simulation(&self, v: &'a Value<'i>) -> Res<SimulationDesc> {
         let mut r = Reader::open(self.cx, v, "simulation", keys::SIMULATION)?;
         let d = SimulationDesc::default();
-        let sim = SimulationDesc {
+        let settings = Settings {
             time_step: r.num("time_step", d.time_step, Check::Positive)?,
             duration: r.num("duration", d.duration, Check::Positive)?,
             gravity: r.vec3("gravity", d.gravity)?,
@@ -966,6 +966,9 @@ impl<'a, 'i> Parser<'a, 'i> {
                 Check::NonNegative,
             )?,
             max_speed: r.num("max_speed", d.max_speed, Check::Positive)?,
+        };
+        let sim = SimulationDesc {
+            settings,
             line: self.cx.line(v.span().start),
             key: d.key,
         };
