@@ -203,17 +203,15 @@ fn solve_small(g: &[[f64; 3]; 3], r: &[f64; 3], m: usize) -> Option<[f64; 3]> {
             })
         }
         3 => {
-            let c =
-                |a: usize, b: usize, c_: usize, d: usize| g[a][c_] * g[b][d] - g[a][d] * g[b][c_];
-            let det = g[0][0] * c(1, 2, 1, 2) - g[0][1] * c(1, 2, 0, 2) + g[0][2] * c(1, 2, 0, 1);
-            if det <= 1e-12 * scale * scale * scale {
-                return None;
-            }
             let det3 = |m: [[f64; 3]; 3]| {
                 m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
                     - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
                     + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
             };
+            let det = det3(*g);
+            if det <= 1e-12 * scale * scale * scale {
+                return None;
+            }
             let mut out = [0.0; 3];
             for (col, o) in out.iter_mut().enumerate() {
                 let mut mm = *g;
