@@ -15,6 +15,7 @@ pub mod geometry;
 pub mod metrics;
 pub mod pipeline;
 pub mod scene;
+pub mod solvers;
 pub mod util;
 
 pub use glam::{DMat3, DQuat, DVec3};
