@@ -7,7 +7,8 @@
 //! slip direction t̂, but capped at m_t |v_t| / h, the force that would stop the slip in one step
 //! (m_t = effective mass of the pair along t̂), so that an explicit step never reverses the slip.
 use super::{
-    ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamSpec, ParamValue,
+    ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind, ParamSpec,
+    ParamValue,
 };
 use crate::collision::Contact;
 use crate::dynamics::{Material, Model, State, Wrench};
@@ -24,57 +25,60 @@ pub const SPEC: ModelSpec = ModelSpec {
             unit: "N/m",
             default: ParamDefault::Derived("kp_per_kg * m_pair"),
             description: "normal stiffness; when not given, kp_per_kg times the pair's reduced mass m_pair = m_a m_b / (m_a + m_b) (the dynamic body's mass against a fixed one)",
-            min: 0.0,
+            kind: ParamKind::Number { min: 0.0 },
         },
         ParamSpec {
             name: "kv",
             unit: "N s/m",
             default: ParamDefault::Derived("kv_per_kg * m_pair"),
             description: "normal damping; when not given, kv_per_kg times the pair's reduced mass",
-            min: 0.0,
+            kind: ParamKind::Number { min: 0.0 },
         },
         ParamSpec {
             name: "kp_per_kg",
             unit: "N/(m kg)",
             default: ParamDefault::Value(600.0),
             description: "stiffness per kg of reduced mass: the squared natural frequency (rad/s)^2 of every pair, whatever its masses (600 gives Drumwright's kp = 6000 N/m for the 10 kg cube)",
-            min: 0.0,
+            kind: ParamKind::Number { min: 0.0 },
         },
         ParamSpec {
             name: "kv_per_kg",
             unit: "N s/(m kg)",
             default: ParamDefault::Value(300.0),
             description: "damping per kg of reduced mass (300 gives Drumwright's kv = 3000 N s/m for the 10 kg cube)",
-            min: 0.0,
+            kind: ParamKind::Number { min: 0.0 },
         },
     ],
 };
 
 /// Deepest-point PD penalty with Coulomb sliding friction.
 pub struct DeepestPoint {
-    kp: ParamValue,
-    kv: ParamValue,
-    kp_per_kg: ParamValue,
-    kv_per_kg: ParamValue,
+    /// As set, in the order of `SPEC.params` (for `parameters`).
+    values: Vec<ParamValue>,
+    kp: Option<f64>,
+    kv: Option<f64>,
+    kp_per_kg: f64,
+    kv_per_kg: f64,
 }
 
 impl DeepestPoint {
     /// `values` in the order of `SPEC.params`.
     pub fn new(values: &[ParamValue]) -> Self {
+        let per_kg = |v: &ParamValue| v.value().expect("per-kg gains have values");
         DeepestPoint {
-            kp: values[0],
-            kv: values[1],
-            kp_per_kg: values[2],
-            kv_per_kg: values[3],
+            values: values.to_vec(),
+            kp: values[0].value(),
+            kv: values[1].value(),
+            kp_per_kg: per_kg(&values[2]),
+            kv_per_kg: per_kg(&values[3]),
         }
     }
 
     /// (kp, kv) for a pair of reduced mass `m_pair` (kg).
     fn gains(&self, m_pair: f64) -> (f64, f64) {
-        let per_kg = |v: ParamValue| v.value().expect("per-kg gains have values");
         (
-            self.kp.value().unwrap_or(per_kg(self.kp_per_kg) * m_pair),
-            self.kv.value().unwrap_or(per_kg(self.kv_per_kg) * m_pair),
+            self.kp.unwrap_or(self.kp_per_kg * m_pair),
+            self.kv.unwrap_or(self.kv_per_kg * m_pair),
         )
     }
 }
@@ -115,12 +119,11 @@ impl ContactModel for DeepestPoint {
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
-        vec![
-            ("kp", self.kp),
-            ("kv", self.kv),
-            ("kp_per_kg", self.kp_per_kg),
-            ("kv_per_kg", self.kv_per_kg),
-        ]
+        SPEC.params
+            .iter()
+            .map(|p| p.name)
+            .zip(self.values.iter().cloned())
+            .collect()
     }
 
     fn contact_forces(

@@ -17,6 +17,10 @@ pub enum ParamDefault {
     Value(f64),
     /// Computed by the model from other parameters, as the expression says.
     Derived(&'static str),
+    /// One of a choice parameter's words.
+    Word(&'static str),
+    /// A list parameter's default words, in order.
+    Words(&'static [&'static str]),
 }
 
 impl fmt::Display for ParamDefault {
@@ -24,8 +28,21 @@ impl fmt::Display for ParamDefault {
         match self {
             ParamDefault::Value(v) => write!(f, "{v}"),
             ParamDefault::Derived(expr) => f.write_str(expr),
+            ParamDefault::Word(w) => write!(f, "\"{w}\""),
+            ParamDefault::Words(ws) => write!(f, "{ws:?}"),
         }
     }
+}
+
+/// What a parameter's value is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamKind {
+    /// A number, at least `min` (inclusive).
+    Number { min: f64 },
+    /// One word among these.
+    Choice(&'static [&'static str]),
+    /// A non-empty list of distinct words among these (an order of preference).
+    List(&'static [&'static str]),
 }
 
 /// A parameter a model accepts in the scene's `[contact]` table.
@@ -35,8 +52,25 @@ pub struct ParamSpec {
     pub unit: &'static str,
     pub default: ParamDefault,
     pub description: &'static str,
-    /// Smallest allowed value (inclusive).
-    pub min: f64,
+    pub kind: ParamKind,
+}
+
+/// A parameter value as written in a scene.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamInput {
+    Number(f64),
+    Word(String),
+    List(Vec<String>),
+}
+
+impl fmt::Display for ParamInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamInput::Number(v) => write!(f, "{v}"),
+            ParamInput::Word(w) => write!(f, "\"{w}\""),
+            ParamInput::List(ws) => write!(f, "{ws:?}"),
+        }
+    }
 }
 
 /// A model's name, summary and parameters.
@@ -53,27 +87,49 @@ pub fn catalog() -> Vec<ModelSpec> {
 }
 
 /// A parameter value as set: either given or left at its default.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ParamValue {
-    Given(f64),
+    Given(ParamInput),
     Default(ParamDefault),
 }
 
 impl ParamValue {
-    /// The number in effect, or `None` when the model derives it.
+    /// The number in effect, or `None` when the model derives it (or it is not a number).
     pub fn value(&self) -> Option<f64> {
-        match *self {
-            ParamValue::Given(v) | ParamValue::Default(ParamDefault::Value(v)) => Some(v),
-            ParamValue::Default(ParamDefault::Derived(_)) => None,
+        match self {
+            ParamValue::Given(ParamInput::Number(v))
+            | ParamValue::Default(ParamDefault::Value(v)) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// The word of a choice parameter.
+    pub fn word(&self) -> Option<&str> {
+        match self {
+            ParamValue::Given(ParamInput::Word(w)) => Some(w),
+            ParamValue::Default(ParamDefault::Word(w)) => Some(w),
+            _ => None,
+        }
+    }
+
+    /// The words of a list parameter.
+    pub fn words(&self) -> Vec<&str> {
+        match self {
+            ParamValue::Given(ParamInput::List(ws)) => ws.iter().map(String::as_str).collect(),
+            ParamValue::Default(ParamDefault::Words(ws)) => ws.to_vec(),
+            _ => Vec::new(),
         }
     }
 
     pub fn to_json(&self) -> serde_json::Value {
         match self {
-            ParamValue::Given(v) | ParamValue::Default(ParamDefault::Value(v)) => {
-                serde_json::json!(v)
-            }
-            ParamValue::Default(d) => serde_json::json!(d.to_string()),
+            ParamValue::Given(ParamInput::Number(v))
+            | ParamValue::Default(ParamDefault::Value(v)) => serde_json::json!(v),
+            ParamValue::Given(ParamInput::Word(w)) => serde_json::json!(w),
+            ParamValue::Default(ParamDefault::Word(w)) => serde_json::json!(w),
+            ParamValue::Given(ParamInput::List(ws)) => serde_json::json!(ws),
+            ParamValue::Default(ParamDefault::Words(ws)) => serde_json::json!(ws),
+            ParamValue::Default(d @ ParamDefault::Derived(_)) => serde_json::json!(d.to_string()),
         }
     }
 }
@@ -91,6 +147,13 @@ pub enum ConfigError {
     },
     #[error("parameter `{param}` = {value} is below its minimum {min}")]
     OutOfRange { param: String, value: f64, min: f64 },
+    #[error("parameter `{param}` = {value} is not {expected}")]
+    Invalid {
+        param: String,
+        value: String,
+        /// What would be accepted, e.g. `one of "a", "b"`.
+        expected: String,
+    },
 }
 
 /// A model failure during a step (a solver that did not converge, say).
@@ -129,7 +192,10 @@ pub trait ContactModel: Send {
 }
 
 /// Build the model `name` with `params` (name, value) from the scene; absent ones take defaults.
-pub fn build(name: &str, params: &[(String, f64)]) -> Result<Box<dyn ContactModel>, ConfigError> {
+pub fn build(
+    name: &str,
+    params: &[(String, ParamInput)],
+) -> Result<Box<dyn ContactModel>, ConfigError> {
     let specs = catalog();
     let Some(spec) = specs.iter().find(|s| s.name == name) else {
         return Err(ConfigError::UnknownModel {
@@ -147,7 +213,7 @@ pub fn build(name: &str, params: &[(String, f64)]) -> Result<Box<dyn ContactMode
 /// Match given parameters against a spec: every given name must exist and be in range.
 pub fn resolve_params(
     spec: &ModelSpec,
-    params: &[(String, f64)],
+    params: &[(String, ParamInput)],
 ) -> Result<Vec<ParamValue>, ConfigError> {
     for (name, value) in params {
         let Some(p) = spec.params.iter().find(|p| p.name == name) else {
@@ -162,20 +228,56 @@ pub fn resolve_params(
                     .join(", "),
             });
         };
-        if !(*value >= p.min) || !value.is_finite() {
-            return Err(ConfigError::OutOfRange {
-                param: name.clone(),
-                value: *value,
-                min: p.min,
-            });
-        }
+        check_param(p, value)?;
     }
     Ok(spec
         .params
         .iter()
         .map(|p| match params.iter().rev().find(|(n, _)| n == p.name) {
-            Some((_, v)) => ParamValue::Given(*v),
+            Some((_, v)) => ParamValue::Given(v.clone()),
             None => ParamValue::Default(p.default),
         })
         .collect())
+}
+
+/// Does `value` fit the parameter's kind?
+fn check_param(p: &ParamSpec, value: &ParamInput) -> Result<(), ConfigError> {
+    let quoted = |ws: &[&str]| {
+        ws.iter()
+            .map(|w| format!("\"{w}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let invalid = |expected: String| ConfigError::Invalid {
+        param: p.name.to_string(),
+        value: value.to_string(),
+        expected,
+    };
+    match (p.kind, value) {
+        (ParamKind::Number { min }, ParamInput::Number(v)) => {
+            if !(*v >= min) || !v.is_finite() {
+                return Err(ConfigError::OutOfRange {
+                    param: p.name.to_string(),
+                    value: *v,
+                    min,
+                });
+            }
+        }
+        (ParamKind::Number { .. }, _) => return Err(invalid("a number".into())),
+        (ParamKind::Choice(words), ParamInput::Word(w)) if words.contains(&w.as_str()) => {}
+        (ParamKind::Choice(words), _) => {
+            return Err(invalid(format!("one of {}", quoted(words))));
+        }
+        (ParamKind::List(words), ParamInput::List(ws))
+            if !ws.is_empty()
+                && ws.iter().all(|w| words.contains(&w.as_str()))
+                && ws.iter().enumerate().all(|(i, w)| !ws[..i].contains(w)) => {}
+        (ParamKind::List(words), _) => {
+            return Err(invalid(format!(
+                "a non-empty list of distinct words among {}",
+                quoted(words)
+            )));
+        }
+    }
+    Ok(())
 }

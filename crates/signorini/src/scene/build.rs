@@ -6,7 +6,7 @@ use super::desc::{
     self, BodyShapeDesc, MassDesc, SceneDesc, ShapeDesc, SpawnMassDesc, SpawnShapeDesc,
 };
 use super::{load_scene, SceneError};
-use crate::contact::{self, ConfigError, ContactModel};
+use crate::contact::{self, ConfigError, ContactModel, ParamInput};
 use crate::dynamics::{Body, BodyState, Material, Model, Piece, ScheduledForce, State};
 use crate::geometry::{Pose, Shape};
 use crate::util::rng::Rng;
@@ -158,13 +158,13 @@ impl Scene {
     ) -> Result<(Box<dyn ContactModel>, Vec<String>), SceneError> {
         let ignored = validate_contact(&self.desc, override_name)?;
         let name = override_name.unwrap_or(&self.desc.contact.model);
-        let params: Vec<(String, f64)> = self
+        let params: Vec<(String, ParamInput)> = self
             .desc
             .contact
             .params
             .iter()
             .filter(|p| !ignored.contains(&p.name))
-            .map(|p| (p.name.clone(), p.value))
+            .map(|p| (p.name.clone(), p.value.clone()))
             .collect();
         let model = contact::build(name, &params).map_err(|e| {
             SceneError::new(
@@ -211,12 +211,13 @@ fn validate_contact(
             ignored.push(p.name.clone());
             continue;
         }
-        if let Err(e) = contact::resolve_params(spec, &[(p.name.clone(), p.value)]) {
+        if let Err(e) = contact::resolve_params(spec, &[(p.name.clone(), p.value.clone())]) {
             let hint = match &e {
                 ConfigError::UnknownParam { available, .. } => {
                     format!("parameters of `{}`: {available}", spec.name)
                 }
                 ConfigError::OutOfRange { min, .. } => format!("give a value >= {min}"),
+                ConfigError::Invalid { expected, .. } => format!("write {expected}"),
                 ConfigError::UnknownModel { .. } => String::new(),
             };
             return Err(SceneError::new(

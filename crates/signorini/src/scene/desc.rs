@@ -88,11 +88,12 @@ impl Default for ContactDesc {
     }
 }
 
-/// One numeric parameter of the contact model (unit defined by the model).
+/// One parameter of the contact model: a number (unit defined by the model), a word or a list of
+/// words.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParamDesc {
     pub name: String,
-    pub value: f64,
+    pub value: crate::contact::ParamInput,
     pub line: usize,
     /// `contact.{name}`.
     pub key: String,

@@ -16,6 +16,7 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use super::desc::*;
+use crate::contact::ParamInput;
 use super::error::{line_of, SceneError};
 
 type Value<'i> = Spanned<DeValue<'i>>;
@@ -238,6 +239,28 @@ impl Check {
 fn type_err(cx: &Cx, v: &Value, key: &str, expected: &str, hint: impl Into<String>) -> SceneError {
     let message = format!("expected {expected}, found {}", found(v.get_ref()));
     cx.err(v.span().start, key, message, hint)
+}
+
+/// A contact-model parameter: a number, a string, or an array of strings.
+fn param_input(cx: &Cx, v: &Value, key: &str) -> Res<ParamInput> {
+    let hint = "a contact-model parameter is a number (e.g. `1e5`), a word in quotes \
+                (e.g. `\"anticipating\"`) or a list of words (e.g. `[\"lemke\", \"pgs\"]`); \
+                `signorini models` lists each model's parameters";
+    if is_number(v) {
+        return Ok(ParamInput::Number(num(cx, v, key, Check::Finite)?));
+    }
+    if let Some(w) = v.get_ref().as_str() {
+        return Ok(ParamInput::Word(w.to_string()));
+    }
+    if let Some(items) = v.get_ref().as_array() {
+        let mut words = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let item_key = format!("{key}[{i}]");
+            words.push(string(cx, item, &item_key)?.to_string());
+        }
+        return Ok(ParamInput::List(words));
+    }
+    Err(type_err(cx, v, key, "a number, a word or a list of words", hint))
 }
 
 fn is_number(v: &Value) -> bool {
@@ -976,7 +999,8 @@ impl<'a, 'i> Parser<'a, 'i> {
         Ok(sim)
     }
 
-    /// `[contact]`: `model` plus free numeric parameters, kept in file order.
+    /// `[contact]`: `model` plus the model's parameters (numbers, words or lists of words), kept
+    /// in file order; the model checks them.
     fn contact(&self, v: &'a Value<'i>) -> Res<ContactDesc> {
         let cx = self.cx;
         let t = table(cx, v, "contact")?;
@@ -992,8 +1016,8 @@ impl<'a, 'i> Parser<'a, 'i> {
             if name == "model" {
                 contact.model = string(cx, val, &key)?.to_string();
                 contact.model_line = cx.line(val.span().start);
-            } else if is_number(val) {
-                let value = num(cx, val, &key, Check::Finite)?;
+            } else {
+                let value = param_input(cx, val, &key)?;
                 let line = cx.line(k.span().start);
                 contact.params.push(ParamDesc {
                     name: name.to_string(),
@@ -1001,10 +1025,6 @@ impl<'a, 'i> Parser<'a, 'i> {
                     line,
                     key,
                 });
-            } else {
-                let hint = "every key of [contact] except `model` is a numeric model parameter; \
-                            write a number, e.g. `1e5`";
-                return Err(type_err(cx, val, &key, "a number", hint));
             }
         }
         Ok(contact)
