@@ -294,7 +294,7 @@ fn run_writes_trajectory_metrics_and_summary_with_documented_columns() {
     ] {
         metrics.col(c);
     }
-    metrics.assert_well_formed("metrics.csv", &[]);
+    metrics.assert_well_formed("metrics.csv", &["solver"]);
     // 3 s at 1e-3 s: 3000 steps, plus the row of the initial state.
     assert_eq!(metrics.rows.len(), 3001);
     let t = metrics.f64s("time");
@@ -898,7 +898,7 @@ fn diverging_run_exits_1_names_step_and_body_and_leaves_readable_files() {
 
     // The files hold the steps before the failing one and are well-formed to the last line.
     let metrics = Csv::read(&out.join("metrics.csv"));
-    metrics.assert_well_formed("partial metrics.csv", &[]);
+    metrics.assert_well_formed("partial metrics.csv", &["solver"]);
     let traj = Csv::read(&out.join("trajectory.csv"));
     assert_eq!(traj.header.join(","), TRAJECTORY_HEADER);
     traj.assert_well_formed("partial trajectory.csv", &["body"]);

@@ -4,7 +4,9 @@
 //! the state, integrated by the chosen integrator at every stage). The constraint-based models
 //! (Stewart–Trinkle, PEG) and impulse models will add their coupling to the same trait: they read
 //! the same [`Contact`]s and build Jacobian rows with `dynamics::jacobian`.
+pub mod cone;
 pub mod deepest_point;
+pub mod stewart_trinkle;
 
 use crate::collision::Contact;
 use crate::dynamics::{Model, State, Wrench};
@@ -83,7 +85,11 @@ pub struct ModelSpec {
 
 /// Every contact model this build provides.
 pub fn catalog() -> Vec<ModelSpec> {
-    vec![deepest_point::SPEC]
+    vec![
+        deepest_point::SPEC,
+        stewart_trinkle::SPEC_STEWART_TRINKLE,
+        stewart_trinkle::SPEC_ANITESCU_POTRA,
+    ]
 }
 
 /// A parameter value as set: either given or left at its default.
@@ -166,6 +172,27 @@ pub struct ContactError(pub String);
 pub struct ModelStats {
     /// Contact points that carried a nonzero force.
     pub active_points: usize,
+    /// The complementarity problem solved, for constraint-based models.
+    pub solve: Option<SolveReport>,
+}
+
+/// One complementarity solve inside a model.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolveReport {
+    /// Unknowns of the problem.
+    pub rows: usize,
+    /// The solver whose answer was used.
+    pub solver: &'static str,
+    /// Its iterations or pivots.
+    pub iterations: usize,
+    /// Its scaled natural-map residual (`solvers::residual`).
+    pub residual: f64,
+    /// Solvers tried (1 when the first succeeded).
+    pub attempts: usize,
+    /// Wall-clock seconds in the solvers.
+    pub seconds: f64,
+    /// No solver met the tolerance; the answer with the smallest residual was used.
+    pub failed: bool,
 }
 
 /// A contact model. Implementations keep whatever per-pair memory they need between steps.
@@ -189,6 +216,19 @@ pub trait ContactModel: Send {
     /// Called once per accepted step with the contacts of the new state (models with memory
     /// update it here). The default does nothing.
     fn end_step(&mut self, _model: &Model, _state: &State, _contacts: &[Contact]) {}
+
+    /// True for velocity-level time-stepping models: their `contact_forces` are impulses over the
+    /// step divided by h, computed for the semi-implicit Euler update, so the pipeline always
+    /// integrates them with semi-implicit Euler (one evaluation per step).
+    fn velocity_level(&self) -> bool {
+        false
+    }
+
+    /// The gap (m) below which the narrow phase reports contacts at `state`. The default is the
+    /// scene's `simulation.activation_distance`.
+    fn activation_distance(&self, model: &Model, _state: &State) -> f64 {
+        model.settings.activation_distance
+    }
 }
 
 /// Build the model `name` with `params` (name, value) from the scene; absent ones take defaults.
@@ -206,6 +246,14 @@ pub fn build(
     let values = resolve_params(spec, params)?;
     Ok(match spec.name {
         deepest_point::NAME => Box::new(deepest_point::DeepestPoint::new(&values)),
+        stewart_trinkle::NAME_STEWART_TRINKLE => Box::new(stewart_trinkle::TimeStepping::new(
+            stewart_trinkle::Formulation::StewartTrinkle,
+            &values,
+        )?),
+        stewart_trinkle::NAME_ANITESCU_POTRA => Box::new(stewart_trinkle::TimeStepping::new(
+            stewart_trinkle::Formulation::AnitescuPotra,
+            &values,
+        )?),
         _ => unreachable!("every catalogued model is buildable"),
     })
 }

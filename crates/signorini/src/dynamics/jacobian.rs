@@ -66,3 +66,92 @@ pub fn generalized_velocity(model: &Model, state: &State) -> Vec<f64> {
     }
     nu
 }
+
+/// The inverse generalized mass M⁻¹, block-diagonal: 1/m and the world inverse inertia
+/// J_w⁻¹ = R J⁻¹ Rᵀ of each dynamic body, in `Model::dof_offsets` order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InverseMass {
+    blocks: Vec<(f64, glam::DMat3)>,
+}
+
+impl InverseMass {
+    pub fn new(model: &Model, state: &State) -> Self {
+        let blocks = model
+            .bodies
+            .iter()
+            .zip(&state.bodies)
+            .filter(|(b, _)| !b.fixed)
+            .map(|(b, s)| {
+                let r = glam::DMat3::from_quat(s.orientation);
+                (b.inv_mass, r * b.inv_inertia * r.transpose())
+            })
+            .collect();
+        InverseMass { blocks }
+    }
+
+    /// M⁻¹ applied to one 6-block [f; τ] of the body at generalized offset `offset`.
+    pub fn apply(&self, offset: usize, block: &[f64; 6]) -> [f64; 6] {
+        let (inv_m, inv_j) = self.blocks[offset / 6];
+        let t = inv_j * DVec3::new(block[3], block[4], block[5]);
+        [
+            inv_m * block[0],
+            inv_m * block[1],
+            inv_m * block[2],
+            t.x,
+            t.y,
+            t.z,
+        ]
+    }
+}
+
+/// The Delassus matrix W = G M⁻¹ Gᵀ of the rows of G (rows × rows, symmetric positive
+/// semidefinite). Only pairs of rows that share a body contribute, so the cost is the sum over
+/// bodies of (rows touching the body)².
+pub fn delassus(rows: &[JacobianRow], inv_mass: &InverseMass) -> nalgebra::DMatrix<f64> {
+    let n = rows.len();
+    let mut w = nalgebra::DMatrix::zeros(n, n);
+    // For every body block: (row, block, M⁻¹ block).
+    let mut by_body: Vec<Vec<(usize, [f64; 6], [f64; 6])>> = vec![Vec::new(); inv_mass.blocks.len()];
+    for (r, row) in rows.iter().enumerate() {
+        for (o, b) in &row.blocks {
+            by_body[o / 6].push((r, *b, inv_mass.apply(*o, b)));
+        }
+    }
+    for entries in &by_body {
+        for (r, b, _) in entries {
+            for (s, _, mb) in entries {
+                w[(*r, *s)] += (0..6).map(|k| b[k] * mb[k]).sum::<f64>();
+            }
+        }
+    }
+    w
+}
+
+/// Add the generalized impulse Gᵀz, divided by `h` (s), to the per-body wrenches: the block
+/// [d; r × d] of a row carries force d z and torque (r × d) z.
+pub fn add_row_forces(
+    model: &Model,
+    rows: &[JacobianRow],
+    z: &[f64],
+    h: f64,
+    out: &mut [super::Wrench],
+) {
+    let body_of_offset: Vec<usize> = model
+        .bodies
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| !b.fixed)
+        .map(|(i, _)| i)
+        .collect();
+    for (row, &zi) in rows.iter().zip(z) {
+        if zi == 0.0 {
+            continue;
+        }
+        let s = zi / h;
+        for (o, b) in &row.blocks {
+            let w = &mut out[body_of_offset[o / 6]];
+            w.force += s * DVec3::new(b[0], b[1], b[2]);
+            w.torque += s * DVec3::new(b[3], b[4], b[5]);
+        }
+    }
+}

@@ -99,9 +99,8 @@ impl Workspace {
     }
 }
 
-/// Broad and narrow phase on `state`, into `ws.contacts`.
-pub fn detect(model: &Model, state: &State, ws: &mut Workspace, times: &mut StageTimes) {
-    let act = model.settings.activation_distance;
+/// Broad and narrow phase on `state` with activation distance `act` (m), into `ws.contacts`.
+pub fn detect(model: &Model, state: &State, act: f64, ws: &mut Workspace, times: &mut StageTimes) {
     let t0 = Instant::now();
     ws.broad.find_pairs(model, state, act, &mut ws.pairs);
     let t1 = Instant::now();
@@ -112,10 +111,17 @@ pub fn detect(model: &Model, state: &State, ws: &mut Workspace, times: &mut Stag
     times.narrow += (t2 - t1).as_secs_f64();
 }
 
-/// Contacts of `state` (detected now unless the workspace holds them already).
-pub fn contacts<'w>(model: &Model, state: &State, ws: &'w mut Workspace) -> &'w [Contact] {
+/// Contacts of `state` as `contact_model` sees them (detected now unless the workspace holds
+/// them already).
+pub fn contacts<'w>(
+    model: &Model,
+    state: &State,
+    ws: &'w mut Workspace,
+    contact_model: &dyn ContactModel,
+) -> &'w [Contact] {
     if !ws.fresh {
-        detect(model, state, ws, &mut StageTimes::default());
+        let act = contact_model.activation_distance(model, state);
+        detect(model, state, act, ws, &mut StageTimes::default());
         ws.fresh = true;
     }
     &ws.contacts
@@ -136,7 +142,10 @@ fn evaluate_forces(
     add_scheduled(model, state, state.time, wrenches);
     let stats =
         contact_model.contact_forces(model, state, contacts, model.settings.time_step, wrenches)?;
-    times.model += t0.elapsed().as_secs_f64();
+    // The model's own solver time goes to the solve stage.
+    let solve = stats.solve.map_or(0.0, |s| s.seconds);
+    times.model += t0.elapsed().as_secs_f64() - solve;
+    times.solve += solve;
     Ok(stats)
 }
 
@@ -150,7 +159,8 @@ pub fn step(
     let h = model.settings.time_step;
     let mut times = StageTimes::default();
     if !ws.fresh {
-        detect(model, state, ws, &mut times);
+        let act = contact_model.activation_distance(model, state);
+        detect(model, state, act, ws, &mut times);
     }
     let (step_no, time) = (state.step, state.time);
     let fail = |source| StepError::Contact {
@@ -168,7 +178,12 @@ pub fn step(
         &mut times,
     )
     .map_err(fail)?;
-    match model.settings.integrator {
+    let integrator = if contact_model.velocity_level() {
+        Integrator::SemiImplicitEuler
+    } else {
+        model.settings.integrator
+    };
+    match integrator {
         Integrator::SemiImplicitEuler => {
             let t0 = Instant::now();
             integrate::semi_implicit_euler(model, state, &wrenches, h);
@@ -185,7 +200,8 @@ pub fn step(
                 let frac = if s == 3 { h } else { 0.5 * h };
                 integrate::offset_state(model, state, &k[s - 1], frac, &mut stage);
                 times.integrate += t0.elapsed().as_secs_f64();
-                detect(model, &stage, ws, &mut times);
+                let act = contact_model.activation_distance(model, &stage);
+                detect(model, &stage, act, ws, &mut times);
                 evaluate_forces(
                     model,
                     &stage,
@@ -210,7 +226,8 @@ pub fn step(
     state.step += 1;
     state.time = state.step as f64 * h;
     check_state(model, state)?;
-    detect(model, state, ws, &mut times);
+    let act = contact_model.activation_distance(model, state);
+    detect(model, state, act, ws, &mut times);
     ws.fresh = true;
     contact_model.end_step(model, state, &ws.contacts);
     Ok(StepReport {

@@ -2,7 +2,7 @@
 //! writing `summary.json`. Files are flushed as the run goes, so a run that stops early leaves
 //! readable files and a summary saying why it stopped.
 use super::{step, StageTimes, StepError, Workspace};
-use crate::contact::ContactModel;
+use crate::contact::{ContactModel, SolveReport};
 use crate::dynamics::{Model, State};
 use crate::metrics::{kinetic_energy, potential_energy};
 use serde_json::json;
@@ -34,10 +34,44 @@ pub struct RunSummary {
     /// Of the last state that passed its checks (J).
     pub final_kinetic_energy: f64,
     pub stage_seconds: StageTimes,
+    pub solver: SolverTotals,
     /// The state when the run ended (after a failure: the broken state, for diagnosis).
     pub final_state: State,
     /// `None` when the run reached its duration.
     pub error: Option<StepError>,
+}
+
+/// Complementarity solves over a run (all zero for penalty models).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SolverTotals {
+    /// Steps that solved a problem.
+    pub solves: u64,
+    /// Steps where no solver met the tolerance (the run went on with `on_failure = "continue"`).
+    pub failures: u64,
+    /// Steps where the first solver of the order failed and a later one was used.
+    pub fallbacks: u64,
+    pub max_rows: usize,
+    pub total_iterations: u64,
+    pub max_iterations: usize,
+    pub max_residual: f64,
+    /// How many steps each solver's answer was used.
+    pub used: Vec<(&'static str, u64)>,
+}
+
+impl SolverTotals {
+    fn add(&mut self, r: &SolveReport) {
+        self.solves += 1;
+        self.failures += r.failed as u64;
+        self.fallbacks += (r.attempts > 1 && !r.failed) as u64;
+        self.max_rows = self.max_rows.max(r.rows);
+        self.total_iterations += r.iterations as u64;
+        self.max_iterations = self.max_iterations.max(r.iterations);
+        self.max_residual = self.max_residual.max(r.residual);
+        match self.used.iter_mut().find(|(n, _)| *n == r.solver) {
+            Some((_, c)) => *c += 1,
+            None => self.used.push((r.solver, 1)),
+        }
+    }
 }
 
 /// Why a run failed to produce its files.
@@ -88,7 +122,7 @@ impl Writer {
 }
 
 pub const TRAJECTORY_HEADER: &str = "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
-pub const METRICS_HEADER: &str = "time,kinetic_energy,potential_energy,total_energy,max_penetration,contacts,active_points,step_seconds,broad_seconds,narrow_seconds,model_seconds,solve_seconds,integrate_seconds";
+pub const METRICS_HEADER: &str = "time,kinetic_energy,potential_energy,total_energy,max_penetration,contacts,active_points,step_seconds,broad_seconds,narrow_seconds,model_seconds,solve_seconds,integrate_seconds,lcp_rows,solver,solver_iterations,solver_residual,solver_failed";
 
 fn trajectory_rows(model: &Model, state: &State, w: &mut Writer) -> Result<(), RunError> {
     let mut s = String::new();
@@ -149,7 +183,7 @@ pub fn run(
     let mut stage_seconds = StageTimes::default();
     let start = Instant::now();
 
-    let contacts = super::contacts(model, &state, &mut ws);
+    let contacts = super::contacts(model, &state, &mut ws, contact_model);
     let (mut max_pen, mut sum_pen) = (crate::collision::max_penetration(contacts), 0.0);
     sum_pen += max_pen;
     let n_contacts = contacts.len();
@@ -160,8 +194,10 @@ pub fn run(
         n_contacts,
         0,
         &StageTimes::default(),
+        None,
         &mut metrics,
     )?;
+    let mut solver = SolverTotals::default();
     trajectory_rows(model, &state, &mut traj)?;
     let mut last_traj = 0.0;
     let mut error = None;
@@ -182,8 +218,12 @@ pub fn run(
                     report.contacts,
                     report.model_stats.active_points,
                     &report.times,
+                    report.model_stats.solve.as_ref(),
                     &mut metrics,
                 )?;
+                if let Some(r) = &report.model_stats.solve {
+                    solver.add(r);
+                }
                 let due = state.time - last_traj
                     >= cfg.trajectory_interval - 1e-9 * model.settings.time_step;
                 if due || state.step == total {
@@ -219,6 +259,7 @@ pub fn run(
         mean_penetration: sum_pen / rows as f64,
         final_kinetic_energy: ok_ke,
         stage_seconds,
+        solver,
         final_state: state,
         error,
     };
@@ -234,11 +275,19 @@ fn metric_row(
     contacts: usize,
     active: usize,
     t: &StageTimes,
+    solve: Option<&SolveReport>,
     w: &mut Writer,
 ) -> Result<f64, RunError> {
     let (ke, pe) = (kinetic_energy(model, state), potential_energy(model, state));
+    let solve = match solve {
+        Some(r) => format!(
+            "{},{},{},{},{}",
+            r.rows, r.solver, r.iterations, r.residual, r.failed as u8
+        ),
+        None => "0,,0,0,0".to_string(),
+    };
     w.line(&format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
         state.time,
         ke,
         pe,
@@ -251,7 +300,8 @@ fn metric_row(
         t.narrow,
         t.model,
         t.solve,
-        t.integrate
+        t.integrate,
+        solve
     ))?;
     Ok(ke)
 }
@@ -269,10 +319,24 @@ fn write_summary(cfg: &RunConfig, cm: &dyn ContactModel, s: &RunSummary) -> Resu
         "error": s.error.as_ref().map(|e| e.to_string()),
         "scene": cfg.scene_file,
         "model": { "name": cm.spec().name, "parameters": params },
-        "integrator": m.settings.integrator.name(),
+        "integrator": if cm.velocity_level() {
+            "semi-implicit-euler (velocity-level time stepping)"
+        } else {
+            m.settings.integrator.name()
+        },
         "time_step": m.settings.time_step,
         "duration": m.settings.duration,
         "activation_distance": m.settings.activation_distance,
+        "solver": {
+            "solves": s.solver.solves,
+            "failures": s.solver.failures,
+            "fallbacks": s.solver.fallbacks,
+            "max_rows": s.solver.max_rows,
+            "mean_iterations": if s.solver.solves > 0 { s.solver.total_iterations as f64 / s.solver.solves as f64 } else { 0.0 },
+            "max_iterations": s.solver.max_iterations,
+            "max_residual": s.solver.max_residual,
+            "used": s.solver.used.iter().map(|(n, c)| (n.to_string(), json!(c))).collect::<serde_json::Map<_, _>>(),
+        },
         "bodies": m.bodies.len(),
         "dynamic_bodies": m.bodies.iter().filter(|b| !b.fixed).count(),
         "steps": s.steps,

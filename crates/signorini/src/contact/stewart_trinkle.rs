@@ -1,0 +1,477 @@
+//! Velocity-level time stepping with complementarity contact: Stewart–Trinkle (1996) and
+//! Anitescu–Potra (1997), with Coulomb friction on a polyhedral cone.
+//!
+//! Each step solves for the impulses p over the step. With ν_ℓ = ν + h M⁻¹(f_ext − ω × Jω) the
+//! free velocity (what semi-implicit Euler gives without contact), the new velocity is
+//! (PEG paper, eq. 5, plus friction)
+//!
+//! ```text
+//!   ν⁺ = ν_ℓ + M⁻¹ (G_n p_n + D β)
+//! ```
+//!
+//! and, for every active contact c with normal row G_n,c, tangent rows D_c (k directions of
+//! `cone::directions`) and friction coefficient μ_c (Stewart & Trinkle 1996, eqs. 21–23):
+//!
+//! ```text
+//!   0 ≤ p_n,c ⊥ G_n,cᵀ ν⁺ + ψ_c / h ≥ 0                 (PEG eq. 7; ψ_t = 0, obstacles are fixed)
+//!   0 ≤ β_c   ⊥ D_cᵀ ν⁺ + e σ_c ≥ 0                      (σ_c: sliding speed)
+//!   0 ≤ σ_c   ⊥ μ_c p_n,c − eᵀ β_c ≥ 0                   (friction inside the cone)
+//! ```
+//!
+//! Eliminating ν⁺ (the Schur complement of the MLCP of PEG eq. 8 in M) leaves the LCP in
+//! z = (p_n, β, σ) with W = G M⁻¹ Gᵀ, G = [G_n D]:
+//!
+//! ```text
+//!   M_lcp = [ W_nn  W_nt  0 ]     q = [ G_nᵀ ν_ℓ + ψ/h ]
+//!           [ W_tn  W_tt  E ]         [ Dᵀ ν_ℓ         ]
+//!           [ μ     −Eᵀ   0 ]         [ 0              ]
+//! ```
+//!
+//! Anitescu–Potra (1997) drops the ψ/h term: the normal constraint is G_nᵀ ν⁺ ≥ 0 on the active
+//! set. Their LCP is always solvable (M_lcp is copositive-plus and the problem feasible), so
+//! Lemke never fails on it; the price is that penetration is never corrected and bodies stop at
+//! the gap they had when their contact became active.
+//!
+//! The impulses are returned as forces p/h held over the step, so the pipeline's semi-implicit
+//! Euler update reproduces ν⁺ and then q⁺ = q + h ν⁺ with the orientation advanced by the
+//! exponential map and renormalized (PEG eq. 10 uses the first-order quaternion update; both
+//! renormalize).
+//!
+//! Activation (Nguyen & Trinkle, "type 1 / type 2"): `penetrating` puts only contacts with ψ < 0
+//! in the problem, so a body approaching fast enters by up to |v| h before it is stopped;
+//! `anticipating` puts every contact with ψ below the activation distance, so the ψ/h term stops
+//! the approach exactly at contact.
+use super::cone;
+use super::{
+    ConfigError, ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind,
+    ParamSpec, ParamValue, SolveReport,
+};
+use crate::collision::Contact;
+use crate::dynamics::integrate::accelerations;
+use crate::dynamics::jacobian::{add_row_forces, contact_row, delassus, InverseMass, JacobianRow};
+use crate::dynamics::{Material, Model, State, Wrench};
+use crate::geometry::Feature;
+use crate::solvers::{self, Options, Problem, Solver};
+use nalgebra::{DMatrix, DVector};
+use std::collections::HashMap;
+use std::time::Instant;
+
+pub const NAME_STEWART_TRINKLE: &str = "stewart-trinkle";
+pub const NAME_ANITESCU_POTRA: &str = "anitescu-potra";
+
+/// Solver names, in the default fallback order.
+const SOLVER_NAMES: &[&str] = &["lemke", "fischer-burmeister", "pgs"];
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "activation",
+        unit: "-",
+        default: ParamDefault::Word("anticipating"),
+        description: "which contacts enter the problem: \"anticipating\" (Nguyen-Trinkle type 2: every contact with gap below activation_distance) or \"penetrating\" (type 1: only contacts with gap < 0)",
+        kind: ParamKind::Choice(&["anticipating", "penetrating"]),
+    },
+    ParamSpec {
+        name: "activation_distance",
+        unit: "m",
+        default: ParamDefault::Derived(
+            "simulation.activation_distance + 4 h max_i(|v_i| + |w_i| r_i + h |g|)",
+        ),
+        description: "contacts closer than this are detected; the default covers any pair's approach over one step with a factor 2 (r_i: body i's bounding radius about its centre of mass)",
+        kind: ParamKind::Number { min: 0.0 },
+    },
+    ParamSpec {
+        name: "friction_directions",
+        unit: "-",
+        default: ParamDefault::Value(4.0),
+        description: "k, the number of tangent directions of the polyhedral friction cone (an integer >= 3)",
+        kind: ParamKind::Number { min: 3.0 },
+    },
+    ParamSpec {
+        name: "solvers",
+        unit: "-",
+        default: ParamDefault::Words(SOLVER_NAMES),
+        description: "LCP solvers tried in this order until one meets the tolerance",
+        kind: ParamKind::List(SOLVER_NAMES),
+    },
+    ParamSpec {
+        name: "tolerance",
+        unit: "-",
+        default: ParamDefault::Value(1e-8),
+        description: "a solve succeeds when ||min(z, Mz + q)||_inf / ||q||_inf is at most this",
+        kind: ParamKind::Number { min: 0.0 },
+    },
+    ParamSpec {
+        name: "max_iterations",
+        unit: "-",
+        default: ParamDefault::Value(500.0),
+        description: "iteration limit of the iterative solvers (PGS sweeps, Newton iterations)",
+        kind: ParamKind::Number { min: 1.0 },
+    },
+    ParamSpec {
+        name: "max_pivots",
+        unit: "-",
+        default: ParamDefault::Derived("100 + 20 n for a problem of n rows"),
+        description: "pivot limit of Lemke's method",
+        kind: ParamKind::Number { min: 1.0 },
+    },
+    ParamSpec {
+        name: "relaxation",
+        unit: "-",
+        default: ParamDefault::Value(1.0),
+        description: "over-relaxation factor of PGS, in (0, 2)",
+        kind: ParamKind::Number { min: 0.0 },
+    },
+    ParamSpec {
+        name: "on_failure",
+        unit: "-",
+        default: ParamDefault::Word("stop"),
+        description: "when no solver meets the tolerance: \"stop\" the run with the residuals, or \"continue\" with the answer of smallest residual (counted in metrics.csv)",
+        kind: ParamKind::Choice(&["stop", "continue"]),
+    },
+];
+
+pub const SPEC_STEWART_TRINKLE: ModelSpec = ModelSpec {
+    name: NAME_STEWART_TRINKLE,
+    summary: "velocity-level time stepping (LCP per step) with psi/h stabilization and a polyhedral friction cone",
+    params: PARAMS,
+};
+
+pub const SPEC_ANITESCU_POTRA: ModelSpec = ModelSpec {
+    name: NAME_ANITESCU_POTRA,
+    summary: "velocity-level time stepping (LCP per step) without position stabilization, always solvable, polyhedral friction cone",
+    params: PARAMS,
+};
+
+/// Which normal constraint the subproblem uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Formulation {
+    /// G_nᵀ ν⁺ + ψ/h ≥ 0.
+    StewartTrinkle,
+    /// G_nᵀ ν⁺ ≥ 0.
+    AnitescuPotra,
+}
+
+/// Key of a contact across steps, for warm starts.
+type ContactKey = (usize, usize, usize, usize, Feature, Feature);
+
+fn key(c: &Contact) -> ContactKey {
+    (
+        c.body_a,
+        c.body_b,
+        c.piece_a,
+        c.piece_b,
+        c.feature_a,
+        c.feature_b,
+    )
+}
+
+/// The Stewart–Trinkle / Anitescu–Potra time-stepping model.
+pub struct TimeStepping {
+    formulation: Formulation,
+    values: Vec<ParamValue>,
+    anticipating: bool,
+    activation_distance: Option<f64>,
+    directions: usize,
+    solvers: Vec<Box<dyn Solver>>,
+    options: Options,
+    max_pivots: Option<usize>,
+    stop_on_failure: bool,
+    /// Bounding radius of each body about its centre of mass (m), computed on first use.
+    radii: Vec<f64>,
+    /// Last step's solution per contact: (p_n, β, σ); β has `directions` entries or none.
+    previous: HashMap<ContactKey, (f64, Vec<f64>, f64)>,
+}
+
+impl TimeStepping {
+    /// `values` in the order of `PARAMS`.
+    pub fn new(formulation: Formulation, values: &[ParamValue]) -> Result<Self, ConfigError> {
+        let number = |i: usize| values[i].value();
+        let k = number(2).expect("friction_directions has a value");
+        if k.fract() != 0.0 {
+            return Err(ConfigError::Invalid {
+                param: "friction_directions".into(),
+                value: k.to_string(),
+                expected: "an integer".into(),
+            });
+        }
+        let mut solver_list = Vec::new();
+        for name in values[3].words() {
+            solver_list.push(solvers::by_name(name).ok_or_else(|| ConfigError::Invalid {
+                param: "solvers".into(),
+                value: name.to_string(),
+                expected: format!("a solver of this build: {}", solvers::names()),
+            })?);
+        }
+        let max_iterations = number(5).expect("max_iterations has a value");
+        Ok(TimeStepping {
+            formulation,
+            values: values.to_vec(),
+            anticipating: values[0].word() == Some("anticipating"),
+            activation_distance: number(1),
+            directions: k as usize,
+            solvers: solver_list,
+            options: Options {
+                tolerance: number(4).expect("tolerance has a value"),
+                max_iterations: max_iterations as usize,
+                max_pivots: 0,
+                relaxation: number(7).expect("relaxation has a value"),
+            },
+            max_pivots: number(6).map(|v| v as usize),
+            stop_on_failure: values[8].word() == Some("stop"),
+            radii: Vec::new(),
+            previous: HashMap::new(),
+        })
+    }
+
+    fn body_radii(&mut self, model: &Model) -> &[f64] {
+        if self.radii.len() != model.bodies.len() {
+            self.radii = model
+                .bodies
+                .iter()
+                .map(|b| {
+                    b.pieces
+                        .iter()
+                        .map(|p| p.pose.translation.length() + p.shape.bounding_radius())
+                        .fold(0.0, f64::max)
+                })
+                .collect();
+        }
+        &self.radii
+    }
+
+    /// Is contact `c` in this step's problem?
+    fn is_active(&self, c: &Contact, distance: f64) -> bool {
+        if self.anticipating {
+            c.gap < distance
+        } else {
+            c.gap < 0.0
+        }
+    }
+}
+
+impl ContactModel for TimeStepping {
+    fn spec(&self) -> ModelSpec {
+        match self.formulation {
+            Formulation::StewartTrinkle => SPEC_STEWART_TRINKLE,
+            Formulation::AnitescuPotra => SPEC_ANITESCU_POTRA,
+        }
+    }
+
+    fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
+        PARAMS
+            .iter()
+            .map(|p| p.name)
+            .zip(self.values.iter().cloned())
+            .collect()
+    }
+
+    fn velocity_level(&self) -> bool {
+        true
+    }
+
+    fn activation_distance(&self, model: &Model, state: &State) -> f64 {
+        if let Some(d) = self.activation_distance {
+            return d;
+        }
+        let s = &model.settings;
+        if !self.anticipating {
+            return s.activation_distance;
+        }
+        let h = s.time_step;
+        let radius = |i: usize| {
+            self.radii.get(i).copied().unwrap_or_else(|| {
+                model.bodies[i]
+                    .pieces
+                    .iter()
+                    .map(|p| p.pose.translation.length() + p.shape.bounding_radius())
+                    .fold(0.0, f64::max)
+            })
+        };
+        let fastest = model
+            .bodies
+            .iter()
+            .zip(&state.bodies)
+            .enumerate()
+            .filter(|(_, (b, _))| !b.fixed)
+            .map(|(i, (_, bs))| {
+                bs.velocity.length()
+                    + bs.angular_velocity.length() * radius(i)
+                    + h * s.gravity.length()
+            })
+            .fold(0.0, f64::max);
+        s.activation_distance + 4.0 * h * fastest
+    }
+
+    fn contact_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        h: f64,
+        out: &mut [Wrench],
+    ) -> Result<ModelStats, ContactError> {
+        self.body_radii(model);
+        let distance = self.activation_distance(model, state);
+        let active: Vec<&Contact> = contacts
+            .iter()
+            .filter(|c| self.is_active(c, distance))
+            .collect();
+        if active.is_empty() {
+            self.previous.clear();
+            return Ok(ModelStats::default());
+        }
+        let k = self.directions;
+        let offsets = model.dof_offsets();
+        let mu: Vec<f64> = active
+            .iter()
+            .map(|c| {
+                Material::pair_friction(
+                    &model.materials[model.bodies[c.body_a].material],
+                    &model.materials[model.bodies[c.body_b].material],
+                )
+            })
+            .collect();
+        let frictional: Vec<usize> = (0..active.len()).filter(|&c| mu[c] > 0.0).collect();
+        let (nc, nf) = (active.len(), frictional.len());
+
+        // Rows of G: normals first, then k tangent rows per frictional contact.
+        let mut rows: Vec<JacobianRow> = Vec::with_capacity(nc + nf * k);
+        let rel_row = |c: &Contact, d| {
+            contact_row(
+                model,
+                state,
+                &offsets,
+                (c.body_a, c.point_a),
+                (c.body_b, c.point_b),
+                d,
+            )
+        };
+        for c in &active {
+            rows.push(rel_row(c, c.normal));
+        }
+        for &c in &frictional {
+            for d in cone::directions(active[c].normal, k) {
+                rows.push(rel_row(active[c], d));
+            }
+        }
+
+        // Free velocity ν_ℓ: the semi-implicit Euler velocity under the applied wrenches `out`.
+        let mut nu_free = vec![0.0; model.dof_count()];
+        for (i, body) in model.bodies.iter().enumerate() {
+            if let (Some(o), false) = (offsets[i], body.fixed) {
+                let (a, alpha) = accelerations(model, state, i, &out[i]);
+                let bs = &state.bodies[i];
+                let v = bs.velocity + h * a;
+                let w = bs.angular_velocity + h * alpha;
+                nu_free[o..o + 6].copy_from_slice(&[v.x, v.y, v.z, w.x, w.y, w.z]);
+            }
+        }
+
+        // The LCP in z = (p_n, β, σ).
+        let nt = nf * k;
+        let n = nc + nt + nf;
+        let w = delassus(&rows, &InverseMass::new(model, state));
+        let mut m = DMatrix::zeros(n, n);
+        m.view_mut((0, 0), (nc + nt, nc + nt)).copy_from(&w);
+        let mut q = DVector::zeros(n);
+        for (r, row) in rows.iter().enumerate() {
+            q[r] = row.dot(&nu_free);
+        }
+        if self.formulation == Formulation::StewartTrinkle {
+            for (c, contact) in active.iter().enumerate() {
+                q[c] += contact.gap / h;
+            }
+        }
+        for (f, &c) in frictional.iter().enumerate() {
+            let sigma = nc + nt + f;
+            for j in 0..k {
+                let t = nc + f * k + j;
+                m[(t, sigma)] = 1.0;
+                m[(sigma, t)] = -1.0;
+            }
+            m[(sigma, c)] = mu[c];
+        }
+        let problem = Problem::lcp(m, q);
+
+        // Warm start from last step's solution of the same contacts.
+        let mut warm = DVector::zeros(n);
+        for (c, contact) in active.iter().enumerate() {
+            if let Some((pn, _, _)) = self.previous.get(&key(contact)) {
+                warm[c] = *pn;
+            }
+        }
+        for (f, &c) in frictional.iter().enumerate() {
+            if let Some((_, beta, sigma)) = self.previous.get(&key(active[c])) {
+                if beta.len() == k {
+                    for j in 0..k {
+                        warm[nc + f * k + j] = beta[j];
+                    }
+                    warm[nc + nt + f] = *sigma;
+                }
+            }
+        }
+
+        let mut options = self.options;
+        options.max_pivots = self.max_pivots.unwrap_or(100 + 20 * n);
+        let t0 = Instant::now();
+        let mut best: Option<(usize, solvers::Solve)> = None;
+        let mut attempts = Vec::new();
+        for (i, solver) in self.solvers.iter().enumerate() {
+            let solve = solver.solve(&problem, Some(&warm), &options);
+            attempts.push(format!(
+                "{}: {} after {} iterations, residual {:.3e}",
+                solver.name(),
+                solve.status,
+                solve.stats.iterations,
+                solve.stats.residual
+            ));
+            let solved = solve.status.is_solved();
+            let better = match &best {
+                None => solve.stats.residual.is_finite(),
+                Some((_, b)) => solve.stats.residual < b.stats.residual,
+            };
+            if solved || better {
+                best = Some((i, solve));
+            }
+            if solved {
+                break;
+            }
+        }
+        let seconds = t0.elapsed().as_secs_f64();
+        let failed = !best.as_ref().is_some_and(|(_, s)| s.status.is_solved());
+        if failed && (self.stop_on_failure || best.is_none()) {
+            return Err(ContactError(format!(
+                "LCP of {n} rows ({nc} contacts, {nf} with friction) not solved to tolerance {:e}: {}. \
+                 Try another solver order (contact.solvers), a smaller time step, or contact.on_failure = \"continue\"",
+                options.tolerance,
+                attempts.join("; ")
+            )));
+        }
+        let (which, solve) = best.expect("a finite answer exists");
+        let z = solve.z;
+
+        add_row_forces(model, &rows, z.as_slice(), h, out);
+
+        self.previous.clear();
+        for (c, contact) in active.iter().enumerate() {
+            self.previous.insert(key(contact), (z[c], Vec::new(), 0.0));
+        }
+        for (f, &c) in frictional.iter().enumerate() {
+            let entry = self.previous.get_mut(&key(active[c])).expect("inserted above");
+            entry.1 = (0..k).map(|j| z[nc + f * k + j]).collect();
+            entry.2 = z[nc + nt + f];
+        }
+        Ok(ModelStats {
+            active_points: (0..nc).filter(|&c| z[c] > 0.0).count(),
+            solve: Some(SolveReport {
+                rows: n,
+                solver: self.solvers[which].name(),
+                iterations: solve.stats.iterations,
+                residual: solve.stats.residual,
+                attempts: attempts.len(),
+                seconds,
+                failed,
+            }),
+        })
+    }
+}
