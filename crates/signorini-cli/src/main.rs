@@ -13,7 +13,7 @@ macro_rules! say {
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use signorini::contact::{catalog, ContactModel};
+use signorini::contact::{catalog, ContactModel, ParamInput, ParamKind};
 use signorini::dynamics::Integrator;
 use signorini::pipeline::run::{run, step_count, RunConfig};
 use signorini::pipeline::{step, StageTimes, Workspace};
@@ -49,6 +49,10 @@ struct Overrides {
     /// Integrator: semi-implicit-euler or rk4; overrides simulation.integrator.
     #[arg(long)]
     integrator: Option<String>,
+    /// A contact-model parameter, NAME=VALUE (repeatable); overrides the scene's [contact] key.
+    /// VALUE is a number, a word, or words separated by commas for a list (solvers=pgs,lemke).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    params: Vec<String>,
 }
 
 #[derive(Subcommand)]
@@ -148,9 +152,43 @@ fn prepare(path: &Path, o: &Overrides) -> Result<(Scene, Box<dyn ContactModel>),
             ))
         })?;
     }
+    let model_name = o
+        .model
+        .clone()
+        .unwrap_or_else(|| scene.desc.contact.model.clone());
+    for p in &o.params {
+        let Some((name, value)) = p.split_once('=') else {
+            return Err(input_error(anyhow::anyhow!(
+                "--param `{p}` is not NAME=VALUE, e.g. --param activation=penetrating"
+            )));
+        };
+        let spec = catalog().into_iter().find(|s| s.name == model_name);
+        if let Some(spec) = spec.filter(|s| !s.params.iter().any(|q| q.name == name)) {
+            let names: Vec<_> = spec.params.iter().map(|q| q.name).collect();
+            return Err(input_error(anyhow::anyhow!(
+                "--param {name}: model `{model_name}` has no parameter `{name}`; its parameters: {}",
+                names.join(", ")
+            )));
+        }
+        let value = if let Ok(v) = value.parse::<f64>() {
+            ParamInput::Number(v)
+        } else if value.contains(',') {
+            ParamInput::List(value.split(',').map(|w| w.trim().to_string()).collect())
+        } else {
+            ParamInput::Word(value.to_string())
+        };
+        scene.set_param(name, value, &format!("--param {name}"));
+    }
     let (model, ignored) = scene
         .contact_model(o.model.as_deref())
         .map_err(input_error)?;
+    if model.velocity_level() && scene.model.settings.integrator != Integrator::SemiImplicitEuler {
+        eprintln!(
+            "note: `{}` is velocity-level time stepping; it integrates by semi-implicit Euler and ignores integrator = {}",
+            model.spec().name,
+            scene.model.settings.integrator
+        );
+    }
     if !ignored.is_empty() {
         eprintln!(
             "note: model `{}` does not use the scene's [contact] parameters {}; they are ignored",
@@ -252,6 +290,7 @@ fn cmd_check(path: &Path) -> Result<(), Failure> {
             dt: None,
             duration: None,
             integrator: None,
+            params: Vec::new(),
         },
     )?;
     let m = &scene.model;
@@ -275,8 +314,13 @@ fn cmd_models() {
     for spec in catalog() {
         say!("{}\n  {}", spec.name, spec.summary);
         for p in spec.params {
+            let kind = match p.kind {
+                ParamKind::Number { min } => format!("number >= {min}"),
+                ParamKind::Choice(words) => format!("one of {}", words.join(" | ")),
+                ParamKind::List(words) => format!("list of {}", words.join(", ")),
+            };
             say!(
-                "    {:<12} [{}] default {}\n        {}",
+                "    {:<20} [{}] {kind}; default {}\n        {}",
                 p.name,
                 p.unit,
                 p.default,

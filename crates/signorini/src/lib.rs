@@ -11,6 +11,7 @@
 pub mod collision;
 pub mod contact;
 pub mod dynamics;
+pub mod experiments;
 pub mod geometry;
 pub mod metrics;
 pub mod pipeline;

@@ -457,7 +457,10 @@ impl ContactModel for TimeStepping {
             self.previous.insert(key(contact), (z[c], Vec::new(), 0.0));
         }
         for (f, &c) in frictional.iter().enumerate() {
-            let entry = self.previous.get_mut(&key(active[c])).expect("inserted above");
+            let entry = self
+                .previous
+                .get_mut(&key(active[c]))
+                .expect("inserted above");
             entry.1 = (0..k).map(|j| z[nc + f * k + j]).collect();
             entry.2 = z[nc + nt + f];
         }

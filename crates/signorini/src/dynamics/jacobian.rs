@@ -111,7 +111,8 @@ pub fn delassus(rows: &[JacobianRow], inv_mass: &InverseMass) -> nalgebra::DMatr
     let n = rows.len();
     let mut w = nalgebra::DMatrix::zeros(n, n);
     // For every body block: (row, block, M⁻¹ block).
-    let mut by_body: Vec<Vec<(usize, [f64; 6], [f64; 6])>> = vec![Vec::new(); inv_mass.blocks.len()];
+    let mut by_body: Vec<Vec<(usize, [f64; 6], [f64; 6])>> =
+        vec![Vec::new(); inv_mass.blocks.len()];
     for (r, row) in rows.iter().enumerate() {
         for (o, b) in &row.blocks {
             by_body[o / 6].push((r, *b, inv_mass.apply(*o, b)));

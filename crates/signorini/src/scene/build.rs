@@ -149,6 +149,19 @@ pub fn build(desc: SceneDesc) -> Result<Scene, SceneError> {
 }
 
 impl Scene {
+    /// Set the contact parameter `name` (replacing the scene's value), as if written in the file
+    /// under the key `key` (for error messages, e.g. `--param activation`).
+    pub fn set_param(&mut self, name: &str, value: ParamInput, key: &str) {
+        let params = &mut self.desc.contact.params;
+        params.retain(|p| p.name != name);
+        params.push(super::ParamDesc {
+            name: name.to_string(),
+            value,
+            line: 0,
+            key: key.to_string(),
+        });
+    }
+
     /// The scene's contact model, or `override_name` instead. Parameters written for the scene's
     /// model apply when the model is the same; with another model, those it does not know are
     /// left out and returned so the caller can say so.

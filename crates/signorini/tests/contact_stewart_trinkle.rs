@@ -1,0 +1,145 @@
+//! The Stewart–Trinkle / Anitescu–Potra time-stepping model on the bundled experiment scenes
+//! (`examples/`), through `signorini::experiments::complementarity`: type 1 vs type 2 activation,
+//! Coulomb friction on a ramp, the perturbed resting block and the stack of 10 boxes.
+use signorini::experiments::complementarity::{
+    activation_sweep, perturbed_block, ramp, stack, ActivationRun,
+};
+use signorini::experiments::simulate;
+use signorini::scene::{self, Scene};
+use std::path::PathBuf;
+
+fn example(name: &str) -> Scene {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name);
+    scene::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+const SPEEDS: [f64; 4] = [1.0, 5.0, 20.0, 50.0];
+const STEPS: [f64; 3] = [1e-4, 1e-3, 1e-2];
+
+fn sweep(file: &str) -> Vec<ActivationRun> {
+    let runs = activation_sweep(&example(file), &SPEEDS, &STEPS).unwrap_or_else(|e| panic!("{e}"));
+    for r in &runs {
+        eprintln!(
+            "{file}: {:<12} v = {:>4} m/s  h = {:.0e} s  penetration {:.3e} m",
+            r.activation, r.speed, r.time_step, r.max_penetration
+        );
+    }
+    runs
+}
+
+/// Type 2 (anticipating) activation: the contact is in the LCP before it closes and the ψ/h term
+/// lets the gap close exactly, so the sphere never enters the plane(s). Bound 1e-9 m (the issue's
+/// figure); what remains is round-off of ψ + h v⁺ (≈ 1e-16 × |v| h) and the solver tolerance
+/// (1e-8 relative on velocities of ~|v|, times h).
+///
+/// Type 1 (penetrating) activation: the contact enters the LCP only once ψ < 0, by which time the
+/// sphere is up to |v| h deep (plus g h² from gravity during the step). The depth grows with v h:
+/// at the largest v h it is more than 1 % of v h (the exact depth depends on where in a step the
+/// surface is crossed), and more than 100 times the depth at the smallest v h.
+#[test]
+fn activation_type_2_never_penetrates_type_1_penetrates_by_speed_times_step() {
+    for file in ["sphere_on_plane.toml", "sphere_in_wedge.toml"] {
+        let runs = sweep(file);
+        for r in runs.iter().filter(|r| r.activation == "anticipating") {
+            assert!(r.max_penetration < 1e-9, "{file}: {r:?}");
+        }
+        let mut type1: Vec<_> = runs
+            .iter()
+            .filter(|r| r.activation == "penetrating")
+            .collect();
+        for r in &type1 {
+            let bound = r.speed * r.time_step + 9.81 * r.time_step * r.time_step;
+            assert!(r.max_penetration <= bound, "{file}: {r:?} above {bound:e}");
+        }
+        type1.sort_by(|a, b| (a.speed * a.time_step).total_cmp(&(b.speed * b.time_step)));
+        let (small, large) = (type1[0], type1[type1.len() - 1]);
+        assert!(
+            large.max_penetration > 0.01 * large.speed * large.time_step,
+            "{file}: {large:?}"
+        );
+        assert!(
+            large.max_penetration > 100.0 * small.max_penetration.max(1e-12),
+            "{file}: {small:?} vs {large:?}"
+        );
+    }
+}
+
+/// μ < tan 30°: the block slides with a = g (sin θ − μ cos θ) within the 1 %. Semi-implicit
+/// Euler integrates a constant acceleration exactly in velocity (v_N = a N h), so the final speed
+/// over the duration is the acceleration; one direction of the k = 4 cone lies along the slope,
+/// so the polyhedral cone is exact here.
+#[test]
+fn ramp_block_slides_with_coulomb_acceleration_below_the_friction_angle() {
+    let scene = example("ramp.toml");
+    for mu in [0.0, 0.3, 0.5] {
+        let r = ramp(&scene, mu).unwrap_or_else(|e| panic!("{e}"));
+        eprintln!("{r:?}");
+        assert!(
+            (r.acceleration - r.expected).abs() <= 0.01 * r.expected,
+            "{r:?}"
+        );
+    }
+}
+
+/// μ > tan 30°: static friction holds the block. Over 1 s it moves less than 1 µm (a slip at the
+/// solver tolerance, 1e-8 relative on velocities of ~1e-2 m/s per step, stays far below).
+#[test]
+fn ramp_block_sticks_above_the_friction_angle() {
+    let scene = example("ramp.toml");
+    for mu in [0.6, 0.8, 1.5] {
+        let r = ramp(&scene, mu).unwrap_or_else(|e| panic!("{e}"));
+        eprintln!("{r:?}");
+        assert!(r.distance.abs() < 1e-6, "{r:?}");
+    }
+}
+
+/// Drumwright (2008) reports a mean penetration of 1.5e-4 m for the LCP model on the perturbed
+/// block; with type 2 activation ours must not exceed it. The kinetic energy at the end of each
+/// force-free interval is printed for the docs.
+#[test]
+fn perturbed_block_mean_penetration_is_within_the_papers_lcp_figure() {
+    let scene = example("resting_block_perturbed.toml");
+    let r = perturbed_block(&scene, Some("stewart-trinkle")).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!(
+        "mean penetration {:.3e} m, max {:.3e} m",
+        r.mean_penetration, r.max_penetration
+    );
+    for (start, end, ke_end, ke_max) in &r.force_free {
+        eprintln!("force-free {start:.1}-{end:.1} s: KE at end {ke_end:.3e} J, max in second half {ke_max:.3e} J");
+    }
+    assert!(r.mean_penetration <= 1.5e-4, "{:e}", r.mean_penetration);
+    assert_eq!(r.force_free.len(), 10);
+}
+
+/// The stack of 10 boxes stays standing for 10 s at h = 1e-2 s: no box drifts more than 1 mm
+/// sideways or tilts more than 1 mrad (a box that starts to topple leaves both bounds within a
+/// fraction of a second), and the top box sinks less than 1 mm.
+#[test]
+fn box_stack_stands_for_10_s_at_h_1e2() {
+    let r = stack(&example("box_stack.toml"), Some("stewart-trinkle"), 1e-2)
+        .unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("{r:?}");
+    assert!(r.max_drift < 1e-3 && r.max_tilt < 1e-3, "{r:?}");
+    assert!(r.top_height_change.abs() < 1e-3, "{r:?}");
+}
+
+/// The same at h = 1e-3 s (10 000 steps).
+#[test]
+fn box_stack_stands_for_10_s_at_h_1e3() {
+    let r = stack(&example("box_stack.toml"), Some("stewart-trinkle"), 1e-3)
+        .unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("{r:?}");
+    assert!(r.max_drift < 1e-3 && r.max_tilt < 1e-3, "{r:?}");
+    assert!(r.top_height_change.abs() < 1e-3, "{r:?}");
+}
+
+/// Same scene and options twice: bit-identical final states (warm starts and fallbacks included).
+#[test]
+fn time_stepping_is_deterministic() {
+    let scene = example("sphere_in_wedge.toml");
+    let a = simulate(&scene, None, |_, _| {}).unwrap();
+    let b = simulate(&scene, None, |_, _| {}).unwrap();
+    assert_eq!(a, b);
+}
