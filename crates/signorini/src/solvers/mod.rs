@@ -15,6 +15,8 @@
 //!
 //! One solver per file: `lemke` (complementary pivoting), `pgs` (projected Gauss–Seidel / SOR),
 //! `fischer_burmeister` (semismooth Newton on the Fischer–Burmeister function).
+pub mod lemke;
+
 use nalgebra::{DMatrix, DVector};
 use std::fmt;
 
@@ -191,7 +193,7 @@ pub fn residual(problem: &Problem, z: &DVector<f64>) -> f64 {
 
 /// Every solver this build provides, in the default fallback order.
 pub fn all() -> Vec<Box<dyn Solver>> {
-    vec![]
+    vec![Box::new(lemke::Lemke)]
 }
 
 /// The solver called `name`.

@@ -144,18 +144,18 @@ pub fn check_solution(problem: &Problem, z: &DVector<f64>, tol: f64) -> Result<(
     let w = w_of(problem, z);
     for i in 0..problem.len() {
         if i < problem.free {
-            if !(w[i].abs() <= tol) {
+            if w[i].is_nan() || w[i].abs() > tol {
                 return Err(format!("free row {i}: w = {:e}", w[i]));
             }
             continue;
         }
-        if !(z[i] >= -tol) {
+        if z[i].is_nan() || z[i] < -tol {
             return Err(format!("row {i}: z = {:e} < 0", z[i]));
         }
-        if !(w[i] >= -tol) {
+        if w[i].is_nan() || w[i] < -tol {
             return Err(format!("row {i}: w = {:e} < 0", w[i]));
         }
-        if !((z[i] * w[i]).abs() <= tol) {
+        if (z[i] * w[i]).abs() > tol {
             return Err(format!(
                 "row {i}: z·w = {:e} (z = {:e}, w = {:e})",
                 z[i] * w[i],
@@ -254,17 +254,32 @@ pub fn p_matrix_pd_skew(rng: &mut Rng, n: usize) -> DMatrix<f64> {
     s + (&k - k.transpose())
 }
 
-/// Murty's example: M upper triangular with 1 on the diagonal and 2 above, q = −(1, …, 1).
-/// Its unique solution is z = e_n (the last unit vector), w = (1, …, 1, 0).
+/// Murty's example for Lemke's method (K. G. Murty, "Computational complexity of complementary
+/// pivot methods", Math. Programming Study 7, 1978; Murty, *Linear Complementarity, Linear and
+/// Nonlinear Programming*, ch. 6): M lower triangular with 1 on the diagonal and 2 below it,
+/// qᵢ = −(2ⁿ + 2ⁿ⁻¹ + … + 2ⁿ⁻ⁱ⁺¹) (1-based i). Lemke's method with d = (1, …, 1) takes 2ⁿ pivots.
+/// M is a P-matrix (triangular, unit diagonal); the unique solution is z = 2ⁿ e₁, with
+/// w = (0, 2ⁿ⁻¹, 2ⁿ⁻², …, 2).
 pub fn murty(n: usize) -> (DMatrix<f64>, DVector<f64>) {
-    let m = DMatrix::from_fn(n, n, |i, j| {
-        if i == j {
-            1.0
-        } else if j > i {
-            2.0
-        } else {
-            0.0
-        }
+    let m = DMatrix::from_fn(n, n, |i, j| match i.cmp(&j) {
+        std::cmp::Ordering::Equal => 1.0,
+        std::cmp::Ordering::Greater => 2.0,
+        std::cmp::Ordering::Less => 0.0,
+    });
+    let q = DVector::from_fn(n, |i, _| {
+        -(0..=i).map(|k| 2f64.powi((n - k) as i32)).sum::<f64>()
+    });
+    (m, q)
+}
+
+/// The transposed form with q = −(1, …, 1): M upper triangular with 1 on the diagonal and 2
+/// above. Unique solution z = e_n, w = (1, …, 1, 0). Every qᵢ ties in Lemke's first ratio test,
+/// so how many pivots it takes depends on the tie-breaking rule.
+pub fn murty_upper(n: usize) -> (DMatrix<f64>, DVector<f64>) {
+    let m = DMatrix::from_fn(n, n, |i, j| match i.cmp(&j) {
+        std::cmp::Ordering::Equal => 1.0,
+        std::cmp::Ordering::Less => 2.0,
+        std::cmp::Ordering::Greater => 0.0,
     });
     (m, DVector::from_element(n, -1.0))
 }
@@ -315,4 +330,28 @@ pub fn p_matrix_lcp(sizes: std::ops::RangeInclusive<usize>) -> impl Strategy<Val
         lcp_of_kind(MatrixKind::PDominant, sizes.clone()),
         lcp_of_kind(MatrixKind::PSkew, sizes),
     ]
+}
+
+/// A small-integer copositive-plus LCP built to be degenerate: M = B Bᵀ + (K − Kᵀ) with B, K
+/// entries in {−1, 0, 1} (positive semidefinite plus skew-symmetric; `symmetric` drops K) and
+/// q entries in {−1, 0}, so ratio tests tie often and bases are degenerate.
+pub fn degenerate_integer_lcp(n: usize, symmetric: bool, seed: u64) -> Problem {
+    let mut rng = Rng::new(seed);
+    let mut small = || rng.index(0, 2) as f64 - 1.0;
+    let b = DMatrix::from_fn(n, n, |_, _| small());
+    let k = DMatrix::from_fn(n, n, |_, _| small());
+    let mut m = &b * b.transpose();
+    if !symmetric {
+        m += &k - k.transpose();
+    }
+    let q = DVector::from_fn(n, |_, _| -(rng.index(0, 1) as f64));
+    Problem::lcp(m, q)
+}
+
+/// [`degenerate_integer_lcp`] as a strategy: (problem, whether it is symmetric).
+pub fn degenerate_lcp(
+    sizes: std::ops::RangeInclusive<usize>,
+) -> impl Strategy<Value = (Problem, bool)> {
+    (sizes, any::<bool>(), any::<u64>())
+        .prop_map(|(n, symmetric, seed)| (degenerate_integer_lcp(n, symmetric, seed), symmetric))
 }

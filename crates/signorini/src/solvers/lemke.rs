@@ -1,0 +1,552 @@
+//! Lemke's complementary pivoting method (Cottle, Pang & Stone, *The Linear Complementarity
+//! Problem*, §4.4; "CPS" below).
+//!
+//! # The method
+//!
+//! For the LCP `w = M z + q, 0 ≤ z ⊥ w ≥ 0` of size n, Lemke augments the system with an
+//! artificial variable z₀ ≥ 0 and the covering vector d = (1, …, 1) (CPS (4.4.1)):
+//!
+//! ```text
+//!   w − M z − d z₀ = q,     w, z, z₀ ≥ 0,     wᵢ zᵢ = 0 for all i.
+//! ```
+//!
+//! Writing the columns of `[I | −M | −d]` for the variables (w, z, z₀), a basis B holds n of them
+//! and the basic variables are x_B = B⁻¹q. It starts from B = I (all w basic):
+//!
+//! 1. If q ≥ 0, z = 0 solves the LCP (no pivot).
+//! 2. Otherwise z₀ enters at the value max(−qᵢ/dᵢ): the row r of the most negative qᵢ/dᵢ leaves,
+//!    which makes every basic variable nonnegative (CPS Step 0).
+//! 3. The complement of the variable that just left enters (wᵢ ↔ zᵢ). Its column c = B⁻¹a (a the
+//!    variable's column of `[I | −M | −d]`) gives x_B(t) = B⁻¹q − t c; the blocking rows are
+//!    those with cᵢ > 0 and the leaving row minimizes (B⁻¹q)ᵢ / cᵢ (the minimum-ratio test, CPS
+//!    Step 2). No blocking row: the path leaves along a secondary ray (CPS Step 2, "ray
+//!    termination"), reported as [`Status::RayTermination`]. For a copositive-plus M this proves
+//!    the LCP has no solution (CPS Theorem 4.4.13).
+//! 4. If z₀ leaves, the basis is complementary and z₀ = 0: a solution. Otherwise go to 3.
+//!
+//! **Anti-cycling.** Ties in the ratio test (degenerate bases, e.g. several zero qᵢ) can make the
+//! method cycle. The lexicographic rule (CPS §4.9, the perturbation q + (ε, ε², …, εⁿ)) breaks
+//! them: among the tied rows, compare the rows of `[B⁻¹q | B⁻¹]`, each divided by its cᵢ,
+//! lexicographically (column by column) and take the smallest. The rows of B⁻¹ are distinct, so
+//! the choice is unique, every basis stays lexicographically feasible, no basis repeats, and the
+//! method ends after finitely many pivots (CPS Theorem 4.9.3). When z₀'s row is among the rows
+//! tied on the first column, z₀ leaves: that ends the path at once with a solution.
+//!
+//! **Linear algebra.** B⁻¹ (n × n) is kept explicitly. A pivot on row r with entering column c
+//! multiplies it on the left by the eta matrix E = I + (η − e_r) e_rᵀ, η_r = 1/c_r,
+//! ηᵢ = −cᵢ/c_r (the product form of the inverse): row r of B⁻¹ is divided by c_r and cᵢ times
+//! the new row r is subtracted from every other row — O(n²) per pivot, the same for x_B. The
+//! entering column costs one matrix–vector product B⁻¹a (a column of M, of I or d). All work
+//! buffers are allocated before the pivot loop.
+//!
+//! **Tolerances** (all relative, so the method is unit-free):
+//! - a row blocks only when cᵢ > [`PIVOT_REL_TOL`] · ‖c‖∞ (smaller positive entries are round-off
+//!   of zeros: pivoting on them would blow B⁻¹ up);
+//! - two ratios tie when they differ by at most [`TIE_REL_TOL`] times the ratio scale of their
+//!   column of the comparison (|min| + max|value| / max cᵢ);
+//! - a linear system (free block, principal system) is singular when its LU factor has a pivot
+//!   at most [`SINGULAR_REL_TOL`] · ‖A‖max.
+//!
+//! After a complementary basis is reached, x_B is improved by two steps of iterative refinement
+//! with the kept B⁻¹ (x_B += B⁻¹(q − B x_B), O(n²) each). If the scaled residual still misses the
+//! tolerance, the final principal system M_αα z_α = −q_α (α = basic z's and free rows) is solved
+//! directly by LU on the original problem, and the better of the two answers is kept.
+//!
+//! # Mixed LCPs: reduction by the Schur complement
+//!
+//! With f = the leading `free` rows (wf = 0, zf free) and c = the complementarity rows:
+//!
+//! ```text
+//!   0 = M_ff z_f + M_fc z_c + q_f      ⇒   z_f = −M_ff⁻¹ (q_f + M_fc z_c),
+//!   w_c = M_cf z_f + M_cc z_c + q_c    ⇒   w_c = (M_cc − M_cf M_ff⁻¹ M_fc) z_c + (q_c − M_cf M_ff⁻¹ q_f),
+//! ```
+//!
+//! so Lemke runs on the LCP of the Schur complement M_cc − M_cf M_ff⁻¹ M_fc with
+//! q_c − M_cf M_ff⁻¹ q_f, and z_f is recovered from z_c. M_ff is factored once by LU; a singular
+//! M_ff gives [`Status::Singular`]. The residual is always measured on the original problem.
+//!
+//! # Warm start
+//!
+//! A warm start z̃ of the right length proposes the active set α = {i : z̃ᵢ > 0} ∪ free rows: the
+//! principal system M_αα z_α = −q_α is solved by LU, z is 0 off α (negative entries of
+//! complementarity rows are set to 0), and if the scaled residual of z is within the tolerance it
+//! is returned with 0 pivots. Otherwise Lemke runs from scratch (the warm start only ever saves
+//! work; the result stays a pure function of the inputs). In time stepping the active set
+//! usually repeats from step to step, so most solves end here.
+use super::{residual, Options, Problem, Solve, Solver, Stats, Status};
+use nalgebra::{DMatrix, DVector};
+use std::borrow::Cow;
+
+/// Lemke's complementary pivoting method with lexicographic anti-cycling; see the module
+/// documentation.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Lemke;
+
+/// A row blocks the entering variable only when its entry of the entering column exceeds this
+/// fraction of the column's largest magnitude.
+pub const PIVOT_REL_TOL: f64 = 1e-12;
+
+/// Ratios closer than this (relative to their scale) are tied in the lexicographic ratio test.
+pub const TIE_REL_TOL: f64 = 1e-12;
+
+/// A matrix whose LU factor has a pivot at most this fraction of its largest entry is singular.
+pub const SINGULAR_REL_TOL: f64 = 1e-12;
+
+/// Steps of iterative refinement of the final basic solution with the kept B⁻¹.
+const REFINEMENT_STEPS: usize = 2;
+
+impl Solver for Lemke {
+    fn name(&self) -> &'static str {
+        "lemke"
+    }
+
+    fn solve(
+        &self,
+        problem: &Problem,
+        warm_start: Option<&DVector<f64>>,
+        options: &Options,
+    ) -> Solve {
+        if let Err(why) = problem.check() {
+            return Solve {
+                z: DVector::zeros(problem.len()),
+                status: Status::BadProblem(why),
+                stats: Stats {
+                    iterations: 0,
+                    residual: f64::INFINITY,
+                },
+            };
+        }
+        if problem.is_empty() {
+            return finish(
+                problem,
+                DVector::zeros(0),
+                0,
+                Ending::Complementary,
+                options,
+            );
+        }
+
+        if let Some(ws) = warm_start.filter(|ws| ws.len() == problem.len()) {
+            let support: Vec<bool> = (0..problem.len())
+                .map(|i| i < problem.free || ws[i] > 0.0)
+                .collect();
+            if let Some(z) = solve_on_support(problem, &support) {
+                if residual(problem, &z) <= options.tolerance {
+                    return finish(problem, z, 0, Ending::Complementary, options);
+                }
+            }
+        }
+
+        let Some(reduced) = Reduced::new(problem) else {
+            let z = DVector::zeros(problem.len());
+            let residual = residual(problem, &z);
+            return Solve {
+                z,
+                status: Status::Singular,
+                stats: Stats {
+                    iterations: 0,
+                    residual,
+                },
+            };
+        };
+
+        let run = lemke(&reduced.m, &reduced.q, options.max_pivots);
+        let z = reduced.expand(problem, &run.z);
+        if run.ending != Ending::Complementary {
+            return finish(problem, z, run.pivots, run.ending, options);
+        }
+
+        // Polish (only when needed: it costs an O(n³) factorization).
+        let mut z = z;
+        let r = residual(problem, &z);
+        if r > options.tolerance {
+            let support: Vec<bool> = (0..problem.len())
+                .map(|i| i < problem.free || run.basic_z[i - problem.free])
+                .collect();
+            if let Some(polished) = solve_on_support(problem, &support) {
+                if residual(problem, &polished) < r {
+                    z = polished;
+                }
+            }
+        }
+        finish(problem, z, run.pivots, Ending::Complementary, options)
+    }
+}
+
+/// How the pivoting ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    /// z₀ left the basis (or no pivot was needed): a complementary basis.
+    Complementary,
+    /// No blocking row for the entering variable.
+    Ray,
+    /// `max_pivots` pivots without reaching a complementary basis.
+    PivotLimit,
+}
+
+/// The [`Solve`] for `z` on the original problem: Solved only when a complementary basis was
+/// reached and the scaled residual is within the tolerance.
+fn finish(
+    problem: &Problem,
+    z: DVector<f64>,
+    pivots: usize,
+    ending: Ending,
+    options: &Options,
+) -> Solve {
+    let residual = residual(problem, &z);
+    let status = match ending {
+        Ending::Ray => Status::RayTermination,
+        Ending::PivotLimit => Status::IterationLimit,
+        Ending::Complementary if residual <= options.tolerance => Status::Solved,
+        Ending::Complementary => Status::Inaccurate,
+    };
+    Solve {
+        z,
+        status,
+        stats: Stats {
+            iterations: pivots,
+            residual,
+        },
+    }
+}
+
+/// The LCP on the complementarity rows left after eliminating the free rows (module doc,
+/// "Mixed LCPs"), with what is needed to recover z_f = −(y + X z_c).
+struct Reduced<'a> {
+    /// M_cc − M_cf M_ff⁻¹ M_fc.
+    m: Cow<'a, DMatrix<f64>>,
+    /// q_c − M_cf M_ff⁻¹ q_f.
+    q: Cow<'a, DVector<f64>>,
+    /// X = M_ff⁻¹ M_fc (free × complementarity).
+    x: DMatrix<f64>,
+    /// y = M_ff⁻¹ q_f.
+    y: DVector<f64>,
+}
+
+impl<'a> Reduced<'a> {
+    /// None when M_ff is singular.
+    fn new(problem: &'a Problem) -> Option<Self> {
+        let (n, nf) = (problem.len(), problem.free);
+        if nf == 0 {
+            return Some(Reduced {
+                m: Cow::Borrowed(&problem.m),
+                q: Cow::Borrowed(&problem.q),
+                x: DMatrix::zeros(0, n),
+                y: DVector::zeros(0),
+            });
+        }
+        let nc = n - nf;
+        let m_ff = problem.m.view((0, 0), (nf, nf)).clone_owned();
+        let m_fc = problem.m.view((0, nf), (nf, nc));
+        let m_cf = problem.m.view((nf, 0), (nc, nf));
+        let m_cc = problem.m.view((nf, nf), (nc, nc));
+        let lu = factor(m_ff)?;
+        let x = lu.solve(&m_fc.clone_owned())?;
+        let y = lu.solve(&problem.q.rows(0, nf).clone_owned())?;
+        let m = m_cc - m_cf * &x;
+        let q = problem.q.rows(nf, nc) - m_cf * &y;
+        Some(Reduced {
+            m: Cow::Owned(m),
+            q: Cow::Owned(q),
+            x,
+            y,
+        })
+    }
+
+    /// The full z from the reduced problem's z_c: z_f = −(y + X z_c).
+    fn expand(&self, problem: &Problem, z_c: &DVector<f64>) -> DVector<f64> {
+        let nf = problem.free;
+        let mut z = DVector::zeros(problem.len());
+        z.rows_mut(nf, z_c.len()).copy_from(z_c);
+        if nf > 0 {
+            let z_f = -(&self.y + &self.x * z_c);
+            z.rows_mut(0, nf).copy_from(&z_f);
+        }
+        z
+    }
+}
+
+/// LU factorization of `a`, or None when a pivot is at most [`SINGULAR_REL_TOL`] · ‖a‖max.
+fn factor(a: DMatrix<f64>) -> Option<nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>> {
+    let scale = a.amax();
+    let lu = a.lu();
+    let min_pivot = lu.u().diagonal().amin();
+    (scale > 0.0 && min_pivot > SINGULAR_REL_TOL * scale).then_some(lu)
+}
+
+/// z with z_α solving the principal system M_αα z_α = −q_α (α = `support`) and 0 elsewhere;
+/// negative entries of complementarity rows are set to 0 (the caller judges z by its residual).
+/// None when M_αα is singular.
+fn solve_on_support(problem: &Problem, support: &[bool]) -> Option<DVector<f64>> {
+    let n = problem.len();
+    let alpha: Vec<usize> = (0..n).filter(|&i| support[i]).collect();
+    let mut z = DVector::zeros(n);
+    if alpha.is_empty() {
+        return Some(z);
+    }
+    let k = alpha.len();
+    let m_aa = DMatrix::from_fn(k, k, |r, c| problem.m[(alpha[r], alpha[c])]);
+    let rhs = DVector::from_fn(k, |r, _| -problem.q[alpha[r]]);
+    let z_a = factor(m_aa)?.solve(&rhs)?;
+    for (r, &i) in alpha.iter().enumerate() {
+        z[i] = if i < problem.free {
+            z_a[r]
+        } else {
+            z_a[r].max(0.0)
+        };
+    }
+    Some(z)
+}
+
+/// A variable of the augmented system `w − M z − d z₀ = q`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Var {
+    W(usize),
+    Z(usize),
+    Z0,
+}
+
+impl Var {
+    /// The complementary variable (wᵢ ↔ zᵢ); z₀ has none and never re-enters.
+    fn complement(self) -> Var {
+        match self {
+            Var::W(i) => Var::Z(i),
+            Var::Z(i) => Var::W(i),
+            Var::Z0 => unreachable!("z0 leaving ends the method"),
+        }
+    }
+}
+
+/// Result of [`lemke`] on a plain LCP.
+struct Run {
+    /// The z part of the last basic solution (negative round-off clamped to 0).
+    z: DVector<f64>,
+    /// Which zᵢ are basic at the end (the active set α of the final principal system).
+    basic_z: Vec<bool>,
+    pivots: usize,
+    ending: Ending,
+}
+
+/// The pivoting state: basis, explicit B⁻¹, x_B = B⁻¹q, and work buffers (allocated once).
+struct Tableau<'a> {
+    m: &'a DMatrix<f64>,
+    q: &'a DVector<f64>,
+    /// B⁻¹, n × n.
+    binv: DMatrix<f64>,
+    /// x_B = B⁻¹q: the values of the basic variables.
+    xb: DVector<f64>,
+    /// basis[i] = the variable basic in row i.
+    basis: Vec<Var>,
+    /// The entering column B⁻¹a (also a scratch vector for refinement).
+    column: DVector<f64>,
+    /// Rows still tied in the ratio test, and their current keys.
+    candidates: Vec<usize>,
+    keys: Vec<f64>,
+}
+
+impl<'a> Tableau<'a> {
+    /// B = I: all w basic, x_B = q.
+    fn new(m: &'a DMatrix<f64>, q: &'a DVector<f64>) -> Self {
+        let n = q.len();
+        Tableau {
+            m,
+            q,
+            binv: DMatrix::identity(n, n),
+            xb: q.clone(),
+            basis: (0..n).map(Var::W).collect(),
+            column: DVector::zeros(n),
+            candidates: Vec::with_capacity(n),
+            keys: Vec::with_capacity(n),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    /// column = B⁻¹a for the entering variable's column a of `[I | −M | −d]`.
+    fn load_column(&mut self, entering: Var) {
+        match entering {
+            Var::W(j) => self.column.copy_from(&self.binv.column(j)),
+            Var::Z(j) => self.column.gemv(-1.0, &self.binv, &self.m.column(j), 0.0),
+            Var::Z0 => {
+                // −B⁻¹d with d = (1, …, 1): minus the sum of the columns of B⁻¹.
+                self.column.fill(0.0);
+                for j in 0..self.len() {
+                    self.column.axpy(-1.0, &self.binv.column(j), 1.0);
+                }
+            }
+        }
+    }
+
+    /// The value compared at `level` of the lexicographic test for row i: (B⁻¹q)ᵢ at level 0,
+    /// then (B⁻¹)ᵢ,ₖ₋₁ at level k ≥ 1. Once the basis is feasible (after the first pivot), a
+    /// negative (B⁻¹q)ᵢ can only be round-off of 0 and is read as 0.
+    fn lex_value(&self, level: usize, i: usize, feasible: bool) -> f64 {
+        if level == 0 {
+            if feasible {
+                self.xb[i].max(0.0)
+            } else {
+                self.xb[i]
+            }
+        } else {
+            self.binv[(i, level - 1)]
+        }
+    }
+
+    /// Among `self.candidates`, the row minimizing (row i of [B⁻¹q | B⁻¹]) / divisorᵢ
+    /// lexicographically, with divisorᵢ = sign · columnᵢ > 0 (CPS §4.9). If `prefer` (z₀'s row)
+    /// is tied on the first column it wins. `feasible`: x_B ≥ 0 (every step but the first).
+    fn lex_min_ratio_row(&mut self, sign: f64, prefer: Option<usize>, feasible: bool) -> usize {
+        let n = self.len();
+        for level in 0..=n {
+            if self.candidates.len() <= 1 {
+                break;
+            }
+            self.keys.clear();
+            let (mut min, mut value_scale, mut divisor_scale) = (f64::INFINITY, 0.0f64, 0.0f64);
+            for &i in &self.candidates {
+                let value = self.lex_value(level, i, feasible);
+                let divisor = sign * self.column[i];
+                let key = value / divisor;
+                self.keys.push(key);
+                min = min.min(key);
+                value_scale = value_scale.max(value.abs());
+                divisor_scale = divisor_scale.max(divisor);
+            }
+            let threshold = min + TIE_REL_TOL * (min.abs() + value_scale / divisor_scale);
+            let mut kept = 0;
+            for k in 0..self.candidates.len() {
+                if self.keys[k] <= threshold {
+                    self.candidates[kept] = self.candidates[k];
+                    kept += 1;
+                }
+            }
+            self.candidates.truncate(kept);
+            if level == 0 {
+                if let Some(r) = prefer.filter(|r| self.candidates.contains(r)) {
+                    return r;
+                }
+            }
+        }
+        self.candidates[0]
+    }
+
+    /// Exchange the basic variable of row r for `entering` (whose column is loaded): the
+    /// product-form update B⁻¹ ← E B⁻¹, x_B ← E x_B (module doc). Returns the leaving variable.
+    fn pivot(&mut self, r: usize, entering: Var) -> Var {
+        let n = self.len();
+        let c = self.column.as_slice();
+        let pivot = c[r];
+        // Column-major storage: update each column of B⁻¹ (and x_B) as a vector.
+        let eliminate = |v: &mut [f64]| {
+            let p = v[r] / pivot;
+            if p != 0.0 {
+                for (vi, ci) in v.iter_mut().zip(c) {
+                    *vi -= ci * p;
+                }
+            }
+            v[r] = p;
+        };
+        for col in self.binv.as_mut_slice().chunks_exact_mut(n) {
+            eliminate(col);
+        }
+        eliminate(self.xb.as_mut_slice());
+        std::mem::replace(&mut self.basis[r], entering)
+    }
+
+    /// x_B += B⁻¹(q − B x_B): one step of iterative refinement of the basic solution.
+    fn refine(&mut self) {
+        // column := q − B x_B, with B's columns e_j (w_j), −M_.j (z_j), −d (z₀).
+        self.column.copy_from(self.q);
+        for k in 0..self.len() {
+            let x = self.xb[k];
+            match self.basis[k] {
+                Var::W(j) => self.column[j] -= x,
+                Var::Z(j) => self.column.axpy(x, &self.m.column(j), 1.0),
+                Var::Z0 => self.column.add_scalar_mut(x),
+            }
+        }
+        self.xb.gemv(1.0, &self.binv, &self.column, 1.0);
+    }
+
+    /// The z part of the basic solution, and which zᵢ are basic.
+    fn z(&self) -> (DVector<f64>, Vec<bool>) {
+        let n = self.len();
+        let mut z = DVector::zeros(n);
+        let mut basic = vec![false; n];
+        for (k, var) in self.basis.iter().enumerate() {
+            if let Var::Z(j) = *var {
+                z[j] = self.xb[k].max(0.0);
+                basic[j] = true;
+            }
+        }
+        (z, basic)
+    }
+}
+
+/// Lemke's method on the plain LCP(M, q) (module doc, steps 1–4), at most `max_pivots` pivots.
+fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize) -> Run {
+    let n = q.len();
+    // Step 1: q ≥ 0 → z = 0.
+    if q.iter().all(|&qi| qi >= 0.0) {
+        return Run {
+            z: DVector::zeros(n),
+            basic_z: vec![false; n],
+            pivots: 0,
+            ending: Ending::Complementary,
+        };
+    }
+    let mut t = Tableau::new(m, q);
+    let mut pivots = 0;
+    let run = |t: &Tableau, pivots, ending| {
+        let (z, basic_z) = t.z();
+        Run {
+            z,
+            basic_z,
+            pivots,
+            ending,
+        }
+    };
+    if max_pivots == 0 {
+        return run(&t, pivots, Ending::PivotLimit);
+    }
+
+    // Step 2: z₀ enters with column −d; the lexicographically most negative row qᵢ/dᵢ leaves
+    // (the ratio test with divisor −cᵢ = dᵢ > 0 over all rows).
+    t.load_column(Var::Z0);
+    t.candidates.clear();
+    t.candidates.extend(0..n);
+    let r = t.lex_min_ratio_row(-1.0, None, false);
+    let mut leaving = t.pivot(r, Var::Z0);
+    // z₀ keeps this row for as long as it is basic.
+    let z0_row = r;
+    pivots += 1;
+
+    // Steps 3–4: complementary pivots until z₀ leaves.
+    while leaving != Var::Z0 {
+        if pivots >= max_pivots {
+            return run(&t, pivots, Ending::PivotLimit);
+        }
+        let entering = leaving.complement();
+        t.load_column(entering);
+        let threshold = PIVOT_REL_TOL * t.column.amax();
+        t.candidates.clear();
+        for i in 0..n {
+            if t.column[i] > threshold {
+                t.candidates.push(i);
+            }
+        }
+        if t.candidates.is_empty() {
+            return run(&t, pivots, Ending::Ray);
+        }
+        let r = t.lex_min_ratio_row(1.0, Some(z0_row), true);
+        leaving = t.pivot(r, entering);
+        pivots += 1;
+    }
+
+    for _ in 0..REFINEMENT_STEPS {
+        t.refine();
+    }
+    run(&t, pivots, Ending::Complementary)
+}
