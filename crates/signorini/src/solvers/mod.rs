@@ -15,7 +15,9 @@
 //!
 //! One solver per file: `lemke` (complementary pivoting), `pgs` (projected Gauss–Seidel / SOR),
 //! `fischer_burmeister` (semismooth Newton on the Fischer–Burmeister function).
+pub mod fischer_burmeister;
 pub mod lemke;
+pub mod pgs;
 
 use nalgebra::{DMatrix, DVector};
 use std::fmt;
@@ -193,7 +195,11 @@ pub fn residual(problem: &Problem, z: &DVector<f64>) -> f64 {
 
 /// Every solver this build provides, in the default fallback order.
 pub fn all() -> Vec<Box<dyn Solver>> {
-    vec![Box::new(lemke::Lemke)]
+    vec![
+        Box::new(lemke::Lemke),
+        Box::new(fischer_burmeister::FischerBurmeister),
+        Box::new(pgs::Pgs),
+    ]
 }
 
 /// The solver called `name`.
