@@ -1,4 +1,5 @@
-//! The `signorini` command: run, check and benchmark scenes; list contact models.
+//! The `signorini` command: run, check and benchmark scenes; list contact models; run the papers'
+//! experiments.
 //! Exit codes: 0 success, 1 the simulation failed (blew up or a model failed), 2 bad input.
 mod plot;
 
@@ -9,6 +10,8 @@ macro_rules! say {
         let _ = writeln!(std::io::stdout(), $($t)*);
     }};
 }
+
+mod experiment;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -82,6 +85,24 @@ enum Command {
         #[arg(long, default_value_t = 0.0)]
         warmup: f64,
     },
+    /// Run one of the papers' experiments on the bundled scenes; prints a table and writes a CSV
+    /// file and plots. Without NAME (or with --list): list the experiments.
+    Experiment {
+        /// The experiment (see --list).
+        name: Option<String>,
+        /// List the experiments with one-line descriptions.
+        #[arg(long, conflicts_with = "name")]
+        list: bool,
+        /// Output directory (default: out/experiment-NAME).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Fewer and shorter runs (a quick look, and the tests).
+        #[arg(long)]
+        quick: bool,
+        /// Directory of the scene files (default: examples, relative to the current directory).
+        #[arg(long, value_name = "DIR")]
+        examples: Option<PathBuf>,
+    },
 }
 
 /// An error with its exit code.
@@ -116,6 +137,21 @@ fn main() -> ExitCode {
             steps,
             warmup,
         } => cmd_bench(&scene, &overrides, steps, warmup),
+        Command::Experiment {
+            name,
+            list,
+            out,
+            quick,
+            examples,
+        } => experiment::cmd_experiment(
+            name.as_deref(),
+            list,
+            experiment::Options {
+                out,
+                quick,
+                examples,
+            },
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

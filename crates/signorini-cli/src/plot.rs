@@ -24,6 +24,25 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
+/// How a series is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// A line through the points in their order.
+    Line,
+    /// A marker at each point; the marker shape cycles (circle, triangle, cross) over the point
+    /// series of a chart so that series lying on top of each other stay distinguishable.
+    Points,
+}
+
+/// Title, axis labels and scales of a chart.
+pub struct Axes<'a> {
+    pub title: &'a str,
+    pub x_label: &'a str,
+    pub y_label: &'a str,
+    pub log_x: bool,
+    pub log_y: bool,
+}
+
 /// Draw curves on one chart into a PNG of 900 × 500 pixels. With `log_y`, non-positive values
 /// are left out (they have no logarithm).
 pub fn line_chart(
@@ -34,11 +53,33 @@ pub fn line_chart(
     series: &[Series],
     log_y: bool,
 ) -> Result<()> {
+    let marked: Vec<(&Series, Mark)> = series.iter().map(|s| (s, Mark::Line)).collect();
+    chart(
+        path,
+        &Axes {
+            title,
+            x_label,
+            y_label,
+            log_x: false,
+            log_y,
+        },
+        &marked,
+    )
+}
+
+/// Draw lines and point series on one chart into a PNG of 900 × 500 pixels. On a logarithmic
+/// axis, points with a non-positive coordinate are left out (they have no logarithm); plotters
+/// draws no tick below 2.2e-16 (f64::EPSILON) on a log axis, so callers clamp tiny values to a
+/// stated floor above it.
+pub fn chart(path: &Path, axes: &Axes, series: &[(&Series, Mark)]) -> Result<()> {
     register_font();
-    let keep = |&(x, y): &(f64, f64)| x.is_finite() && y.is_finite() && (!log_y || y > 0.0);
+    let (log_x, log_y) = (axes.log_x, axes.log_y);
+    let keep = move |&(x, y): &(f64, f64)| {
+        x.is_finite() && y.is_finite() && (!log_x || x > 0.0) && (!log_y || y > 0.0)
+    };
     let all: Vec<(f64, f64)> = series
         .iter()
-        .flat_map(|s| s.points.iter().copied().filter(keep))
+        .flat_map(|(s, _)| s.points.iter().copied().filter(keep))
         .collect();
     if all.is_empty() {
         return Err(anyhow!("nothing to plot for {}", path.display()));
@@ -53,7 +94,37 @@ pub fn line_chart(
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
             (a.min(p.1), b.max(p.1))
         });
-    let x1 = if x1 > x0 { x1 } else { x0 + 1.0 };
+    // Steps and counts are labelled 1000, not 1000.0.
+    let x_integers = all.iter().all(|p| p.0.fract() == 0.0);
+    // Axis ranges: a factor of 2 of margin on a log axis, 5 % on a linear one.
+    let log_range = |lo: f64, hi: f64| (lo / 2.0, if hi > lo { hi * 2.0 } else { lo * 10.0 });
+    let lin_range = |lo: f64, hi: f64| {
+        let pad = if hi > lo {
+            0.05 * (hi - lo)
+        } else {
+            lo.abs().max(1e-12) * 0.1
+        };
+        (lo - pad, hi + pad)
+    };
+    // Lines only: the x range is the data's (as the run plots always were); with markers, a
+    // margin keeps the end markers inside the frame.
+    let points_drawn = series.iter().any(|(_, m)| *m == Mark::Points);
+    let (xa, xb) = if log_x {
+        if points_drawn {
+            (x0 / 1.5, x1 * 1.5)
+        } else {
+            (x0, if x1 > x0 { x1 } else { x0 * 10.0 })
+        }
+    } else if points_drawn {
+        lin_range(x0, x1)
+    } else {
+        (x0, if x1 > x0 { x1 } else { x0 + 1.0 })
+    };
+    let (ya, yb) = if log_y {
+        log_range(y0, y1)
+    } else {
+        lin_range(y0, y1)
+    };
     let root = BitMapBackend::new(path, (900, 500)).into_drawing_area();
     let draw_err = |e: &dyn std::fmt::Display| anyhow!("drawing {}: {e}", path.display());
     root.fill(&WHITE).map_err(|e| draw_err(&e))?;
@@ -61,25 +132,58 @@ pub fn line_chart(
     macro_rules! draw {
         ($chart:expr) => {{
             let mut chart = $chart;
-            chart
-                .configure_mesh()
-                .x_desc(x_label)
-                .y_desc(y_label)
-                .label_style(("sans-serif", 14))
-                .draw()
-                .map_err(|e| draw_err(&e))?;
-            for (i, s) in series.iter().enumerate() {
+            let mut mesh = chart.configure_mesh();
+            mesh.x_desc(axes.x_label)
+                .y_desc(axes.y_label)
+                .label_style(("sans-serif", 14));
+            // Log axes get short scientific labels (the default prints 9.999999999999999e-5).
+            if log_x {
+                mesh.x_label_formatter(&sci);
+            } else if x_integers {
+                mesh.x_label_formatter(&|v: &f64| format!("{v:.0}"));
+            }
+            if log_y {
+                mesh.y_label_formatter(&sci);
+            }
+            mesh.draw().map_err(|e| draw_err(&e))?;
+            let mut marker = 0usize;
+            for (i, (s, mark)) in series.iter().enumerate() {
                 let color = colors[i % colors.len()];
-                chart
-                    .draw_series(LineSeries::new(
-                        s.points.iter().copied().filter(keep),
-                        color.stroke_width(2),
-                    ))
-                    .map_err(|e| draw_err(&e))?
-                    .label(s.label.clone())
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                    });
+                let pts = s.points.iter().copied().filter(keep);
+                match mark {
+                    Mark::Line => {
+                        chart
+                            .draw_series(LineSeries::new(pts, color.stroke_width(2)))
+                            .map_err(|e| draw_err(&e))?
+                            .label(s.label.clone())
+                            .legend(move |(x, y)| {
+                                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                            });
+                    }
+                    Mark::Points => {
+                        let shape = marker % 3;
+                        marker += 1;
+                        let style = color.stroke_width(2);
+                        let anno = match shape {
+                            0 => {
+                                chart.draw_series(pts.map(|p| Circle::new(p, 5, style).into_dyn()))
+                            }
+                            1 => chart.draw_series(
+                                pts.map(|p| TriangleMarker::new(p, 7, style).into_dyn()),
+                            ),
+                            _ => chart.draw_series(pts.map(|p| Cross::new(p, 5, style).into_dyn())),
+                        }
+                        .map_err(|e| draw_err(&e))?;
+                        anno.label(s.label.clone()).legend(move |(x, y)| {
+                            let c = (x + 10, y);
+                            match shape {
+                                0 => Circle::new(c, 5, style).into_dyn(),
+                                1 => TriangleMarker::new(c, 7, style).into_dyn(),
+                                _ => Cross::new(c, 5, style).into_dyn(),
+                            }
+                        });
+                    }
+                }
             }
             chart
                 .configure_series_labels()
@@ -92,27 +196,39 @@ pub fn line_chart(
     }
     let mut builder = ChartBuilder::on(&root);
     builder
-        .caption(title, ("sans-serif", 20))
+        .caption(axes.title, ("sans-serif", 20))
         .margin(12)
+        .margin_right(30)
         .x_label_area_size(40)
         .y_label_area_size(80);
-    if log_y {
-        let (lo, hi) = (y0 / 2.0, if y1 > y0 { y1 * 2.0 } else { y0 * 10.0 });
-        draw!(builder
-            .build_cartesian_2d(x0..x1, (lo..hi).log_scale())
-            .map_err(|e| draw_err(&e))?);
-    } else {
-        let pad = if y1 > y0 {
-            0.05 * (y1 - y0)
-        } else {
-            y0.abs().max(1e-12) * 0.1
-        };
-        draw!(builder
-            .build_cartesian_2d(x0..x1, (y0 - pad)..(y1 + pad))
-            .map_err(|e| draw_err(&e))?);
+    match (log_x, log_y) {
+        (false, false) => draw!(builder
+            .build_cartesian_2d(xa..xb, ya..yb)
+            .map_err(|e| draw_err(&e))?),
+        (false, true) => draw!(builder
+            .build_cartesian_2d(xa..xb, (ya..yb).log_scale())
+            .map_err(|e| draw_err(&e))?),
+        (true, false) => draw!(builder
+            .build_cartesian_2d((xa..xb).log_scale(), ya..yb)
+            .map_err(|e| draw_err(&e))?),
+        (true, true) => draw!(builder
+            .build_cartesian_2d((xa..xb).log_scale(), (ya..yb).log_scale())
+            .map_err(|e| draw_err(&e))?),
     }
     root.present().map_err(|e| draw_err(&e))?;
     Ok(())
+}
+
+/// A tick label in scientific notation with at most 3 significant digits: 1e-4, 2.5e-3.
+fn sci(v: &f64) -> String {
+    let s = format!("{v:.2e}");
+    match s.split_once('e') {
+        Some((m, e)) if m.contains('.') => {
+            let m = m.trim_end_matches('0').trim_end_matches('.');
+            format!("{m}e{e}")
+        }
+        _ => s,
+    }
 }
 
 /// Columns of a CSV file by name (numeric columns only).

@@ -51,6 +51,9 @@ pub fn ball_penetration(
     })
 }
 
+/// The two activations of the sweep, in its order: type 1 then type 2.
+pub const ACTIVATIONS: [&str; 2] = ["penetrating", "anticipating"];
+
 /// Every (activation, speed, step) combination on one ball scene.
 pub fn activation_sweep(
     scene: &Scene,
@@ -58,7 +61,7 @@ pub fn activation_sweep(
     steps: &[f64],
 ) -> Result<Vec<ActivationRun>, String> {
     let mut runs = Vec::new();
-    for activation in ["penetrating", "anticipating"] {
+    for activation in ACTIVATIONS {
         for &v in speeds {
             for &h in steps {
                 runs.push(ball_penetration(scene, v, h, activation)?);

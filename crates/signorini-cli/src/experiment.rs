@@ -1,0 +1,677 @@
+//! `signorini experiment NAME`: run one of the papers' experiments (`signorini::experiments`) on
+//! the bundled scenes, print its figures as a table and write a CSV file and plots. The
+//! experiments, their sources and their files are described in `docs/experiments.md`.
+use crate::plot::{self, Axes, Mark, Series};
+use crate::{input_error, Failure};
+use anyhow::anyhow;
+use indicatif::{ProgressBar, ProgressStyle};
+use signorini::experiments::complementarity::{self as comp, ACTIVATIONS};
+use signorini::scene::{self, Scene};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// A named experiment of the `experiment` command.
+struct Experiment {
+    name: &'static str,
+    summary: &'static str,
+    run: fn(&mut Context) -> Result<(), Failure>,
+}
+
+const EXPERIMENTS: [Experiment; 4] = [
+    Experiment {
+        name: "activation",
+        summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
+        run: activation,
+    },
+    Experiment {
+        name: "ramp",
+        summary: "block on a 30° ramp: acceleration vs g (sin θ − μ cos θ)⁺ for μ from 0 to 1",
+        run: ramp,
+    },
+    Experiment {
+        name: "box-stack",
+        summary: "10 stacked boxes: drift, tilt, sinking; stewart-trinkle at h = 1e-2, 1e-3 vs deepest-point",
+        run: box_stack,
+    },
+    Experiment {
+        name: "perturbed-block",
+        summary: "resting cube under 10 random pushes: energy and penetration per model (Drumwright 2008)",
+        run: perturbed_block,
+    },
+];
+
+/// Options of the `experiment` command.
+pub struct Options {
+    /// Output directory (default `out/experiment-NAME`).
+    pub out: Option<PathBuf>,
+    /// Fewer and shorter runs.
+    pub quick: bool,
+    /// Where the scenes are (default `examples`).
+    pub examples: Option<PathBuf>,
+}
+
+/// The experiments' names with one-line descriptions, one a line.
+pub fn listing() -> String {
+    EXPERIMENTS
+        .iter()
+        .map(|e| format!("  {:<16} {}", e.name, e.summary))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Run the experiment `name`, or list the experiments when there is no name or `list` is set.
+pub fn cmd_experiment(name: Option<&str>, list: bool, o: Options) -> Result<(), Failure> {
+    let name = match name {
+        Some(n) if !list => n,
+        _ => {
+            say!("experiments (signorini experiment NAME [--quick] [--out DIR] [--examples DIR]):");
+            say!("{}", listing());
+            return Ok(());
+        }
+    };
+    let Some(e) = EXPERIMENTS.iter().find(|e| e.name == name) else {
+        return Err(input_error(anyhow!(
+            "unknown experiment `{name}`; the experiments are:\n{}",
+            listing()
+        )));
+    };
+    let mut cx = Context {
+        examples: o.examples.unwrap_or_else(|| PathBuf::from("examples")),
+        out: o
+            .out
+            .unwrap_or_else(|| PathBuf::from("out").join(format!("experiment-{name}"))),
+        quick: o.quick,
+        bar: None,
+        written: Vec::new(),
+    };
+    let start = Instant::now();
+    (e.run)(&mut cx)?;
+    say!(
+        "wrote {}/{{{}}} ({:.1} s)",
+        cx.out.display(),
+        cx.written.join(", "),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// What an experiment needs from the command: where scenes are and files go, progress and the
+/// list of files written.
+struct Context {
+    examples: PathBuf,
+    out: PathBuf,
+    quick: bool,
+    bar: Option<ProgressBar>,
+    written: Vec<String>,
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        // A failed run leaves no half-drawn bar above the error message.
+        self.finish();
+    }
+}
+
+impl Context {
+    /// Load `<examples>/<file>`, check it has the `bodies` the experiment refers to and that each
+    /// of `models` (None: the scene's own) builds with it. Any of these failing is bad input.
+    fn scene(
+        &self,
+        file: &str,
+        models: &[Option<&str>],
+        bodies: &[&str],
+    ) -> Result<Scene, Failure> {
+        let path = self.examples.join(file);
+        if !path.is_file() {
+            return Err(input_error(anyhow!(
+                "scene {} not found: run from the repository root (which holds examples/) or pass --examples DIR",
+                path.display()
+            )));
+        }
+        let scene = scene::load(&path).map_err(input_error)?;
+        for b in bodies {
+            if scene.model.body_index(b).is_none() {
+                return Err(input_error(anyhow!(
+                    "{}: the experiment needs a body named `{b}`",
+                    path.display()
+                )));
+            }
+        }
+        for m in models {
+            scene.contact_model(*m).map_err(input_error)?;
+        }
+        Ok(scene)
+    }
+
+    /// A progress bar over `runs` runs when stdout is a terminal (drawn on stderr).
+    fn start(&mut self, runs: usize) {
+        if !std::io::stdout().is_terminal() {
+            return;
+        }
+        let bar = ProgressBar::new(runs as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs  {msg}",
+            )
+            .expect("static template"),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        self.bar = Some(bar);
+    }
+
+    fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+
+    /// One run of the experiment, described by `what` in the progress bar and in the error
+    /// message if it fails (exit code 1).
+    fn run<T>(&self, what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, Failure> {
+        if let Some(b) = &self.bar {
+            b.set_message(what.to_string());
+        }
+        let r = f().map_err(|e| Failure {
+            code: 1,
+            error: anyhow!("{what}: {e}"),
+        })?;
+        if let Some(b) = &self.bar {
+            b.inc(1);
+        }
+        Ok(r)
+    }
+
+    /// Write `<out>/<name>`: the header line and one line per row.
+    fn csv(&mut self, name: &str, header: &str, rows: &[String]) -> Result<(), Failure> {
+        let path = self.out.join(name);
+        let mut text = String::with_capacity(64 * (rows.len() + 1));
+        text.push_str(header);
+        text.push('\n');
+        for r in rows {
+            text.push_str(r);
+            text.push('\n');
+        }
+        std::fs::create_dir_all(&self.out)
+            .and_then(|_| std::fs::write(&path, text))
+            .map_err(|e| Failure {
+                code: 1,
+                error: anyhow!("writing {}: {e}", path.display()),
+            })?;
+        self.written.push(name.to_string());
+        Ok(())
+    }
+
+    /// Draw `<out>/<name>`; a plot that cannot be drawn is a note, not a failure (the CSV holds
+    /// the figures).
+    fn plot(&mut self, name: &str, axes: &Axes, series: &[(&Series, Mark)]) {
+        match plot::chart(&self.out.join(name), axes, series) {
+            Ok(()) => self.written.push(name.to_string()),
+            Err(e) => eprintln!("note: no {name}: {e:#}"),
+        }
+    }
+}
+
+/// Every series drawn as a line.
+fn lines(series: &[Series]) -> Vec<(&Series, Mark)> {
+    series.iter().map(|s| (s, Mark::Line)).collect()
+}
+
+fn stem(file: &str) -> String {
+    Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Type 1 or type 2, for labels.
+fn activation_type(activation: &str) -> &'static str {
+    if activation == "penetrating" {
+        "type 1"
+    } else {
+        "type 2"
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// activation
+// ---------------------------------------------------------------------------------------------
+
+/// Penetrations below this (m) are drawn at it on the log axis of `activation.png` (type 2 gives
+/// zero or round-off, and plotters labels no log tick below 2.2e-16).
+const PENETRATION_FLOOR: f64 = 1e-15;
+
+fn activation(cx: &mut Context) -> Result<(), Failure> {
+    let (speeds, steps): (&[f64], &[f64]) = if cx.quick {
+        (&[1.0, 20.0], &[1e-3, 1e-2])
+    } else {
+        (&[1.0, 5.0, 20.0, 50.0], &[1e-4, 1e-3, 1e-2])
+    };
+    let mut scenes = Vec::new();
+    for file in ["sphere_on_plane.toml", "sphere_in_wedge.toml"] {
+        scenes.push((stem(file), cx.scene(file, &[None], &["ball"])?));
+    }
+    cx.start(scenes.len() * ACTIVATIONS.len() * speeds.len() * steps.len());
+    let mut runs = Vec::new();
+    for (name, scene) in &scenes {
+        for a in ACTIVATIONS {
+            for &v in speeds {
+                for &h in steps {
+                    let what = format!("{name}: {a}, v = {v} m/s, h = {h} s");
+                    let r = cx.run(&what, || comp::ball_penetration(scene, v, h, a))?;
+                    runs.push((name.clone(), r));
+                }
+            }
+        }
+    }
+    cx.finish();
+
+    say!("largest penetration (m) of a sphere thrown down at speed v, by time step h:");
+    let mut head = format!("{:<16} {:<13} {:>7}", "scene", "activation", "v (m/s)");
+    for h in steps {
+        head += &format!("  {:>10}", format!("h = {h}"));
+    }
+    say!("{head}");
+    for (name, _) in &scenes {
+        for a in ACTIVATIONS {
+            for &v in speeds {
+                let mut line = format!("{name:<16} {a:<13} {v:>7}");
+                for &h in steps {
+                    let r = runs.iter().find(|(n, r)| {
+                        n == name && r.activation == a && r.speed == v && r.time_step == h
+                    });
+                    line += &format!("  {:>10.3e}", r.map_or(f64::NAN, |r| r.1.max_penetration));
+                }
+                say!("{line}");
+            }
+        }
+    }
+    for a in ACTIVATIONS {
+        let worst = runs
+            .iter()
+            .filter(|(_, r)| r.activation == a)
+            .map(|(_, r)| r.max_penetration)
+            .fold(0.0, f64::max);
+        say!(
+            "{a} ({}): largest penetration over all runs {worst:.3e} m",
+            activation_type(a)
+        );
+    }
+
+    let rows: Vec<String> = runs
+        .iter()
+        .map(|(n, r)| {
+            format!(
+                "{n},{},{},{},{},{}",
+                r.activation,
+                r.speed,
+                r.time_step,
+                r.speed * r.time_step,
+                r.max_penetration
+            )
+        })
+        .collect();
+    cx.csv(
+        "activation.csv",
+        "scene,activation,speed,time_step,speed_times_step,max_penetration",
+        &rows,
+    )?;
+
+    // Measured points per (scene, activation), clamped to the floor; the line p = v h is the
+    // depth type 1 activation can reach in one step (gravity adds g h², not drawn).
+    let mut series = Vec::new();
+    for (name, _) in &scenes {
+        for a in ACTIVATIONS {
+            let points: Vec<(f64, f64)> = runs
+                .iter()
+                .filter(|(n, r)| n == name && r.activation == a)
+                .map(|(_, r)| {
+                    (
+                        r.speed * r.time_step,
+                        r.max_penetration.max(PENETRATION_FLOOR),
+                    )
+                })
+                .collect();
+            let floored = runs
+                .iter()
+                .filter(|(n, r)| n == name && r.activation == a)
+                .filter(|(_, r)| r.max_penetration < PENETRATION_FLOOR)
+                .count();
+            let mut label = format!("{name}, {} ({a})", activation_type(a));
+            if floored > 0 {
+                label += &format!(", {floored} of {} at the floor", points.len());
+            }
+            series.push(Series { label, points });
+        }
+    }
+    let mut vh: Vec<f64> = runs.iter().map(|(_, r)| r.speed * r.time_step).collect();
+    vh.sort_by(f64::total_cmp);
+    vh.dedup();
+    let bound = Series {
+        label: "p = v·h (v: throw speed; gravity speeds the ball up before impact)".into(),
+        points: vh.iter().map(|&x| (x, x)).collect(),
+    };
+    let mut marked: Vec<(&Series, Mark)> = series.iter().map(|s| (s, Mark::Points)).collect();
+    marked.push((&bound, Mark::Line));
+    cx.plot(
+        "activation.png",
+        &Axes {
+            title: &format!(
+                "max penetration vs v·h (values below {PENETRATION_FLOOR:e} m drawn at {PENETRATION_FLOOR:e} m)"
+            ),
+            x_label: "speed × time step v·h (m)",
+            y_label: "max penetration (m)",
+            log_x: true,
+            log_y: true,
+        },
+        &marked,
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// ramp
+// ---------------------------------------------------------------------------------------------
+
+fn ramp(cx: &mut Context) -> Result<(), Failure> {
+    // i / 20 is the double nearest to the decimal 0.05 i.
+    let mus: Vec<f64> = if cx.quick {
+        vec![0.0, 0.3, 0.6, 0.9]
+    } else {
+        (0..=20).map(|i| i as f64 / 20.0).collect()
+    };
+    let scene = cx.scene("ramp.toml", &[None], &["ramp", "block"])?;
+    cx.start(mus.len());
+    let mut results = Vec::new();
+    for &mu in &mus {
+        results.push(cx.run(&format!("ramp, μ = {mu}"), || comp::ramp(&scene, mu))?);
+    }
+    cx.finish();
+    let angle = results[0].angle;
+    let g = scene.model.settings.gravity.length();
+    // Relative error of the measured acceleration; none where the block should stick.
+    let rel = |r: &comp::RampResult| {
+        (r.expected > 0.0).then(|| (r.acceleration - r.expected) / r.expected)
+    };
+
+    say!(
+        "block on a {:.1}° ramp (sticks for μ > tan θ = {:.4}), {} s at h = {} s, model {}:",
+        angle.to_degrees(),
+        angle.tan(),
+        scene.model.settings.duration,
+        scene.model.settings.time_step,
+        scene.desc.contact.model
+    );
+    say!(
+        "{:>5}  {:>14}  {:>14}  {:>10}  {:>12}",
+        "μ",
+        "expected m/s²",
+        "measured m/s²",
+        "rel. error",
+        "distance m"
+    );
+    for r in &results {
+        let e = rel(r).map_or("-".to_string(), |e| format!("{e:.2e}"));
+        say!(
+            "{:>5}  {:>14.6}  {:>14.6}  {:>10}  {:>12.4e}",
+            r.friction,
+            r.expected,
+            r.acceleration,
+            e,
+            r.distance
+        );
+    }
+
+    let rows: Vec<String> = results
+        .iter()
+        .map(|r| {
+            let e = rel(r).map_or(String::new(), |e| e.to_string());
+            format!(
+                "{},{},{},{e},{}",
+                r.friction, r.expected, r.acceleration, r.distance
+            )
+        })
+        .collect();
+    cx.csv(
+        "ramp.csv",
+        "friction,expected,acceleration,relative_error,distance",
+        &rows,
+    )?;
+
+    let (lo, hi) = (mus[0], mus[mus.len() - 1]);
+    let analytic = Series {
+        label: format!("g (sin θ − μ cos θ)⁺, θ = {:.1}°", angle.to_degrees()),
+        points: (0..=400)
+            .map(|i| {
+                let mu = lo + (hi - lo) * i as f64 / 400.0;
+                (mu, (g * (angle.sin() - mu * angle.cos())).max(0.0))
+            })
+            .collect(),
+    };
+    let measured = Series {
+        label: format!("measured ({})", scene.desc.contact.model),
+        points: results
+            .iter()
+            .map(|r| (r.friction, r.acceleration))
+            .collect(),
+    };
+    cx.plot(
+        "ramp.png",
+        &Axes {
+            title: "block on a ramp: acceleration down the slope against friction",
+            x_label: "friction coefficient μ",
+            y_label: "acceleration (m/s²)",
+            log_x: false,
+            log_y: false,
+        },
+        &[(&analytic, Mark::Line), (&measured, Mark::Points)],
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// box-stack
+// ---------------------------------------------------------------------------------------------
+
+/// Simulated duration of the stack with `--quick` (s); the full run uses the scene's.
+const QUICK_STACK_DURATION: f64 = 2.0;
+
+fn box_stack(cx: &mut Context) -> Result<(), Failure> {
+    let runs: &[(&str, f64)] = if cx.quick {
+        &[("stewart-trinkle", 1e-2), ("deepest-point", 1e-3)]
+    } else {
+        &[
+            ("stewart-trinkle", 1e-2),
+            ("stewart-trinkle", 1e-3),
+            ("deepest-point", 1e-3),
+        ]
+    };
+    let models: Vec<Option<&str>> = runs.iter().map(|r| Some(r.0)).collect();
+    let mut scene = cx.scene("box_stack.toml", &models, &[])?;
+    if cx.quick {
+        let d = &mut scene.model.settings.duration;
+        *d = d.min(QUICK_STACK_DURATION);
+    }
+    let duration = scene.model.settings.duration;
+    cx.start(runs.len());
+    let mut results = Vec::new();
+    for &(model, h) in runs {
+        let what = format!("box stack, {model}, h = {h} s");
+        results.push((
+            model,
+            cx.run(&what, || comp::stack(&scene, Some(model), h))?,
+        ));
+    }
+    cx.finish();
+
+    say!("stack of boxes after {duration} s (drifts: horizontal displacement):");
+    say!(
+        "{:<16} {:>6}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>8}",
+        "model",
+        "h (s)",
+        "top drift",
+        "max drift",
+        "top Δz",
+        "max tilt",
+        "max pen.",
+        "final KE",
+        "wall s"
+    );
+    for (model, r) in &results {
+        say!(
+            "{:<16} {:>6}  {:>10.3e}  {:>10.3e}  {:>10.3e}  {:>10.3e}  {:>10.3e}  {:>10.3e}  {:>8.2}",
+            model,
+            r.time_step,
+            r.top_drift,
+            r.max_drift,
+            r.top_height_change,
+            r.max_tilt,
+            r.max_penetration,
+            r.final_kinetic_energy,
+            r.seconds
+        );
+    }
+    say!("(m, m, m, rad, m, J)");
+
+    let rows: Vec<String> = results
+        .iter()
+        .map(|(model, r)| {
+            format!(
+                "{model},{},{duration},{},{},{},{},{},{},{}",
+                r.time_step,
+                r.top_drift,
+                r.max_drift,
+                r.top_height_change,
+                r.max_tilt,
+                r.max_penetration,
+                r.final_kinetic_energy,
+                r.seconds
+            )
+        })
+        .collect();
+    cx.csv(
+        "box_stack.csv",
+        "model,time_step,duration,top_drift,max_drift,top_height_change,max_tilt,max_penetration,final_kinetic_energy,wall_seconds",
+        &rows,
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// perturbed-block
+// ---------------------------------------------------------------------------------------------
+
+/// Contact models compared on the perturbed block, in the order of the table, CSV and plots.
+/// Add a model here to add it to the experiment.
+const PERTURBED_MODELS: &[&str] = &["deepest-point", "stewart-trinkle"];
+
+/// Kinetic energies below this (J) are drawn at it on the log axis of the energy plot: a block
+/// held still by a complementarity model has zero kinetic energy up to round-off.
+const ENERGY_FLOOR: f64 = 1e-15;
+
+fn perturbed_block(cx: &mut Context) -> Result<(), Failure> {
+    let models: Vec<Option<&str>> = PERTURBED_MODELS.iter().map(|m| Some(*m)).collect();
+    let scene = cx.scene("resting_block_perturbed.toml", &models, &[])?;
+    cx.start(PERTURBED_MODELS.len());
+    let mut results = Vec::new();
+    for &model in PERTURBED_MODELS {
+        let what = format!("perturbed block, {model}");
+        results.push(cx.run(&what, || comp::perturbed_block(&scene, Some(model)))?);
+    }
+    cx.finish();
+
+    // Velocity-level models integrate by semi-implicit Euler whatever the scene says.
+    let integrator = |model: &str| match scene.contact_model(Some(model)) {
+        Ok((m, _)) if m.velocity_level() => "semi-implicit-euler".to_string(),
+        _ => scene.model.settings.integrator.name().to_string(),
+    };
+    say!(
+        "resting block pushed by {} pulses, {} s at h = {} s:",
+        scene.model.forces.len(),
+        scene.model.settings.duration,
+        scene.model.settings.time_step
+    );
+    say!(
+        "{:<20} {:<20} {:>16} {:>16}",
+        "model",
+        "integrator",
+        "mean pen. (m)",
+        "max pen. (m)"
+    );
+    for (model, r) in PERTURBED_MODELS.iter().zip(&results) {
+        say!(
+            "{:<20} {:<20} {:>16.3e} {:>16.3e}",
+            model,
+            integrator(model),
+            r.mean_penetration,
+            r.max_penetration
+        );
+    }
+    say!("kinetic energy (J) at the end of each force-free interval:");
+    let mut head = format!("{:<14}", "interval (s)");
+    for m in PERTURBED_MODELS {
+        head += &format!(" {m:>20}");
+    }
+    say!("{head}");
+    for (i, &(start, end, _, _)) in results[0].force_free.iter().enumerate() {
+        let mut line = format!("{:<14}", format!("{start:.2}–{end:.2}"));
+        for r in &results {
+            line += &format!(" {:>20.3e}", r.force_free.get(i).map_or(f64::NAN, |f| f.2));
+        }
+        say!("{line}");
+    }
+
+    let mut rows = Vec::new();
+    for (model, r) in PERTURBED_MODELS.iter().zip(&results) {
+        for (k, (t, ke, pen)) in r.series.iter().enumerate() {
+            rows.push(format!("{model},{k},{t},{ke},{pen}"));
+        }
+    }
+    cx.csv(
+        "perturbed_block.csv",
+        "model,step,time,kinetic_energy,penetration",
+        &rows,
+    )?;
+
+    let series_of = |pick: fn(&(f64, f64, f64)) -> f64| -> Vec<Series> {
+        PERTURBED_MODELS
+            .iter()
+            .zip(&results)
+            .map(|(model, r)| Series {
+                label: format!("{model} ({})", integrator(model)),
+                points: r
+                    .series
+                    .iter()
+                    .enumerate()
+                    .map(|(k, s)| (k as f64, pick(s)))
+                    .collect(),
+            })
+            .collect()
+    };
+    let energy = series_of(|s| s.1.max(ENERGY_FLOOR));
+    cx.plot(
+        "perturbed_block_energy.png",
+        &Axes {
+            title: &format!(
+                "perturbed block: kinetic energy (values below {ENERGY_FLOOR:e} J drawn at {ENERGY_FLOOR:e} J)"
+            ),
+            x_label: "step",
+            y_label: "kinetic energy (J)",
+            log_x: false,
+            log_y: true,
+        },
+        &lines(&energy),
+    );
+    let penetration = series_of(|s| s.2);
+    cx.plot(
+        "perturbed_block_penetration.png",
+        &Axes {
+            title: "perturbed block: largest penetration",
+            x_label: "step",
+            y_label: "max penetration (m)",
+            log_x: false,
+            log_y: false,
+        },
+        &lines(&penetration),
+    );
+    Ok(())
+}
