@@ -674,10 +674,48 @@ fn clip_faces(
             break;
         }
     }
+    simplify_polygon(poly, 1e-9 * (a.p.radius + b.p.radius));
     for cp in poly.iter() {
         let gap = n.dot(cp.p) - a.offsets[rf];
         if gap <= activation {
             out.push(contact(cp.p - gap * n, cp.p, n, gap, cp.on_ref, cp.on_inc));
+        }
+    }
+}
+
+/// Drop points of a clipped polygon that coincide with their predecessor or lie on the segment
+/// between their neighbours (within `tol`, m). Clipping a face by an equal or nearly parallel face
+/// (stacked boxes turned by round-off) yields corners twice and points at arbitrary places along
+/// nearly collinear edges; they add nothing to the support polygon but make the rows of
+/// constraint-based models linearly dependent.
+fn simplify_polygon(poly: &mut Vec<ClipPoint>, tol: f64) {
+    loop {
+        let n = poly.len();
+        if n < 2 {
+            return;
+        }
+        let redundant = (0..n).find(|&i| {
+            let (prev, cur) = (poly[(i + n - 1) % n].p, poly[i].p);
+            if cur.distance_squared(prev) <= tol * tol {
+                return true;
+            }
+            if n < 3 {
+                return false;
+            }
+            let next = poly[(i + 1) % n].p;
+            let d = next - prev;
+            let len = d.length();
+            len > tol && (cur - prev).cross(d).length() <= tol * len && {
+                // Between the neighbours, not beyond them.
+                let t = (cur - prev).dot(d) / (len * len);
+                (0.0..=1.0).contains(&t)
+            }
+        });
+        match redundant {
+            Some(i) => {
+                poly.remove(i);
+            }
+            None => return,
         }
     }
 }

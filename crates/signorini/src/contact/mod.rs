@@ -123,6 +123,7 @@ impl ParamValue {
     pub fn words(&self) -> Vec<&str> {
         match self {
             ParamValue::Given(ParamInput::List(ws)) => ws.iter().map(String::as_str).collect(),
+            ParamValue::Given(ParamInput::Word(w)) => vec![w.as_str()],
             ParamValue::Default(ParamDefault::Words(ws)) => ws.to_vec(),
             _ => Vec::new(),
         }
@@ -317,6 +318,8 @@ fn check_param(p: &ParamSpec, value: &ParamInput) -> Result<(), ConfigError> {
         (ParamKind::Choice(words), _) => {
             return Err(invalid(format!("one of {}", quoted(words))));
         }
+        // A single word is a list of one.
+        (ParamKind::List(words), ParamInput::Word(w)) if words.contains(&w.as_str()) => {}
         (ParamKind::List(words), ParamInput::List(ws))
             if !ws.is_empty()
                 && ws.iter().all(|w| words.contains(&w.as_str()))

@@ -321,77 +321,10 @@ impl ContactModel for TimeStepping {
             return Ok(ModelStats::default());
         }
         let k = self.directions;
-        let offsets = model.dof_offsets();
-        let mu: Vec<f64> = active
-            .iter()
-            .map(|c| {
-                Material::pair_friction(
-                    &model.materials[model.bodies[c.body_a].material],
-                    &model.materials[model.bodies[c.body_b].material],
-                )
-            })
-            .collect();
-        let frictional: Vec<usize> = (0..active.len()).filter(|&c| mu[c] > 0.0).collect();
-        let (nc, nf) = (active.len(), frictional.len());
-
-        // Rows of G: normals first, then k tangent rows per frictional contact.
-        let mut rows: Vec<JacobianRow> = Vec::with_capacity(nc + nf * k);
-        let rel_row = |c: &Contact, d| {
-            contact_row(
-                model,
-                state,
-                &offsets,
-                (c.body_a, c.point_a),
-                (c.body_b, c.point_b),
-                d,
-            )
-        };
-        for c in &active {
-            rows.push(rel_row(c, c.normal));
-        }
-        for &c in &frictional {
-            for d in cone::directions(active[c].normal, k) {
-                rows.push(rel_row(active[c], d));
-            }
-        }
-
-        // Free velocity ν_ℓ: the semi-implicit Euler velocity under the applied wrenches `out`.
-        let mut nu_free = vec![0.0; model.dof_count()];
-        for (i, body) in model.bodies.iter().enumerate() {
-            if let (Some(o), false) = (offsets[i], body.fixed) {
-                let (a, alpha) = accelerations(model, state, i, &out[i]);
-                let bs = &state.bodies[i];
-                let v = bs.velocity + h * a;
-                let w = bs.angular_velocity + h * alpha;
-                nu_free[o..o + 6].copy_from_slice(&[v.x, v.y, v.z, w.x, w.y, w.z]);
-            }
-        }
-
-        // The LCP in z = (p_n, β, σ).
+        let lcp = assemble(self.formulation, k, model, state, &active, h, out);
+        let (problem, rows, frictional) = (&lcp.problem, &lcp.rows, &lcp.frictional);
+        let (nc, nf, n) = (active.len(), frictional.len(), problem.len());
         let nt = nf * k;
-        let n = nc + nt + nf;
-        let w = delassus(&rows, &InverseMass::new(model, state));
-        let mut m = DMatrix::zeros(n, n);
-        m.view_mut((0, 0), (nc + nt, nc + nt)).copy_from(&w);
-        let mut q = DVector::zeros(n);
-        for (r, row) in rows.iter().enumerate() {
-            q[r] = row.dot(&nu_free);
-        }
-        if self.formulation == Formulation::StewartTrinkle {
-            for (c, contact) in active.iter().enumerate() {
-                q[c] += contact.gap / h;
-            }
-        }
-        for (f, &c) in frictional.iter().enumerate() {
-            let sigma = nc + nt + f;
-            for j in 0..k {
-                let t = nc + f * k + j;
-                m[(t, sigma)] = 1.0;
-                m[(sigma, t)] = -1.0;
-            }
-            m[(sigma, c)] = mu[c];
-        }
-        let problem = Problem::lcp(m, q);
 
         // Warm start from last step's solution of the same contacts.
         let mut warm = DVector::zeros(n);
@@ -417,7 +350,7 @@ impl ContactModel for TimeStepping {
         let mut best: Option<(usize, solvers::Solve)> = None;
         let mut attempts = Vec::new();
         for (i, solver) in self.solvers.iter().enumerate() {
-            let solve = solver.solve(&problem, Some(&warm), &options);
+            let solve = solver.solve(problem, Some(&warm), &options);
             attempts.push(format!(
                 "{}: {} after {} iterations, residual {:.3e}",
                 solver.name(),
@@ -450,7 +383,7 @@ impl ContactModel for TimeStepping {
         let (which, solve) = best.expect("a finite answer exists");
         let z = solve.z;
 
-        add_row_forces(model, &rows, z.as_slice(), h, out);
+        add_row_forces(model, rows, z.as_slice(), h, out);
 
         self.previous.clear();
         for (c, contact) in active.iter().enumerate() {
@@ -476,5 +409,106 @@ impl ContactModel for TimeStepping {
                 failed,
             }),
         })
+    }
+}
+
+/// The time-stepping LCP of one step.
+#[derive(Clone, Debug)]
+pub struct StepLcp {
+    /// In z = (p_n, β, σ): one normal impulse per contact, then k friction impulses and one
+    /// sliding speed per frictional contact.
+    pub problem: Problem,
+    /// Rows of G: the normals, then k tangent rows per frictional contact.
+    pub rows: Vec<JacobianRow>,
+    /// Indices (into the active contacts) of the contacts with μ > 0, in row order.
+    pub frictional: Vec<usize>,
+}
+
+/// Assemble the LCP of the module documentation for the `active` contacts at `state`, with step
+/// `h` (s), `k` friction directions and the applied wrenches `applied` (per body, without
+/// contact). Public so tests and benchmarks can solve the problems real scenes produce.
+pub fn assemble(
+    formulation: Formulation,
+    k: usize,
+    model: &Model,
+    state: &State,
+    active: &[&Contact],
+    h: f64,
+    applied: &[Wrench],
+) -> StepLcp {
+    let offsets = model.dof_offsets();
+    let mu: Vec<f64> = active
+        .iter()
+        .map(|c| {
+            Material::pair_friction(
+                &model.materials[model.bodies[c.body_a].material],
+                &model.materials[model.bodies[c.body_b].material],
+            )
+        })
+        .collect();
+    let frictional: Vec<usize> = (0..active.len()).filter(|&c| mu[c] > 0.0).collect();
+    let (nc, nf) = (active.len(), frictional.len());
+
+    // Rows of G: normals first, then k tangent rows per frictional contact.
+    let mut rows: Vec<JacobianRow> = Vec::with_capacity(nc + nf * k);
+    let rel_row = |c: &Contact, d| {
+        contact_row(
+            model,
+            state,
+            &offsets,
+            (c.body_a, c.point_a),
+            (c.body_b, c.point_b),
+            d,
+        )
+    };
+    for c in active {
+        rows.push(rel_row(c, c.normal));
+    }
+    for &c in &frictional {
+        for d in cone::directions(active[c].normal, k) {
+            rows.push(rel_row(active[c], d));
+        }
+    }
+
+    // Free velocity ν_ℓ: the semi-implicit Euler velocity under the applied wrenches.
+    let mut nu_free = vec![0.0; model.dof_count()];
+    for (i, body) in model.bodies.iter().enumerate() {
+        if let (Some(o), false) = (offsets[i], body.fixed) {
+            let (a, alpha) = accelerations(model, state, i, &applied[i]);
+            let bs = &state.bodies[i];
+            let v = bs.velocity + h * a;
+            let w = bs.angular_velocity + h * alpha;
+            nu_free[o..o + 6].copy_from_slice(&[v.x, v.y, v.z, w.x, w.y, w.z]);
+        }
+    }
+
+    // The LCP in z = (p_n, β, σ).
+    let nt = nf * k;
+    let n = nc + nt + nf;
+    let w = delassus(&rows, &InverseMass::new(model, state));
+    let mut m = DMatrix::zeros(n, n);
+    m.view_mut((0, 0), (nc + nt, nc + nt)).copy_from(&w);
+    let mut q = DVector::zeros(n);
+    for (r, row) in rows.iter().enumerate() {
+        q[r] = row.dot(&nu_free);
+    }
+    if formulation == Formulation::StewartTrinkle {
+        for (c, contact) in active.iter().enumerate() {
+            q[c] += contact.gap / h;
+        }
+    }
+    for (f, &c) in frictional.iter().enumerate() {
+        let sigma = nc + nt + f;
+        for j in 0..k {
+            let t = nc + f * k + j;
+            m[(t, sigma)] = 1.0;
+            m[(sigma, t)] = -1.0;
+        }
+        m[(sigma, c)] = mu[c];
+    }
+    StepLcp {
+        problem: Problem::lcp(m, q),
+        rows,
+        frictional,
     }
 }

@@ -157,8 +157,12 @@ pub trait Solver: Send + Sync {
 
     /// Solve `problem`, starting from `warm_start` when the method can use one (it must have the
     /// problem's length; otherwise it is ignored).
-    fn solve(&self, problem: &Problem, warm_start: Option<&DVector<f64>>, options: &Options)
-        -> Solve;
+    fn solve(
+        &self,
+        problem: &Problem,
+        warm_start: Option<&DVector<f64>>,
+        options: &Options,
+    ) -> Solve;
 }
 
 /// Scaled natural-map residual of `z`:
@@ -175,14 +179,14 @@ pub fn residual(problem: &Problem, z: &DVector<f64>) -> f64 {
     let w = &problem.m * z + &problem.q;
     let mut r: f64 = 0.0;
     for i in 0..problem.len() {
+        if w[i].is_nan() || z[i].is_nan() {
+            return f64::INFINITY;
+        }
         let ri = if i < problem.free {
             w[i].abs()
         } else {
             z[i].min(w[i]).abs()
         };
-        if ri.is_nan() {
-            return f64::INFINITY;
-        }
         r = r.max(ri);
     }
     let scale = problem.q.amax();
@@ -209,5 +213,9 @@ pub fn by_name(name: &str) -> Option<Box<dyn Solver>> {
 
 /// Names of every solver, comma-separated (for error messages).
 pub fn names() -> String {
-    all().iter().map(|s| s.name()).collect::<Vec<_>>().join(", ")
+    all()
+        .iter()
+        .map(|s| s.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
