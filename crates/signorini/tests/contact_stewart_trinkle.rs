@@ -35,9 +35,10 @@ fn sweep(file: &str) -> Vec<ActivationRun> {
 /// (1e-8 relative on velocities of ~|v|, times h).
 ///
 /// Type 1 (penetrating) activation: the contact enters the LCP only once ψ < 0, by which time the
-/// sphere is up to |v| h deep (plus g h² from gravity during the step). The depth grows with v h:
-/// at the largest v h it is more than 1 % of v h (the exact depth depends on where in a step the
-/// surface is crossed), and more than 100 times the depth at the smallest v h.
+/// sphere is up to v h deep, v the impact speed (the largest speed of the run, after the fall),
+/// plus g h² from gravity during the step. Every run penetrates, and the depth grows with the
+/// step: over all speeds, the largest depth at h = 1e-2 s is more than 10 times the largest at
+/// h = 1e-4 s (100 times in expectation; where in a step the surface is crossed varies).
 #[test]
 fn activation_type_2_never_penetrates_type_1_penetrates_by_speed_times_step() {
     for file in ["sphere_on_plane.toml", "sphere_in_wedge.toml"] {
@@ -45,23 +46,26 @@ fn activation_type_2_never_penetrates_type_1_penetrates_by_speed_times_step() {
         for r in runs.iter().filter(|r| r.activation == "anticipating") {
             assert!(r.max_penetration < 1e-9, "{file}: {r:?}");
         }
-        let mut type1: Vec<_> = runs
+        let type1: Vec<_> = runs
             .iter()
             .filter(|r| r.activation == "penetrating")
             .collect();
         for r in &type1 {
-            let bound = r.speed * r.time_step + 9.81 * r.time_step * r.time_step;
+            let bound = r.max_speed * r.time_step + 9.81 * r.time_step * r.time_step;
             assert!(r.max_penetration <= bound, "{file}: {r:?} above {bound:e}");
+            assert!(r.max_penetration > 0.0, "{file}: {r:?}");
         }
-        type1.sort_by(|a, b| (a.speed * a.time_step).total_cmp(&(b.speed * b.time_step)));
-        let (small, large) = (type1[0], type1[type1.len() - 1]);
+        let deepest = |h: f64| {
+            type1
+                .iter()
+                .filter(|r| r.time_step == h)
+                .map(|r| r.max_penetration)
+                .fold(0.0, f64::max)
+        };
+        let (fine, coarse) = (deepest(STEPS[0]), deepest(STEPS[2]));
         assert!(
-            large.max_penetration > 0.01 * large.speed * large.time_step,
-            "{file}: {large:?}"
-        );
-        assert!(
-            large.max_penetration > 100.0 * small.max_penetration.max(1e-12),
-            "{file}: {small:?} vs {large:?}"
+            coarse > 10.0 * fine,
+            "{file}: {fine:e} at h = 1e-4, {coarse:e} at h = 1e-2"
         );
     }
 }

@@ -19,6 +19,9 @@ pub struct ActivationRun {
     pub time_step: f64,
     /// Largest penetration over the run (m).
     pub max_penetration: f64,
+    /// Largest speed of the ball over the run (m/s): the impact speed after the fall, which
+    /// bounds every later approach (type 1's ejection returns at most the speed it came in with).
+    pub max_speed: f64,
 }
 
 /// Throw the scene's body `ball` straight down at `speed` (m/s) with step `h` (s) and the given
@@ -41,13 +44,17 @@ pub fn ball_penetration(
         ParamInput::Word(activation.into()),
         "experiment activation",
     );
-    let mut worst: f64 = 0.0;
-    simulate(&scene, None, |_, r| worst = worst.max(penetration(r)))?;
+    let (mut worst, mut fastest): (f64, f64) = (0.0, 0.0);
+    simulate(&scene, None, |s, r| {
+        worst = worst.max(penetration(r));
+        fastest = fastest.max(s.bodies[ball].velocity.length());
+    })?;
     Ok(ActivationRun {
         activation: activation.into(),
         speed,
         time_step: h,
         max_penetration: worst,
+        max_speed: fastest,
     })
 }
 
