@@ -468,18 +468,23 @@ fn tolerance_decides_solved_versus_inaccurate() {
 
 #[test]
 fn results_are_scale_invariant() {
-    // Tolerances are relative: scaling M and q by s leaves the pivots and z unchanged (z is
-    // scale-free: (sM) z + sq = s(Mz + q)).
-    let problem = lcp::random_lcp(MatrixKind::PSkew, 9, 3);
-    let reference = solve(&problem);
-    assert_eq!(reference.status, Status::Solved);
-    for s in [1e-8, 1e8] {
-        let scaled = Problem::lcp(&problem.m * s, &problem.q * s);
-        let r = solve(&scaled);
-        assert_eq!(r.status, Status::Solved);
-        assert_eq!(r.stats.iterations, reference.stats.iterations);
-        // Same pivots on data scaled by a power-of-ten: round-off differs at ~1e-15.
-        assert_close(&r.z, &reference.z, 1e-12 * (1.0 + reference.z.amax()));
+    // Every tolerance is relative, so scaling M and q by a power of two (exact in binary
+    // floating point, far from overflow and underflow) must give the very same pivots and the
+    // very same z: (sM) z + sq = s(Mz + q). Exact equality is the assertion.
+    for (kind, seed) in [
+        (MatrixKind::PSkew, 3),
+        (MatrixKind::Psd, 5),
+        (MatrixKind::Spd, 8),
+    ] {
+        let problem = lcp::random_lcp(kind, 9, seed);
+        let reference = solve(&problem);
+        for s in [2f64.powi(-40), 2f64.powi(40)] {
+            let scaled = Problem::lcp(&problem.m * s, &problem.q * s);
+            let r = solve(&scaled);
+            assert_eq!(r.status, reference.status);
+            assert_eq!(r.stats.iterations, reference.stats.iterations);
+            assert_eq!(r.z, reference.z);
+        }
     }
 }
 

@@ -24,13 +24,28 @@
 //!    the LCP has no solution (CPS Theorem 4.4.13).
 //! 4. If z₀ leaves, the basis is complementary and z₀ = 0: a solution. Otherwise go to 3.
 //!
-//! **Anti-cycling.** Ties in the ratio test (degenerate bases, e.g. several zero qᵢ) can make the
-//! method cycle. The lexicographic rule (CPS §4.9, the perturbation q + (ε, ε², …, εⁿ)) breaks
-//! them: among the tied rows, compare the rows of `[B⁻¹q | B⁻¹]`, each divided by its cᵢ,
-//! lexicographically (column by column) and take the smallest. The rows of B⁻¹ are distinct, so
-//! the choice is unique, every basis stays lexicographically feasible, no basis repeats, and the
-//! method ends after finitely many pivots (CPS Theorem 4.9.3). When z₀'s row is among the rows
-//! tied on the first column, z₀ leaves: that ends the path at once with a solution.
+//! **Ratio test.** Step 3's leaving row is chosen in four stages (after the first pivot):
+//!
+//! 1. *Blocking rows*: cᵢ > [`PIVOT_REL_TOL`] · ‖c‖∞; smaller entries are round-off of zeros
+//!    (contact LCPs have many exactly singular bases, seen through round-off as entries ~1e-10
+//!    of the column; pivoting on them wrecks B⁻¹).
+//! 2. *Harris band* (Harris 1973, the textbook device of simplex codes): with the feasibility
+//!    tolerance ζ = [`ZERO_REL_TOL`] · ‖q‖∞, t_max = minᵢ (xᵢ⁺ + ζ)/cᵢ is the longest step that
+//!    keeps every basic variable ≥ −ζ; rows with xᵢ⁺/cᵢ ≤ t_max may leave (xᵢ⁺ = max(xᵢ, 0)).
+//!    If z₀'s row is among them, z₀ leaves: the path ends with a solution (z₀ = 0 to within ζ).
+//! 3. *Stability*: rows of the band whose cᵢ is below [`STABLE_REL_TOL`] times the band's
+//!    largest are dropped (a near-zero pivot is never taken when a sound one is as good).
+//! 4. *Lexicographic minimum* (anti-cycling, CPS §4.9, the perturbation
+//!    q + (ε, ε², …, εⁿ)): among the remaining rows, compare the rows of `[x_B⁺ | B⁻¹]`, each
+//!    divided by its cᵢ, column by column, and take the smallest; two values tie when they
+//!    differ by at most [`TIE_REL_TOL`] times the scale of their column (|min| + max|value| /
+//!    max cᵢ). The rows of B⁻¹ are distinct, so the choice is unique; in exact arithmetic no
+//!    basis repeats and the method ends after finitely many pivots (CPS Theorem 4.9.3). On
+//!    well-scaled data stages 2–3 leave every exactly tied row in play, so degenerate problems
+//!    get the lexicographic rule itself (plus the early exit of z₀).
+//!
+//! The first pivot (z₀ entering with column −d) takes the lexicographic minimum of the rows of
+//! `[q | I]` divided by dᵢ, i.e. the most negative qᵢ with ties broken lexicographically.
 //!
 //! **Linear algebra.** B⁻¹ (n × n) is kept explicitly. A pivot on row r with entering column c
 //! multiplies it on the left by the eta matrix E = I + (η − e_r) e_rᵀ, η_r = 1/c_r,
@@ -39,18 +54,15 @@
 //! entering column costs one matrix–vector product B⁻¹a (a column of M, of I or d). All work
 //! buffers are allocated before the pivot loop.
 //!
-//! **Tolerances** (all relative, so the method is unit-free):
-//! - a row blocks only when cᵢ > [`PIVOT_REL_TOL`] · ‖c‖∞ (smaller positive entries are round-off
-//!   of zeros: pivoting on them would blow B⁻¹ up);
-//! - two ratios tie when they differ by at most [`TIE_REL_TOL`] times the ratio scale of their
-//!   column of the comparison (|min| + max|value| / max cᵢ);
-//! - a linear system (free block, principal system) is singular when its LU factor has a pivot
-//!   at most [`SINGULAR_REL_TOL`] · ‖A‖max.
-//!
-//! After a complementary basis is reached, x_B is improved by two steps of iterative refinement
-//! with the kept B⁻¹ (x_B += B⁻¹(q − B x_B), O(n²) each). If the scaled residual still misses the
-//! tolerance, the final principal system M_αα z_α = −q_α (α = basic z's and free rows) is solved
-//! directly by LU on the original problem, and the better of the two answers is kept.
+//! **Finishing.** After z₀ leaves, x_B is improved by two steps of iterative refinement with
+//! the kept B⁻¹ (x_B += B⁻¹(q − B x_B), O(n²) each); negative round-off in z is set to 0. If the
+//! scaled residual still misses the tolerance, or the path ended on a ray, the principal system
+//! M_αα z_α = −q_α is solved directly by LU on the original problem for α = free rows ∪ the
+//! basic z's, and for α = free rows ∪ {zᵢ > 0}; the answer with the smallest residual is kept.
+//! A linear system is singular when its LU factor has a pivot at most [`SINGULAR_REL_TOL`] ·
+//! ‖A‖max. A ray whose polished point meets the tolerance is reported solved (z₀ was at
+//! round-off level: the residual is the contract); otherwise it is
+//! [`Status::RayTermination`].
 //!
 //! # Mixed LCPs: reduction by the Schur complement
 //!
@@ -83,11 +95,22 @@ use std::borrow::Cow;
 pub struct Lemke;
 
 /// A row blocks the entering variable only when its entry of the entering column exceeds this
-/// fraction of the column's largest magnitude.
-pub const PIVOT_REL_TOL: f64 = 1e-12;
+/// fraction of the column's largest magnitude. Contact LCPs (Delassus operators of redundant
+/// contacts) have many exactly singular bases whose round-off shows up as entries ~1e-10 of the
+/// column: pivoting on those wrecks B⁻¹, so they count as zeros.
+pub const PIVOT_REL_TOL: f64 = 1e-9;
 
 /// Ratios closer than this (relative to their scale) are tied in the lexicographic ratio test.
 pub const TIE_REL_TOL: f64 = 1e-12;
+
+/// ζ = this · ‖q‖∞ is the feasibility tolerance of the ratio test (Harris band): a step may
+/// leave a basic variable as low as −ζ. Contact LCPs carry noise of ~1e-11 ‖q‖∞ in their "zero"
+/// entries of q (velocities of resting bodies), which this must cover.
+pub const ZERO_REL_TOL: f64 = 1e-10;
+
+/// Rows of the Harris band whose pivot is below this fraction of the band's largest pivot are
+/// not taken (unless z₀ can leave).
+pub const STABLE_REL_TOL: f64 = 1e-3;
 
 /// A matrix whose LU factor has a pivot at most this fraction of its largest entry is singular.
 pub const SINGULAR_REL_TOL: f64 = 1e-12;
@@ -151,25 +174,37 @@ impl Solver for Lemke {
         };
 
         let run = lemke(&reduced.m, &reduced.q, options.max_pivots);
-        let z = reduced.expand(problem, &run.z);
-        if run.ending != Ending::Complementary {
+        let mut z = reduced.expand(problem, &run.z);
+        if run.ending == Ending::PivotLimit {
             return finish(problem, z, run.pivots, run.ending, options);
         }
 
-        // Polish (only when needed: it costs an O(n³) factorization).
-        let mut z = z;
-        let r = residual(problem, &z);
-        if r > options.tolerance {
-            let support: Vec<bool> = (0..problem.len())
-                .map(|i| i < problem.free || run.basic_z[i - problem.free])
+        // Polish: solve the final principal system directly (an O(n³) factorization, so only
+        // when the pivoted answer misses the tolerance or the path ended on a ray).
+        let mut r = residual(problem, &z);
+        if r > options.tolerance || run.ending == Ending::Ray {
+            let nf = problem.free;
+            let basic: Vec<bool> = (0..problem.len())
+                .map(|i| i < nf || run.basic_z[i - nf])
                 .collect();
-            if let Some(polished) = solve_on_support(problem, &support) {
-                if residual(problem, &polished) < r {
-                    z = polished;
+            let positive: Vec<bool> = (0..problem.len()).map(|i| i < nf || z[i] > 0.0).collect();
+            for support in [basic, positive] {
+                if let Some(polished) = solve_on_support(problem, &support) {
+                    let polished_r = residual(problem, &polished);
+                    if polished_r < r {
+                        (z, r) = (polished, polished_r);
+                    }
                 }
             }
         }
-        finish(problem, z, run.pivots, Ending::Complementary, options)
+        // A ray reached while z₀ was still at round-off level (degenerate, noisy data) can leave
+        // a point that solves the problem to the tolerance: the residual is the contract.
+        let ending = if run.ending == Ending::Ray && r <= options.tolerance {
+            Ending::Complementary
+        } else {
+            run.ending
+        };
+        finish(problem, z, run.pivots, ending, options)
     }
 }
 
@@ -328,9 +363,14 @@ struct Run {
 }
 
 /// The pivoting state: basis, explicit B⁻¹, x_B = B⁻¹q, and work buffers (allocated once).
+/// It works on the unit-scaled LCP (M̂, q̂) = (M/μ, q/κ) (see [`lemke`]); M̂ is applied as
+/// `m_inv_unit · M` so M is never copied.
 struct Tableau<'a> {
     m: &'a DMatrix<f64>,
-    q: &'a DVector<f64>,
+    /// 1/μ.
+    m_inv_unit: f64,
+    /// q̂.
+    q: DVector<f64>,
     /// B⁻¹, n × n.
     binv: DMatrix<f64>,
     /// x_B = B⁻¹q: the values of the basic variables.
@@ -342,21 +382,25 @@ struct Tableau<'a> {
     /// Rows still tied in the ratio test, and their current keys.
     candidates: Vec<usize>,
     keys: Vec<f64>,
+    /// ζ = [`ZERO_REL_TOL`] · ‖q‖∞: basic values this small are round-off of 0.
+    zero: f64,
 }
 
 impl<'a> Tableau<'a> {
-    /// B = I: all w basic, x_B = q.
-    fn new(m: &'a DMatrix<f64>, q: &'a DVector<f64>) -> Self {
+    /// B = I: all w basic, x_B = q̂, for M̂ = M/μ and q̂ (already scaled).
+    fn new(m: &'a DMatrix<f64>, m_unit: f64, q: DVector<f64>) -> Self {
         let n = q.len();
         Tableau {
             m,
-            q,
-            binv: DMatrix::identity(n, n),
+            m_inv_unit: 1.0 / m_unit,
             xb: q.clone(),
+            binv: DMatrix::identity(n, n),
             basis: (0..n).map(Var::W).collect(),
             column: DVector::zeros(n),
             candidates: Vec::with_capacity(n),
             keys: Vec::with_capacity(n),
+            zero: ZERO_REL_TOL * q.amax(),
+            q,
         }
     }
 
@@ -368,7 +412,10 @@ impl<'a> Tableau<'a> {
     fn load_column(&mut self, entering: Var) {
         match entering {
             Var::W(j) => self.column.copy_from(&self.binv.column(j)),
-            Var::Z(j) => self.column.gemv(-1.0, &self.binv, &self.m.column(j), 0.0),
+            Var::Z(j) => {
+                let alpha = -self.m_inv_unit;
+                self.column.gemv(alpha, &self.binv, &self.m.column(j), 0.0)
+            }
             Var::Z0 => {
                 // −B⁻¹d with d = (1, …, 1): minus the sum of the columns of B⁻¹.
                 self.column.fill(0.0);
@@ -394,10 +441,37 @@ impl<'a> Tableau<'a> {
         }
     }
 
+    /// The leaving row of a regular step (x_B ≥ −ζ; candidates = rows with cᵢ above the pivot
+    /// tolerance); see "Ratio test" in the module doc.
+    fn leaving_row(&mut self, z0_row: usize) -> usize {
+        // Harris band: the longest step that keeps every basic variable ≥ −ζ.
+        let zeta = self.zero;
+        let mut t_max = f64::INFINITY;
+        for &i in &self.candidates {
+            t_max = t_max.min((self.xb[i].max(0.0) + zeta) / self.column[i]);
+        }
+        let (xb, column) = (&self.xb, &self.column);
+        self.candidates
+            .retain(|&i| xb[i].max(0.0) / column[i] <= t_max);
+        // z₀ can be driven to 0 within the band: that ends the path with a solution.
+        if self.candidates.contains(&z0_row) {
+            return z0_row;
+        }
+        // Numerical stability: no pivot much smaller than the band offers.
+        let cmax = self
+            .candidates
+            .iter()
+            .map(|&i| column[i])
+            .fold(0.0, f64::max);
+        self.candidates
+            .retain(|&i| column[i] >= STABLE_REL_TOL * cmax);
+        self.lex_min_ratio_row(1.0, true)
+    }
+
     /// Among `self.candidates`, the row minimizing (row i of [B⁻¹q | B⁻¹]) / divisorᵢ
-    /// lexicographically, with divisorᵢ = sign · columnᵢ > 0 (CPS §4.9). If `prefer` (z₀'s row)
-    /// is tied on the first column it wins. `feasible`: x_B ≥ 0 (every step but the first).
-    fn lex_min_ratio_row(&mut self, sign: f64, prefer: Option<usize>, feasible: bool) -> usize {
+    /// lexicographically, with divisorᵢ = sign · columnᵢ > 0 (CPS §4.9). `feasible`: x_B ≥ 0
+    /// (every step but the first).
+    fn lex_min_ratio_row(&mut self, sign: f64, feasible: bool) -> usize {
         let n = self.len();
         for level in 0..=n {
             if self.candidates.len() <= 1 {
@@ -423,11 +497,6 @@ impl<'a> Tableau<'a> {
                 }
             }
             self.candidates.truncate(kept);
-            if level == 0 {
-                if let Some(r) = prefer.filter(|r| self.candidates.contains(r)) {
-                    return r;
-                }
-            }
         }
         self.candidates[0]
     }
@@ -458,12 +527,14 @@ impl<'a> Tableau<'a> {
     /// x_B += B⁻¹(q − B x_B): one step of iterative refinement of the basic solution.
     fn refine(&mut self) {
         // column := q − B x_B, with B's columns e_j (w_j), −M_.j (z_j), −d (z₀).
-        self.column.copy_from(self.q);
+        self.column.copy_from(&self.q);
         for k in 0..self.len() {
             let x = self.xb[k];
             match self.basis[k] {
                 Var::W(j) => self.column[j] -= x,
-                Var::Z(j) => self.column.axpy(x, &self.m.column(j), 1.0),
+                Var::Z(j) => self
+                    .column
+                    .axpy(x * self.m_inv_unit, &self.m.column(j), 1.0),
                 Var::Z0 => self.column.add_scalar_mut(x),
             }
         }
@@ -485,6 +556,16 @@ impl<'a> Tableau<'a> {
     }
 }
 
+/// The largest power of two at most `x` (its exponent bits alone, so exact); 1 for 0,
+/// subnormal and non-finite values.
+fn power_of_two_below(x: f64) -> f64 {
+    if x >= f64::MIN_POSITIVE && x.is_finite() {
+        f64::from_bits(x.to_bits() & 0x7FF0_0000_0000_0000)
+    } else {
+        1.0
+    }
+}
+
 /// Lemke's method on the plain LCP(M, q) (module doc, steps 1–4), at most `max_pivots` pivots.
 fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize) -> Run {
     let n = q.len();
@@ -497,10 +578,18 @@ fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize) -> Run {
             ending: Ending::Complementary,
         };
     }
-    let mut t = Tableau::new(m, q);
+    // Units: with μ and κ the powers of two nearest below ‖M‖max and ‖q‖∞, ẑ = (μ/κ) z solves
+    // LCP(M/μ, q/κ) with ŵ = w/κ. Every tolerance below compares z's with z's and w's with w's
+    // of this O(1) problem, so the pivots do not depend on the units of M and q (and scaling
+    // both by a power of two changes no bit of z).
+    let m_unit = power_of_two_below(m.amax());
+    let q_unit = power_of_two_below(q.amax().max(-q.min()));
+    let mut t = Tableau::new(m, m_unit, q / q_unit);
+    let z_unit = q_unit / m_unit;
     let mut pivots = 0;
     let run = |t: &Tableau, pivots, ending| {
-        let (z, basic_z) = t.z();
+        let (mut z, basic_z) = t.z();
+        z *= z_unit;
         Run {
             z,
             basic_z,
@@ -517,7 +606,7 @@ fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize) -> Run {
     t.load_column(Var::Z0);
     t.candidates.clear();
     t.candidates.extend(0..n);
-    let r = t.lex_min_ratio_row(-1.0, None, false);
+    let r = t.lex_min_ratio_row(-1.0, false);
     let mut leaving = t.pivot(r, Var::Z0);
     // z₀ keeps this row for as long as it is basic.
     let z0_row = r;
@@ -540,7 +629,7 @@ fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize) -> Run {
         if t.candidates.is_empty() {
             return run(&t, pivots, Ending::Ray);
         }
-        let r = t.lex_min_ratio_row(1.0, Some(z0_row), true);
+        let r = t.leaving_row(z0_row);
         leaving = t.pivot(r, entering);
         pivots += 1;
     }
