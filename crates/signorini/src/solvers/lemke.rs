@@ -54,15 +54,27 @@
 //! entering column costs one matrix–vector product B⁻¹a (a column of M, of I or d). All work
 //! buffers are allocated before the pivot loop.
 //!
+//! **Ending.** Besides z₀ leaving (step 4) and a ray (step 3), the path ends
+//! - when z₀ falls to the exit level max(ζ, 0.1 · min(tolerance, 1e-5) · ‖q‖∞): at an
+//!   almost-complementary basis w = Mz + q + d z₀ with z ⊥ w, so z alone solves the LCP to
+//!   within z₀ (degenerate contact LCPs can wander for hundreds of pivots with z₀ at round-off
+//!   level without z₀ ever blocking);
+//! - when a (basis, entering variable) state repeats (Zobrist hash of the basis): Harris steps
+//!   and round-off can defeat the lexicographic rule, and such a cycle would only end at the
+//!   pivot limit;
+//! - at `options.max_pivots` pivots ([`Status::IterationLimit`], no polish).
+//!
 //! **Finishing.** After z₀ leaves, x_B is improved by two steps of iterative refinement with
-//! the kept B⁻¹ (x_B += B⁻¹(q − B x_B), O(n²) each); negative round-off in z is set to 0. If the
-//! scaled residual still misses the tolerance, or the path ended on a ray, the principal system
+//! the kept B⁻¹ (x_B += B⁻¹(q − B x_B), O(n²) each), kept only if it lowers the residual (after
+//! Harris steps the exact basic solution can be slightly infeasible); negative round-off in z is
+//! set to 0. If the scaled residual still misses the tolerance, or the path ended otherwise than
+//! by z₀ leaving (exit level, ray, cycle), the principal system
 //! M_αα z_α = −q_α is solved directly by LU on the original problem for α = free rows ∪ the
 //! basic z's, and for α = free rows ∪ {zᵢ > 0}; the answer with the smallest residual is kept.
 //! A linear system is singular when its LU factor has a pivot at most [`SINGULAR_REL_TOL`] ·
-//! ‖A‖max. A ray whose polished point meets the tolerance is reported solved (z₀ was at
-//! round-off level: the residual is the contract); otherwise it is
-//! [`Status::RayTermination`].
+//! ‖A‖max. A ray or cycle whose polished point meets the tolerance is reported solved (z₀ was at
+//! round-off level: the residual is the contract); otherwise it is [`Status::RayTermination`]
+//! or [`Status::IterationLimit`].
 //!
 //! # Mixed LCPs: reduction by the Schur complement
 //!
@@ -173,16 +185,21 @@ impl Solver for Lemke {
             };
         };
 
-        let run = lemke(&reduced.m, &reduced.q, options.max_pivots);
+        let run = lemke(
+            &reduced.m,
+            &reduced.q,
+            options.max_pivots,
+            options.tolerance,
+        );
         let mut z = reduced.expand(problem, &run.z);
         if run.ending == Ending::PivotLimit {
             return finish(problem, z, run.pivots, run.ending, options);
         }
 
         // Polish: solve the final principal system directly (an O(n³) factorization, so only
-        // when the pivoted answer misses the tolerance or the path ended on a ray).
+        // when the pivoted answer misses the tolerance or the path did not end with z₀ leaving).
         let mut r = residual(problem, &z);
-        if r > options.tolerance || run.ending == Ending::Ray {
+        if r > options.tolerance || run.ending != Ending::Complementary {
             let nf = problem.free;
             let basic: Vec<bool> = (0..problem.len())
                 .map(|i| i < nf || run.basic_z[i - nf])
@@ -197,12 +214,11 @@ impl Solver for Lemke {
                 }
             }
         }
-        // A ray reached while z₀ was still at round-off level (degenerate, noisy data) can leave
-        // a point that solves the problem to the tolerance: the residual is the contract.
-        let ending = if run.ending == Ending::Ray && r <= options.tolerance {
-            Ending::Complementary
-        } else {
-            run.ending
+        // A ray or a cycle reached while z₀ was at round-off level (degenerate, noisy data) can
+        // leave a point that solves the problem to the tolerance: the residual is the contract.
+        let ending = match run.ending {
+            Ending::Ray | Ending::Cycle if r <= options.tolerance => Ending::Complementary,
+            ending => ending,
         };
         finish(problem, z, run.pivots, ending, options)
     }
@@ -217,6 +233,11 @@ enum Ending {
     Ray,
     /// `max_pivots` pivots without reaching a complementary basis.
     PivotLimit,
+    /// z₀ fell below the exit level (module doc, "Ending"): the z of the basis solves the LCP
+    /// to within that level.
+    NearlyComplementary,
+    /// A (basis, entering variable) state repeated: round-off defeated the anti-cycling rule.
+    Cycle,
 }
 
 /// The [`Solve`] for `z` on the original problem: Solved only when a complementary basis was
@@ -231,9 +252,11 @@ fn finish(
     let residual = residual(problem, &z);
     let status = match ending {
         Ending::Ray => Status::RayTermination,
-        Ending::PivotLimit => Status::IterationLimit,
-        Ending::Complementary if residual <= options.tolerance => Status::Solved,
-        Ending::Complementary => Status::Inaccurate,
+        Ending::PivotLimit | Ending::Cycle => Status::IterationLimit,
+        Ending::Complementary | Ending::NearlyComplementary if residual <= options.tolerance => {
+            Status::Solved
+        }
+        Ending::Complementary | Ending::NearlyComplementary => Status::Inaccurate,
     };
     Solve {
         z,
@@ -342,6 +365,19 @@ enum Var {
 }
 
 impl Var {
+    /// A pseudo-random 64-bit key (SplitMix64 of the variable's index) for Zobrist hashing.
+    fn hash(self) -> u64 {
+        let id = match self {
+            Var::W(i) => 2 * i as u64,
+            Var::Z(i) => 2 * i as u64 + 1,
+            Var::Z0 => u64::MAX,
+        };
+        let mut x = id.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        x ^ (x >> 31)
+    }
+
     /// The complementary variable (wᵢ ↔ zᵢ); z₀ has none and never re-enters.
     fn complement(self) -> Var {
         match self {
@@ -541,6 +577,26 @@ impl<'a> Tableau<'a> {
         self.xb.gemv(1.0, &self.binv, &self.column, 1.0);
     }
 
+    /// ‖min(ẑ, M̂ẑ + q̂)‖∞ of the basic solution (ẑ = basic z's, negatives read as 0).
+    fn natural_residual(&mut self) -> f64 {
+        let n = self.len();
+        // keys := ẑ, column := M̂ẑ + q̂ (both work buffers).
+        self.keys.clear();
+        self.keys.resize(n, 0.0);
+        self.column.copy_from(&self.q);
+        for k in 0..n {
+            if let Var::Z(j) = self.basis[k] {
+                let x = self.xb[k].max(0.0);
+                self.keys[j] = x;
+                self.column
+                    .axpy(x * self.m_inv_unit, &self.m.column(j), 1.0);
+            }
+        }
+        (0..n)
+            .map(|i| self.keys[i].min(self.column[i]).abs())
+            .fold(0.0, f64::max)
+    }
+
     /// The z part of the basic solution, and which zᵢ are basic.
     fn z(&self) -> (DVector<f64>, Vec<bool>) {
         let n = self.len();
@@ -567,7 +623,7 @@ fn power_of_two_below(x: f64) -> f64 {
 }
 
 /// Lemke's method on the plain LCP(M, q) (module doc, steps 1–4), at most `max_pivots` pivots.
-fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize) -> Run {
+fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize, tolerance: f64) -> Run {
     let n = q.len();
     // Step 1: q ≥ 0 → z = 0.
     if q.iter().all(|&qi| qi >= 0.0) {
@@ -612,10 +668,21 @@ fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize) -> Run {
     let z0_row = r;
     pivots += 1;
 
+    // Exit level of z₀: at an almost-complementary basis ŵ = M̂ẑ + q̂ + d z₀ with ẑ ⊥ ŵ, so ẑ
+    // alone solves the LCP to within z₀ (in units of q̂).
+    let z0_exit = t.zero.max(tolerance.min(1e-5) * 0.1 * t.q.amax());
+    // Cycle detection: Zobrist hash of the basis, combined with the entering variable.
+    let mut basis_hash = t.basis.iter().fold(0u64, |h, &v| h ^ v.hash());
+    basis_hash ^= Var::Z0.hash() ^ leaving.hash();
+    let mut seen = std::collections::HashSet::with_capacity(max_pivots.min(1 << 14));
+
     // Steps 3–4: complementary pivots until z₀ leaves.
     while leaving != Var::Z0 {
         if pivots >= max_pivots {
             return run(&t, pivots, Ending::PivotLimit);
+        }
+        if t.xb[z0_row] <= z0_exit {
+            return run(&t, pivots, Ending::NearlyComplementary);
         }
         let entering = leaving.complement();
         t.load_column(entering);
@@ -629,13 +696,25 @@ fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize) -> Run {
         if t.candidates.is_empty() {
             return run(&t, pivots, Ending::Ray);
         }
+        if !seen.insert(basis_hash ^ entering.hash().rotate_left(17)) {
+            return run(&t, pivots, Ending::Cycle);
+        }
         let r = t.leaving_row(z0_row);
         leaving = t.pivot(r, entering);
+        basis_hash ^= leaving.hash() ^ entering.hash();
         pivots += 1;
     }
 
+    // Refinement moves x_B to the exact basic solution of the final basis; after Harris steps
+    // that one can be slightly infeasible, so it is kept only when it is better.
+    let pivoted = t.xb.clone();
+    let pivoted_residual = t.natural_residual();
     for _ in 0..REFINEMENT_STEPS {
         t.refine();
+    }
+    let refined_residual = t.natural_residual();
+    if refined_residual.is_nan() || refined_residual > pivoted_residual {
+        t.xb.copy_from(&pivoted);
     }
     run(&t, pivots, Ending::Complementary)
 }
