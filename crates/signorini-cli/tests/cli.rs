@@ -1229,3 +1229,153 @@ fn experiment_activation_quick_type_2_stays_out_of_the_surface() {
     );
     assert_png(&out.join("activation.png"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Time-stepping models: --model, --param, solver fallback and failure handling
+// ---------------------------------------------------------------------------------------------
+
+/// `--model` switches the scene's model: the stack written for deepest-point runs with
+/// stewart-trinkle, says which of the scene's parameters it ignores, and records the model, the
+/// velocity-level integration and the solver statistics.
+#[test]
+fn model_override_runs_the_stack_with_stewart_trinkle() {
+    let tmp = TempDir::new("st-override");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("box_stack.toml"),
+            "--model",
+            "stewart-trinkle",
+            "--dt",
+            "1e-2",
+            "--duration",
+            "0.5",
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "stack with stewart-trinkle");
+    assert!(
+        o.stderr.contains("kp") && o.stderr.contains("ignored"),
+        "the deepest-point gains should be reported as ignored:\n{}",
+        o.stderr
+    );
+    let summary = read_summary(&out);
+    assert_eq!(summary["model"]["name"], "stewart-trinkle");
+    assert_eq!(summary["solver"]["solves"], 50);
+    assert_eq!(summary["solver"]["failures"], 0);
+    assert!(num(&summary["solver"], "max_residual") <= 1e-8);
+    let metrics = Csv::read(&out.join("metrics.csv"));
+    metrics.assert_well_formed("metrics.csv", &["solver"]);
+    let rows = metrics.f64s("lcp_rows");
+    // 10 boxes: 4 corners per face pair, 1 normal + 4 friction + 1 sliding row each.
+    assert!(rows[1..].iter().all(|&r| r == 240.0), "{rows:?}");
+}
+
+/// A solver order whose first solver does not apply (PGS on the frictional LCP: zero diagonal of
+/// the sliding rows) falls back to the next one at every step, and the summary counts it.
+#[test]
+fn solver_order_falls_back_when_the_first_solver_does_not_apply() {
+    let tmp = TempDir::new("st-fallback");
+    let out = tmp.join("out");
+    signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("ramp.toml"),
+            "--param",
+            "solvers=pgs,lemke",
+            "--duration",
+            "0.1",
+            "--out",
+            s(&out),
+        ],
+    )
+    .expect_code(0, "ramp with pgs then lemke");
+    let summary = read_summary(&out);
+    assert_eq!(summary["solver"]["solves"], 100);
+    assert_eq!(summary["solver"]["fallbacks"], 100);
+    assert_eq!(summary["solver"]["used"]["lemke"], 100);
+}
+
+/// When no solver meets the tolerance, `on_failure = "stop"` (the default) ends the run with exit
+/// code 1 and a message naming each solver's status and residual; `"continue"` goes on and counts
+/// the failed steps in metrics.csv and summary.json. A pivot limit of 1 makes Lemke fail on the
+/// ramp's 24-row problem.
+#[test]
+fn unsolved_lcp_stops_the_run_or_is_counted_when_continuing() {
+    let tmp = TempDir::new("st-fail");
+    let out = tmp.join("stop");
+    let args = |out: &PathBuf, extra: &'static str| {
+        vec![
+            "run".to_string(),
+            example!("ramp.toml").to_string(),
+            "--param".into(),
+            "solvers=lemke".into(),
+            "--param".into(),
+            "max_pivots=1".into(),
+            "--param".into(),
+            extra.into(),
+            "--duration".into(),
+            "0.05".into(),
+            "--out".into(),
+            s(out).to_string(),
+        ]
+    };
+    let a = args(&out, "on_failure=stop");
+    let o = signorini(
+        tmp.path(),
+        &a.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    o.expect_code(1, "unsolvable with on_failure = stop");
+    assert!(
+        o.stderr.contains("lemke: iteration limit") && o.stderr.contains("residual"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(read_summary(&out)["status"], "failed");
+
+    let out = tmp.join("continue");
+    let a = args(&out, "on_failure=continue");
+    signorini(
+        tmp.path(),
+        &a.iter().map(String::as_str).collect::<Vec<_>>(),
+    )
+    .expect_code(0, "unsolvable with on_failure = continue");
+    let summary = read_summary(&out);
+    assert_eq!(summary["status"], "completed");
+    let failures = summary["solver"]["failures"].as_u64().unwrap();
+    let metrics = Csv::read(&out.join("metrics.csv"));
+    let failed: f64 = metrics.f64s("solver_failed").iter().sum();
+    assert!(failures > 0, "a one-pivot Lemke cannot solve these steps");
+    assert_eq!(failed as u64, failures);
+}
+
+/// `--param` names a parameter the model does not have: exit 2 with the model's parameters.
+#[test]
+fn unknown_param_override_is_rejected_with_the_parameter_list() {
+    let tmp = TempDir::new("st-badparam");
+    let o = signorini(
+        tmp.path(),
+        &["run", example!("ramp.toml"), "--param", "stiffness=3"],
+    );
+    o.expect_code(2, "unknown --param");
+    assert!(
+        o.stderr.contains("stiffness") && o.stderr.contains("friction_directions"),
+        "{}",
+        o.stderr
+    );
+    let o = signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("ramp.toml"),
+            "--param",
+            "activation=sometimes",
+        ],
+    );
+    o.expect_code(2, "bad choice");
+    assert!(o.stderr.contains("anticipating"), "{}", o.stderr);
+}

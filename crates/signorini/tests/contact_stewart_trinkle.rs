@@ -147,3 +147,48 @@ fn time_stepping_is_deterministic() {
     let b = simulate(&scene, None, |_, _| {}).unwrap();
     assert_eq!(a, b);
 }
+
+/// Gap of the ball of a sphere scene after its run, and its largest penetration.
+fn ball_outcome(file: &str, model: &str, activation: &str) -> (f64, f64) {
+    let mut scene = example(file);
+    scene.set_param(
+        "activation",
+        signorini::contact::ParamInput::Word(activation.into()),
+        "test",
+    );
+    let ball = scene.model.body_index("ball").unwrap();
+    let radius = 0.1;
+    let mut deepest: f64 = 0.0;
+    let end = simulate(&scene, Some(model), |_, r| {
+        deepest = deepest.max(r.map_or(0.0, |r| r.max_penetration))
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    (end.bodies[ball].position.z - radius, deepest)
+}
+
+/// Anitescu–Potra has no ψ/h term: with anticipating activation the ball stops at the gap its
+/// contact had when it became active (between 0 and the activation distance, never inside the
+/// plane); with penetrating activation the depth it entered by stays (nothing pushes it out), where
+/// Stewart–Trinkle's ψ/h term removes it. 1e-9 m separates "kept" from "removed": the entry depth
+/// at 5 m/s and h = 1e-3 s is of order 1e-3 m.
+#[test]
+fn anitescu_potra_never_corrects_penetration_and_stops_at_the_activation_gap() {
+    let (gap, deepest) = ball_outcome("sphere_on_plane.toml", "anitescu-potra", "anticipating");
+    eprintln!("anitescu-potra anticipating: final gap {gap:.3e} m, deepest {deepest:.3e} m");
+    assert!(
+        deepest < 1e-9 && gap >= -1e-9,
+        "gap {gap}, deepest {deepest}"
+    );
+
+    let (gap, deepest) = ball_outcome("sphere_on_plane.toml", "anitescu-potra", "penetrating");
+    eprintln!("anitescu-potra penetrating: final gap {gap:.3e} m, deepest {deepest:.3e} m");
+    assert!(deepest > 1e-6, "it must have entered: {deepest}");
+    assert!(gap < -1e-6, "the penetration stays: final gap {gap}");
+
+    let (gap, _) = ball_outcome("sphere_on_plane.toml", "stewart-trinkle", "penetrating");
+    eprintln!("stewart-trinkle penetrating: final gap {gap:.3e} m");
+    assert!(
+        gap > -1e-9,
+        "psi/h removes the penetration: final gap {gap}"
+    );
+}

@@ -160,10 +160,14 @@ pub fn stack(scene: &Scene, model: Option<&str>, h: f64) -> Result<StackResult, 
         let d = end.bodies[i].position - scene.initial.bodies[i].position;
         (d - d.dot(DVec3::Z) * DVec3::Z).length()
     };
+    // Rotation angle of q_end q_start⁻¹ from its vector part, 2 asin |v| (acos of the scalar
+    // part would read every angle below ~2e-8 rad as 0).
     let tilt = |i: usize| {
-        end.bodies[i]
-            .orientation
-            .angle_between(scene.initial.bodies[i].orientation)
+        let rel = end.bodies[i].orientation * scene.initial.bodies[i].orientation.inverse();
+        2.0 * glam::DVec3::new(rel.x, rel.y, rel.z)
+            .length()
+            .min(1.0)
+            .asin()
     };
     Ok(StackResult {
         time_step: h,
