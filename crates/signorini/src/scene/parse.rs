@@ -16,8 +16,8 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use super::desc::*;
-use crate::contact::ParamInput;
 use super::error::{line_of, SceneError};
+use crate::contact::ParamInput;
 
 type Value<'i> = Spanned<DeValue<'i>>;
 type Res<T> = Result<T, SceneError>;
@@ -260,7 +260,13 @@ fn param_input(cx: &Cx, v: &Value, key: &str) -> Res<ParamInput> {
         }
         return Ok(ParamInput::List(words));
     }
-    Err(type_err(cx, v, key, "a number, a word or a list of words", hint))
+    Err(type_err(
+        cx,
+        v,
+        key,
+        "a number, a word or a list of words",
+        hint,
+    ))
 }
 
 fn is_number(v: &Value) -> bool {
