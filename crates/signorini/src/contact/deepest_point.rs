@@ -11,7 +11,7 @@ use super::{
     ParamValue,
 };
 use crate::collision::Contact;
-use crate::dynamics::{Material, Model, State, Wrench};
+use crate::dynamics::{Model, State, Wrench};
 use glam::DVec3;
 
 pub const NAME: &str = "deepest-point";
@@ -159,10 +159,7 @@ impl ContactModel for DeepestPoint {
             let mut f = f_n * c.normal;
             let v_t = v_rel - vn * c.normal;
             let slip = v_t.length();
-            let mu = Material::pair_friction(
-                &model.materials[model.bodies[a].material],
-                &model.materials[model.bodies[b].material],
-            );
+            let mu = model.friction(a, b);
             if slip > 0.0 && mu > 0.0 {
                 let t = v_t / slip;
                 let stop = effective_mass(model, state, a, b, p, t) * slip / h;

@@ -233,6 +233,24 @@ pub trait ContactModel: Send {
     }
 }
 
+/// The Jacobian row of contact `c`'s relative velocity (point on B minus point on A) along `d`.
+pub fn contact_jacobian_row(
+    model: &Model,
+    state: &State,
+    offsets: &[Option<usize>],
+    c: &Contact,
+    d: glam::DVec3,
+) -> crate::dynamics::jacobian::JacobianRow {
+    crate::dynamics::jacobian::contact_row(
+        model,
+        state,
+        offsets,
+        (c.body_a, c.point_a),
+        (c.body_b, c.point_b),
+        d,
+    )
+}
+
 /// Build the model `name` with `params` (name, value) from the scene; absent ones take defaults.
 pub fn build(
     name: &str,

@@ -129,8 +129,8 @@ use super::SolveReport;
 use crate::collision::broad::piece_pose;
 use crate::collision::Contact;
 use crate::dynamics::integrate::accelerations;
-use crate::dynamics::jacobian::{add_row_forces, contact_row, delassus, InverseMass, JacobianRow};
-use crate::dynamics::{Material, Model, State, Wrench};
+use crate::dynamics::jacobian::{add_row_forces, delassus, InverseMass, JacobianRow};
+use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::{Feature, Polytope, Shape};
 use crate::solvers::{self, Options, Problem, Solver, Status};
 use glam::DVec3;
@@ -438,10 +438,7 @@ pub fn resting_forces(
         } else if v_n < -options.velocity_tolerance {
             ContactClass::Colliding
         } else {
-            mu[i] = Material::pair_friction(
-                &model.materials[model.bodies[c.body_a].material],
-                &model.materials[model.bodies[c.body_b].material],
-            );
+            mu[i] = model.friction(c.body_a, c.body_b);
             let slip = k.v_rel - v_n * c.normal;
             let speed = slip.length();
             if mu[i] == 0.0 {
@@ -476,14 +473,7 @@ pub fn resting_forces(
         let k = options.friction_directions;
         let offsets = model.dof_offsets();
         let row = |c: &Contact, d: DVec3| -> JacobianRow {
-            contact_row(
-                model,
-                state,
-                &offsets,
-                (c.body_a, c.point_a),
-                (c.body_b, c.point_b),
-                d,
-            )
+            super::contact_jacobian_row(model, state, &offsets, c, d)
         };
         // Positions (in `resting`) of the sticking and sliding contacts.
         let sticking: Vec<usize> = (0..resting.len())

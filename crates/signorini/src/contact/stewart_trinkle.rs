@@ -43,13 +43,13 @@
 //! the approach exactly at contact.
 use super::cone;
 use super::{
-    ConfigError, ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind,
-    ParamSpec, ParamValue, SolveReport,
+    contact_jacobian_row, ConfigError, ContactError, ContactModel, ModelSpec, ModelStats,
+    ParamDefault, ParamKind, ParamSpec, ParamValue, SolveReport,
 };
 use crate::collision::Contact;
 use crate::dynamics::integrate::accelerations;
-use crate::dynamics::jacobian::{add_row_forces, contact_row, delassus, InverseMass, JacobianRow};
-use crate::dynamics::{Material, Model, State, Wrench};
+use crate::dynamics::jacobian::{add_row_forces, delassus, InverseMass, JacobianRow};
+use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::Feature;
 use crate::solvers::{self, Options, Problem, Solver};
 use nalgebra::{DMatrix, DVector};
@@ -60,7 +60,7 @@ pub const NAME_STEWART_TRINKLE: &str = "stewart-trinkle";
 pub const NAME_ANITESCU_POTRA: &str = "anitescu-potra";
 
 /// Solver names, in the default fallback order.
-const SOLVER_NAMES: &[&str] = &["lemke", "fischer-burmeister", "pgs"];
+const SOLVER_NAMES: &[&str] = &["lemke", "fischer-burmeister", "pgs", "block-gauss-seidel"];
 
 const PARAMS: &[ParamSpec] = &[
     ParamSpec {
@@ -439,28 +439,14 @@ pub fn assemble(
     let offsets = model.dof_offsets();
     let mu: Vec<f64> = active
         .iter()
-        .map(|c| {
-            Material::pair_friction(
-                &model.materials[model.bodies[c.body_a].material],
-                &model.materials[model.bodies[c.body_b].material],
-            )
-        })
+        .map(|c| model.friction(c.body_a, c.body_b))
         .collect();
     let frictional: Vec<usize> = (0..active.len()).filter(|&c| mu[c] > 0.0).collect();
     let (nc, nf) = (active.len(), frictional.len());
 
     // Rows of G: normals first, then k tangent rows per frictional contact.
     let mut rows: Vec<JacobianRow> = Vec::with_capacity(nc + nf * k);
-    let rel_row = |c: &Contact, d| {
-        contact_row(
-            model,
-            state,
-            &offsets,
-            (c.body_a, c.point_a),
-            (c.body_b, c.point_b),
-            d,
-        )
-    };
+    let rel_row = |c: &Contact, d| contact_jacobian_row(model, state, &offsets, c, d);
     for c in active {
         rows.push(rel_row(c, c.normal));
     }

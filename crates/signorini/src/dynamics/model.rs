@@ -61,6 +61,14 @@ impl Model {
         6 * self.bodies.iter().filter(|b| !b.fixed).count()
     }
 
+    /// Coulomb friction coefficient between bodies `a` and `b` (`Material::pair_friction`).
+    pub fn friction(&self, a: usize, b: usize) -> f64 {
+        Material::pair_friction(
+            &self.materials[self.bodies[a].material],
+            &self.materials[self.bodies[b].material],
+        )
+    }
+
     pub fn body_index(&self, name: &str) -> Option<usize> {
         self.bodies.iter().position(|b| b.name == name)
     }
