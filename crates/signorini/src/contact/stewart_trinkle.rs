@@ -28,9 +28,10 @@
 //! ```
 //!
 //! Anitescu–Potra (1997) drops the ψ/h term: the normal constraint is G_nᵀ ν⁺ ≥ 0 on the active
-//! set. Their LCP is always solvable (M_lcp is copositive-plus and the problem feasible), so
-//! Lemke never fails on it; the price is that penetration is never corrected and bodies stop at
-//! the gap they had when their contact became active.
+//! set. They prove their LCP always has a solution that Lemke's method finds in exact arithmetic
+//! (M_lcp is copositive, though not copositive-plus: a unit σ gives zᵀMz = 0 with
+//! (M + Mᵀ)z = μ e ≠ 0; see docs/solvers.md); the price is that penetration is never corrected and
+//! bodies stop at the gap they had when their contact became active.
 //!
 //! The impulses are returned as forces p/h held over the step, so the pipeline's semi-implicit
 //! Euler update reproduces ν⁺ and then q⁺ = q + h ν⁺ with the orientation advanced by the
