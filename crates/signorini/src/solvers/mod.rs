@@ -14,7 +14,9 @@
 //! most `options.tolerance`; anything else is a failure that names its reason.
 //!
 //! One solver per file: `lemke` (complementary pivoting), `pgs` (projected Gauss–Seidel / SOR),
-//! `fischer_burmeister` (semismooth Newton on the Fischer–Burmeister function).
+//! `fischer_burmeister` (semismooth Newton on the Fischer–Burmeister function),
+//! `block_gauss_seidel` (projected block Gauss–Seidel, one small LCP per contact block).
+pub mod block_gauss_seidel;
 pub mod fischer_burmeister;
 pub mod lemke;
 pub mod pgs;
@@ -201,6 +203,7 @@ pub fn residual(problem: &Problem, z: &DVector<f64>) -> f64 {
 pub fn all() -> Vec<Box<dyn Solver>> {
     vec![
         Box::new(lemke::Lemke),
+        Box::new(block_gauss_seidel::BlockGaussSeidel),
         Box::new(fischer_burmeister::FischerBurmeister),
         Box::new(pgs::Pgs),
     ]
