@@ -398,8 +398,8 @@ impl Layout {
 
         // Sweep order: every row in turn, a multi-row block at its first row.
         let mut steps = Vec::with_capacity(n);
-        for i in 0..n {
-            match owner[i] {
+        for (i, &b) in owner.iter().enumerate() {
+            match b {
                 UNOWNED => steps.push(Step::Row(i)),
                 b if block_rows[block_start[b]] == i => steps.push(Step::Block(b)),
                 _ => {}
@@ -753,7 +753,8 @@ impl Local {
         let t = &self.tableau;
         let c = |i: usize| sign * t[i * cols + col];
         let c_max = (0..s).fold(0.0f64, |a, i| a.max(c(i).abs()));
-        if !(c_max > 0.0) {
+        // No positive entry (or NaN from overflow): nothing blocks.
+        if c_max.is_nan() || c_max <= 0.0 {
             return None;
         }
         self.tied.clear();
