@@ -1,0 +1,230 @@
+//! `signorini experiment NAME`: run one of the papers' experiments (`signorini::experiments`) on
+//! the bundled scenes, print its figures as a table and write a CSV file and plots. The
+//! experiments, their sources and their files are described in `docs/experiments.md`.
+mod complementarity;
+
+use crate::plot::{self, Axes, Mark, Series};
+use crate::{input_error, Failure};
+use anyhow::anyhow;
+use indicatif::{ProgressBar, ProgressStyle};
+use signorini::scene::{self, Scene};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// A named experiment of the `experiment` command.
+struct Experiment {
+    name: &'static str,
+    summary: &'static str,
+    run: fn(&mut Context) -> Result<(), Failure>,
+}
+
+const EXPERIMENTS: [Experiment; 4] = [
+    Experiment {
+        name: "activation",
+        summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
+        run: complementarity::activation,
+    },
+    Experiment {
+        name: "ramp",
+        summary: "block on a 30° ramp: acceleration vs g (sin θ − μ cos θ)⁺ for μ from 0 to 1",
+        run: complementarity::ramp,
+    },
+    Experiment {
+        name: "box-stack",
+        summary: "10 stacked boxes: drift, tilt, sinking; stewart-trinkle at h = 1e-2, 1e-3 vs deepest-point",
+        run: complementarity::box_stack,
+    },
+    Experiment {
+        name: "perturbed-block",
+        summary: "resting cube under 10 random pushes: energy and penetration per model (Drumwright 2008)",
+        run: complementarity::perturbed_block,
+    },
+];
+
+/// Options of the `experiment` command.
+pub struct Options {
+    /// Output directory (default `out/experiment-NAME`).
+    pub out: Option<PathBuf>,
+    /// Fewer and shorter runs.
+    pub quick: bool,
+    /// Where the scenes are (default `examples`).
+    pub examples: Option<PathBuf>,
+}
+
+/// The experiments' names with one-line descriptions, one a line.
+pub fn listing() -> String {
+    EXPERIMENTS
+        .iter()
+        .map(|e| format!("  {:<16} {}", e.name, e.summary))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Run the experiment `name`, or list the experiments when there is no name or `list` is set.
+pub fn cmd_experiment(name: Option<&str>, list: bool, o: Options) -> Result<(), Failure> {
+    let name = match name {
+        Some(n) if !list => n,
+        _ => {
+            say!("experiments (signorini experiment NAME [--quick] [--out DIR] [--examples DIR]):");
+            say!("{}", listing());
+            return Ok(());
+        }
+    };
+    let Some(e) = EXPERIMENTS.iter().find(|e| e.name == name) else {
+        return Err(input_error(anyhow!(
+            "unknown experiment `{name}`; the experiments are:\n{}",
+            listing()
+        )));
+    };
+    let mut cx = Context {
+        examples: o.examples.unwrap_or_else(|| PathBuf::from("examples")),
+        out: o
+            .out
+            .unwrap_or_else(|| PathBuf::from("out").join(format!("experiment-{name}"))),
+        quick: o.quick,
+        bar: None,
+        written: Vec::new(),
+    };
+    let start = Instant::now();
+    (e.run)(&mut cx)?;
+    say!(
+        "wrote {}/{{{}}} ({:.1} s)",
+        cx.out.display(),
+        cx.written.join(", "),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// What an experiment needs from the command: where scenes are and files go, progress and the
+/// list of files written.
+pub(super) struct Context {
+    pub(super) examples: PathBuf,
+    pub(super) out: PathBuf,
+    pub(super) quick: bool,
+    pub(super) bar: Option<ProgressBar>,
+    pub(super) written: Vec<String>,
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        // A failed run leaves no half-drawn bar above the error message.
+        self.finish();
+    }
+}
+
+impl Context {
+    /// Load `<examples>/<file>`, check it has the `bodies` the experiment refers to and that each
+    /// of `models` (None: the scene's own) builds with it. Any of these failing is bad input.
+    pub(super) fn scene(
+        &self,
+        file: &str,
+        models: &[Option<&str>],
+        bodies: &[&str],
+    ) -> Result<Scene, Failure> {
+        let path = self.examples.join(file);
+        if !path.is_file() {
+            return Err(input_error(anyhow!(
+                "scene {} not found: run from the repository root (which holds examples/) or pass --examples DIR",
+                path.display()
+            )));
+        }
+        let scene = scene::load(&path).map_err(input_error)?;
+        for b in bodies {
+            if scene.model.body_index(b).is_none() {
+                return Err(input_error(anyhow!(
+                    "{}: the experiment needs a body named `{b}`",
+                    path.display()
+                )));
+            }
+        }
+        for m in models {
+            scene.contact_model(*m).map_err(input_error)?;
+        }
+        Ok(scene)
+    }
+
+    /// A progress bar over `runs` runs when stdout is a terminal (drawn on stderr).
+    pub(super) fn start(&mut self, runs: usize) {
+        if !std::io::stdout().is_terminal() {
+            return;
+        }
+        let bar = ProgressBar::new(runs as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs  {msg}",
+            )
+            .expect("static template"),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        self.bar = Some(bar);
+    }
+
+    pub(super) fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+
+    /// One run of the experiment, described by `what` in the progress bar and in the error
+    /// message if it fails (exit code 1).
+    pub(super) fn run<T>(
+        &self,
+        what: &str,
+        f: impl FnOnce() -> Result<T, String>,
+    ) -> Result<T, Failure> {
+        if let Some(b) = &self.bar {
+            b.set_message(what.to_string());
+        }
+        let r = f().map_err(|e| Failure {
+            code: 1,
+            error: anyhow!("{what}: {e}"),
+        })?;
+        if let Some(b) = &self.bar {
+            b.inc(1);
+        }
+        Ok(r)
+    }
+
+    /// Write `<out>/<name>`: the header line and one line per row.
+    pub(super) fn csv(&mut self, name: &str, header: &str, rows: &[String]) -> Result<(), Failure> {
+        let path = self.out.join(name);
+        let mut text = String::with_capacity(64 * (rows.len() + 1));
+        text.push_str(header);
+        text.push('\n');
+        for r in rows {
+            text.push_str(r);
+            text.push('\n');
+        }
+        std::fs::create_dir_all(&self.out)
+            .and_then(|_| std::fs::write(&path, text))
+            .map_err(|e| Failure {
+                code: 1,
+                error: anyhow!("writing {}: {e}", path.display()),
+            })?;
+        self.written.push(name.to_string());
+        Ok(())
+    }
+
+    /// Draw `<out>/<name>`; a plot that cannot be drawn is a note, not a failure (the CSV holds
+    /// the figures).
+    pub(super) fn plot(&mut self, name: &str, axes: &Axes, series: &[(&Series, Mark)]) {
+        match plot::chart(&self.out.join(name), axes, series) {
+            Ok(()) => self.written.push(name.to_string()),
+            Err(e) => eprintln!("note: no {name}: {e:#}"),
+        }
+    }
+}
+
+/// Every series drawn as a line.
+pub(super) fn lines(series: &[Series]) -> Vec<(&Series, Mark)> {
+    series.iter().map(|s| (s, Mark::Line)).collect()
+}
+
+pub(super) fn stem(file: &str) -> String {
+    Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
