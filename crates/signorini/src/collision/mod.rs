@@ -1,7 +1,9 @@
 //! Collision detection: broad phase → narrow phase → contacts (with their features), for pairs
-//! that penetrate and for pairs closer than the activation distance.
+//! that penetrate and for pairs closer than the activation distance; `potential` enumerates PEG's
+//! potential contacts (feature pairs and their groups) of close polytope pairs.
 pub mod broad;
 pub mod narrow;
+pub mod potential;
 
 pub use broad::{BroadPhase, PiecePair};
 pub use narrow::NarrowPhase;

@@ -6,8 +6,10 @@
 //! the same [`Contact`]s and build Jacobian rows with `dynamics::jacobian`.
 pub mod cone;
 pub mod deepest_point;
+pub mod peg;
 pub mod resting;
 pub mod stewart_trinkle;
+pub mod time_stepping;
 
 use crate::collision::Contact;
 use crate::dynamics::{Model, State, Wrench};
@@ -90,6 +92,7 @@ pub fn catalog() -> Vec<ModelSpec> {
         deepest_point::SPEC,
         stewart_trinkle::SPEC_STEWART_TRINKLE,
         stewart_trinkle::SPEC_ANITESCU_POTRA,
+        peg::SPEC,
     ]
 }
 
@@ -176,6 +179,9 @@ pub struct ModelStats {
     pub active_points: usize,
     /// The complementarity problem solved, for constraint-based models.
     pub solve: Option<SolveReport>,
+    /// Wall-clock seconds of collision detection the model did itself (PEG's potential
+    /// contacts); the pipeline counts them in the narrow-phase stage.
+    pub detection: f64,
 }
 
 /// One complementarity solve inside a model.
@@ -274,6 +280,7 @@ pub fn build(
             stewart_trinkle::Formulation::AnitescuPotra,
             &values,
         )?),
+        peg::NAME => Box::new(peg::Peg::new(&values)?),
         _ => unreachable!("every catalogued model is buildable"),
     })
 }

@@ -42,26 +42,22 @@
 //! in the problem, so a body approaching fast enters by up to |v| h before it is stopped;
 //! `anticipating` puts every contact with ψ below the activation distance, so the ψ/h term stops
 //! the approach exactly at contact.
-use super::cone;
+use super::time_stepping::{self, SolverChain};
+use super::{cone, ModelSpec};
 use super::{
-    contact_jacobian_row, ConfigError, ContactError, ContactModel, ModelSpec, ModelStats,
-    ParamDefault, ParamKind, ParamSpec, ParamValue, SolveReport,
+    contact_jacobian_row, ConfigError, ContactError, ContactModel, ModelStats, ParamDefault,
+    ParamKind, ParamSpec, ParamValue,
 };
 use crate::collision::Contact;
-use crate::dynamics::integrate::accelerations;
 use crate::dynamics::jacobian::{add_row_forces, delassus, InverseMass, JacobianRow};
 use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::Feature;
-use crate::solvers::{self, Options, Problem, Solver};
+use crate::solvers::Problem;
 use nalgebra::{DMatrix, DVector};
 use std::collections::HashMap;
-use std::time::Instant;
 
 pub const NAME_STEWART_TRINKLE: &str = "stewart-trinkle";
 pub const NAME_ANITESCU_POTRA: &str = "anitescu-potra";
-
-/// Solver names, in the default fallback order.
-const SOLVER_NAMES: &[&str] = &["lemke", "fischer-burmeister", "pgs", "block-gauss-seidel"];
 
 const PARAMS: &[ParamSpec] = &[
     ParamSpec {
@@ -71,64 +67,14 @@ const PARAMS: &[ParamSpec] = &[
         description: "which contacts enter the problem: \"anticipating\" (Nguyen-Trinkle type 2: every contact with gap below activation_distance) or \"penetrating\" (type 1: only contacts with gap < 0)",
         kind: ParamKind::Choice(&["anticipating", "penetrating"]),
     },
-    ParamSpec {
-        name: "activation_distance",
-        unit: "m",
-        default: ParamDefault::Derived(
-            "simulation.activation_distance + 4 h max_i(|v_i| + |w_i| r_i + h |g|)",
-        ),
-        description: "contacts closer than this are detected; the default covers any pair's approach over one step with a factor 2 (r_i: body i's bounding radius about its centre of mass)",
-        kind: ParamKind::Number { min: 0.0 },
-    },
-    ParamSpec {
-        name: "friction_directions",
-        unit: "-",
-        default: ParamDefault::Value(4.0),
-        description: "k, the number of tangent directions of the polyhedral friction cone (an integer >= 3)",
-        kind: ParamKind::Number { min: 3.0 },
-    },
-    ParamSpec {
-        name: "solvers",
-        unit: "-",
-        default: ParamDefault::Words(SOLVER_NAMES),
-        description: "LCP solvers tried in this order until one meets the tolerance",
-        kind: ParamKind::List(SOLVER_NAMES),
-    },
-    ParamSpec {
-        name: "tolerance",
-        unit: "-",
-        default: ParamDefault::Value(1e-8),
-        description: "a solve succeeds when ||min(z, Mz + q)||_inf / ||q||_inf is at most this",
-        kind: ParamKind::Number { min: 0.0 },
-    },
-    ParamSpec {
-        name: "max_iterations",
-        unit: "-",
-        default: ParamDefault::Value(500.0),
-        description: "iteration limit of the iterative solvers (PGS sweeps, Newton iterations)",
-        kind: ParamKind::Number { min: 1.0 },
-    },
-    ParamSpec {
-        name: "max_pivots",
-        unit: "-",
-        default: ParamDefault::Derived("100 + 20 n for a problem of n rows"),
-        description: "pivot limit of Lemke's method",
-        kind: ParamKind::Number { min: 1.0 },
-    },
-    ParamSpec {
-        name: "relaxation",
-        unit: "-",
-        default: ParamDefault::Value(1.0),
-        description: "over-relaxation factor of PGS, in (0, 2)",
-        kind: ParamKind::Number { min: 0.0 },
-    },
-    ParamSpec {
-        name: "on_failure",
-        unit: "-",
-        default: ParamDefault::Word("stop"),
-        description: "when no solver meets the tolerance: \"stop\" the run with the residuals, or \"continue\" with the answer of smallest residual (counted in metrics.csv)",
-        kind: ParamKind::Choice(&["stop", "continue"]),
-    },
+    time_stepping::ACTIVATION_DISTANCE,
+    time_stepping::FRICTION_DIRECTIONS,
+    time_stepping::SOLVERS,
+    time_stepping::TOLERANCE,
+    time_stepping::MAX_ITERATIONS,
+    time_stepping::MAX_PIVOTS,
+    time_stepping::RELAXATION,
+    time_stepping::ON_FAILURE,
 ];
 
 pub const SPEC_STEWART_TRINKLE: ModelSpec = ModelSpec {
@@ -173,10 +119,7 @@ pub struct TimeStepping {
     anticipating: bool,
     activation_distance: Option<f64>,
     directions: usize,
-    solvers: Vec<Box<dyn Solver>>,
-    options: Options,
-    max_pivots: Option<usize>,
-    stop_on_failure: bool,
+    solvers: SolverChain,
     /// Bounding radius of each body about its centre of mass (m), computed on first use.
     radii: Vec<f64>,
     /// Last step's solution per contact: (p_n, β, σ); β has `directions` entries or none.
@@ -195,30 +138,20 @@ impl TimeStepping {
                 expected: "an integer".into(),
             });
         }
-        let mut solver_list = Vec::new();
-        for name in values[3].words() {
-            solver_list.push(solvers::by_name(name).ok_or_else(|| ConfigError::Invalid {
-                param: "solvers".into(),
-                value: name.to_string(),
-                expected: format!("a solver of this build: {}", solvers::names()),
-            })?);
-        }
-        let max_iterations = number(5).expect("max_iterations has a value");
         Ok(TimeStepping {
             formulation,
             values: values.to_vec(),
             anticipating: values[0].word() == Some("anticipating"),
             activation_distance: number(1),
             directions: k as usize,
-            solvers: solver_list,
-            options: Options {
-                tolerance: number(4).expect("tolerance has a value"),
-                max_iterations: max_iterations as usize,
-                max_pivots: 0,
-                relaxation: number(7).expect("relaxation has a value"),
-            },
-            max_pivots: number(6).map(|v| v as usize),
-            stop_on_failure: values[8].word() == Some("stop"),
+            solvers: SolverChain::new(
+                &values[3].words(),
+                number(4).expect("tolerance has a value"),
+                number(5).expect("max_iterations has a value"),
+                number(6),
+                number(7).expect("relaxation has a value"),
+                values[8].word(),
+            )?,
             radii: Vec::new(),
             previous: HashMap::new(),
         })
@@ -226,16 +159,7 @@ impl TimeStepping {
 
     fn body_radii(&mut self, model: &Model) -> &[f64] {
         if self.radii.len() != model.bodies.len() {
-            self.radii = model
-                .bodies
-                .iter()
-                .map(|b| {
-                    b.pieces
-                        .iter()
-                        .map(|p| p.pose.translation.length() + p.shape.bounding_radius())
-                        .fold(0.0, f64::max)
-                })
-                .collect();
+            self.radii = time_stepping::body_radii(model);
         }
         &self.radii
     }
@@ -274,33 +198,10 @@ impl ContactModel for TimeStepping {
         if let Some(d) = self.activation_distance {
             return d;
         }
-        let s = &model.settings;
         if !self.anticipating {
-            return s.activation_distance;
+            return model.settings.activation_distance;
         }
-        let h = s.time_step;
-        let radius = |i: usize| {
-            self.radii.get(i).copied().unwrap_or_else(|| {
-                model.bodies[i]
-                    .pieces
-                    .iter()
-                    .map(|p| p.pose.translation.length() + p.shape.bounding_radius())
-                    .fold(0.0, f64::max)
-            })
-        };
-        let fastest = model
-            .bodies
-            .iter()
-            .zip(&state.bodies)
-            .enumerate()
-            .filter(|(_, (b, _))| !b.fixed)
-            .map(|(i, (_, bs))| {
-                bs.velocity.length()
-                    + bs.angular_velocity.length() * radius(i)
-                    + h * s.gravity.length()
-            })
-            .fold(0.0, f64::max);
-        s.activation_distance + 4.0 * h * fastest
+        time_stepping::anticipating_distance(model, state, &self.radii)
     }
 
     fn contact_forces(
@@ -345,44 +246,9 @@ impl ContactModel for TimeStepping {
             }
         }
 
-        let mut options = self.options;
-        options.max_pivots = self.max_pivots.unwrap_or(100 + 20 * n);
-        let t0 = Instant::now();
-        let mut best: Option<(usize, solvers::Solve)> = None;
-        let mut attempts = Vec::new();
-        for (i, solver) in self.solvers.iter().enumerate() {
-            let solve = solver.solve(problem, Some(&warm), &options);
-            attempts.push(format!(
-                "{}: {} after {} iterations, residual {:.3e}",
-                solver.name(),
-                solve.status,
-                solve.stats.iterations,
-                solve.stats.residual
-            ));
-            let solved = solve.status.is_solved();
-            let better = match &best {
-                None => solve.stats.residual.is_finite(),
-                Some((_, b)) => solve.stats.residual < b.stats.residual,
-            };
-            if solved || better {
-                best = Some((i, solve));
-            }
-            if solved {
-                break;
-            }
-        }
-        let seconds = t0.elapsed().as_secs_f64();
-        let failed = !best.as_ref().is_some_and(|(_, s)| s.status.is_solved());
-        if failed && (self.stop_on_failure || best.is_none()) {
-            return Err(ContactError(format!(
-                "LCP of {n} rows ({nc} contacts, {nf} with friction) not solved to tolerance {:e}: {}. \
-                 Try another solver order (contact.solvers), a smaller time step, or contact.on_failure = \"continue\"",
-                options.tolerance,
-                attempts.join("; ")
-            )));
-        }
-        let (which, solve) = best.expect("a finite answer exists");
-        let z = solve.z;
+        let (z, report) = self.solvers.solve(problem, &warm, || {
+            format!("LCP of {n} rows ({nc} contacts, {nf} with friction)")
+        })?;
 
         add_row_forces(model, rows, z.as_slice(), h, out);
 
@@ -400,15 +266,8 @@ impl ContactModel for TimeStepping {
         }
         Ok(ModelStats {
             active_points: (0..nc).filter(|&c| z[c] > 0.0).count(),
-            solve: Some(SolveReport {
-                rows: n,
-                solver: self.solvers[which].name(),
-                iterations: solve.stats.iterations,
-                residual: solve.stats.residual,
-                attempts: attempts.len(),
-                seconds,
-                failed,
-            }),
+            solve: Some(report),
+            detection: 0.0,
         })
     }
 }
@@ -458,16 +317,7 @@ pub fn assemble(
     }
 
     // Free velocity ν_ℓ: the semi-implicit Euler velocity under the applied wrenches.
-    let mut nu_free = vec![0.0; model.dof_count()];
-    for (i, body) in model.bodies.iter().enumerate() {
-        if let (Some(o), false) = (offsets[i], body.fixed) {
-            let (a, alpha) = accelerations(model, state, i, &applied[i]);
-            let bs = &state.bodies[i];
-            let v = bs.velocity + h * a;
-            let w = bs.angular_velocity + h * alpha;
-            nu_free[o..o + 6].copy_from_slice(&[v.x, v.y, v.z, w.x, w.y, w.z]);
-        }
-    }
+    let nu_free = time_stepping::free_velocity(model, state, h, applied);
 
     // The LCP in z = (p_n, β, σ).
     let nt = nf * k;

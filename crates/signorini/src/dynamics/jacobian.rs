@@ -156,3 +156,43 @@ pub fn add_row_forces(
         }
     }
 }
+
+/// The difference row `p − k` (blocks of the same body added).
+pub fn row_difference(p: &JacobianRow, k: &JacobianRow) -> JacobianRow {
+    let mut blocks = p.blocks.clone();
+    for (o, b) in &k.blocks {
+        match blocks.iter_mut().find(|(q, _)| q == o) {
+            Some((_, acc)) => {
+                for i in 0..6 {
+                    acc[i] -= b[i];
+                }
+            }
+            None => blocks.push((*o, b.map(|x| -x))),
+        }
+    }
+    JacobianRow { blocks }
+}
+
+/// The rectangular product G_x M⁻¹ G_yᵀ of two sets of rows (rows_x × rows_y). Only pairs of rows
+/// that share a body contribute.
+pub fn cross_delassus(
+    rows_x: &[JacobianRow],
+    rows_y: &[JacobianRow],
+    inv_mass: &InverseMass,
+) -> nalgebra::DMatrix<f64> {
+    let mut w = nalgebra::DMatrix::zeros(rows_x.len(), rows_y.len());
+    let mut by_body: Vec<Vec<(usize, [f64; 6])>> = vec![Vec::new(); inv_mass.blocks.len()];
+    for (c, row) in rows_y.iter().enumerate() {
+        for (o, b) in &row.blocks {
+            by_body[o / 6].push((c, inv_mass.apply(*o, b)));
+        }
+    }
+    for (r, row) in rows_x.iter().enumerate() {
+        for (o, b) in &row.blocks {
+            for (c, mb) in &by_body[o / 6] {
+                w[(r, *c)] += (0..6).map(|k| b[k] * mb[k]).sum::<f64>();
+            }
+        }
+    }
+    w
+}

@@ -1,0 +1,622 @@
+//! PEG, the polytopal exact-geometry contact model (Williams, Lu & Trinkle 2016), in the same
+//! velocity-level time stepper as Stewart–Trinkle (paper §6: "the only difference in the time
+//! steppers was that one used the standard contact model and the other used PEG"), with Coulomb
+//! friction on a polyhedral cone added (the paper leaves friction out).
+//!
+//! Polytope pairs that the narrow phase finds close are handed to `collision::potential`, which
+//! enumerates their potential contacts and groups them into constraints "at least one member keeps
+//! ψ ≥ 0" (U-, I- and X-constraints, eqs 17–25, per configuration, eqs 34–38). Every other contact
+//! (sphere, half-space) is a plain unilateral constraint, as in the standard model: a plane or a
+//! smooth surface has no corner to be trapped at.
+//!
+//! # One primary contact per constraint (eq. 24)
+//!
+//! Each constraint j gets one primary contact P_j (|C_ι| = 1), the only one that carries a force;
+//! the other members K_j1 … K_jm are geometry only. The heuristic: among the members that may carry
+//! a force (applicable, `Group::candidates`), the one with the **largest gap** (ties: the more
+//! applicable, then the first). For a vertex group this is the face in whose Voronoi region the
+//! vertex lies (the largest face-plane distance of a point outside a convex body is the face that
+//! realizes its distance), and for a penetrating vertex the face of the shallowest way out. Edge
+//! groups have the edge–edge contact as their only candidate.
+//!
+//! # The subproblem (eqs 39–49, velocity level)
+//!
+//! With ψ̂_X = ψ_X / h + G_X ν⁺ (the end-of-step gap over h, eq. 6; ψ_t = 0: no body here moves by
+//! prescription) and slack variables c (m/s):
+//!
+//! ```text
+//!   ν⁺ = ν_ℓ + M⁻¹ (Σ_j G_Pjᵀ p_j + Dᵀ β)                               (eq. 43, plus friction)
+//!   0 ≤ c_js ⊥ c_j1 + … + c_js + ψ̂_Pj − ψ̂_Kjs ≥ 0     s = 1 … m       (eqs 20, 39, 45)
+//!   0 ≤ p_j  ⊥ c_j1 + … + c_jm + ψ̂_Pj ≥ 0                             (eqs 24, 40, 46)
+//!   0 ≤ β_j  ⊥ D_jᵀ ν⁺ + e σ_j ≥ 0,   0 ≤ σ_j ⊥ μ_j p_j − eᵀ β_j ≥ 0   (friction on P_j)
+//! ```
+//!
+//! By Lemma 1.1 the chain makes ψ̂_Pj + Σ_s c_js = max(ψ̂_Pj, ψ̂_Kj1, …, ψ̂_Kjm): the constraint holds
+//! when any member ends the step with a non-negative gap, and p_j pushes along P_j's normal only
+//! when that maximum is zero. Eliminating ν⁺ as in `stewart_trinkle.rs` leaves an LCP in
+//! z = (p, β, σ, c):
+//!
+//! ```text
+//!   [ W_PP  W_PD  0   E_P ]       [ G_P ν_ℓ + ψ_P/h     ]
+//!   [ W_DP  W_DD  E   0   ]       [ D ν_ℓ               ]
+//!   [ μ     −Eᵀ   0   0   ] z  +  [ 0                   ]
+//!   [ W_ΔP  W_ΔD  0   L   ]       [ Δ ν_ℓ + (ψ_P − ψ_K)/h ]
+//! ```
+//!
+//! with Δ the rows G_Pj − G_Kjs (eq. 42), E_P the ones of eq. 24 and L the lower-triangular ones of
+//! E_I1 (eq. 45). The ψ/h stabilization term is kept, as in the paper's experiments. The c rows
+//! have a unit diagonal, the σ rows a zero one: Lemke or Fischer–Burmeister solve it
+//! (`docs/solvers.md`), with the same fallback chain as Stewart–Trinkle.
+//!
+//! # Activation
+//!
+//! The narrow phase finds the candidate pairs with Stewart–Trinkle's anticipating distance
+//! (`time_stepping::anticipating_distance`). Potential contacts of a pair (a, b) are searched
+//! within δ_ab = `simulation.activation_distance` + 2 h (u_a + u_b), u_i = |v_i| + |ω_i| r_i + h |g|
+//! the speed bound of body i: the distance the two bodies can close in one step, twice over (the
+//! global distance uses the fastest body for every pair). A given `activation_distance` is used
+//! for every pair instead.
+use super::time_stepping::{self, SolverChain};
+use super::{
+    cone, contact_jacobian_row, ConfigError, ContactError, ContactModel, ModelSpec, ModelStats,
+    ParamDefault, ParamKind, ParamSpec, ParamValue,
+};
+use crate::collision::potential::{self, GroupKey, PotentialParams, PotentialSet};
+use crate::collision::Contact;
+use crate::dynamics::jacobian::{
+    add_row_forces, cross_delassus, delassus, row_difference, InverseMass, JacobianRow,
+};
+use crate::dynamics::{Model, State, Wrench};
+use crate::geometry::{Feature, Shape};
+use crate::solvers::Problem;
+use nalgebra::{DMatrix, DVector};
+use std::collections::HashMap;
+use std::time::Instant;
+
+pub const NAME: &str = "peg";
+
+/// A constraint whose primary ends the step more than this below its plane (m) let its body pass
+/// a corner the standard model's half-space would have blocked: a trap, counted in [`PegStats`].
+pub const TRAP_DEPTH: f64 = 1e-9;
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "activation_distance",
+        unit: "m",
+        default: ParamDefault::Derived(
+            "per pair (a, b): simulation.activation_distance + 2 h (u_a + u_b), u_i = |v_i| + |w_i| r_i + h |g|",
+        ),
+        description: "feature pairs closer than this are potential contacts; the default covers the pair's approach over one step with a factor 2 (r_i: body i's bounding radius about its centre of mass)",
+        kind: ParamKind::Number { min: 0.0 },
+    },
+    ParamSpec {
+        name: "applicability_angle",
+        unit: "rad",
+        default: ParamDefault::Value(0.2),
+        description: "theta of the relaxed applicability eps = sin(theta) (PEG eqs 29-31): feature pairs that a turn of theta within a step would make able to touch count as potential contacts",
+        kind: ParamKind::Number { min: 0.0 },
+    },
+    ParamSpec {
+        name: "parallel_angle",
+        unit: "rad",
+        default: ParamDefault::Value(1e-3),
+        description: "edges closer to parallel than this give no edge-edge contact (their endpoints' vertex constraints hold them)",
+        kind: ParamKind::Number { min: 0.0 },
+    },
+    ParamSpec {
+        name: "friction",
+        unit: "-",
+        default: ParamDefault::Word("coulomb"),
+        description: "\"coulomb\": a polyhedral Coulomb cone on every force-carrying contact, with the materials' coefficients; \"none\": frictionless, as in the paper",
+        kind: ParamKind::Choice(&["coulomb", "none"]),
+    },
+    time_stepping::FRICTION_DIRECTIONS,
+    time_stepping::SOLVERS,
+    time_stepping::TOLERANCE,
+    time_stepping::MAX_ITERATIONS,
+    time_stepping::MAX_PIVOTS,
+    time_stepping::RELAXATION,
+    time_stepping::ON_FAILURE,
+];
+
+pub const SPEC: ModelSpec = ModelSpec {
+    name: NAME,
+    summary: "PEG: geometrically exact polytope contact (potential contacts before penetration, one primary contact per I/X-constraint) in the Stewart-Trinkle time stepper, polyhedral friction cone",
+    params: PARAMS,
+};
+
+/// What the last step's subproblem held.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PegStats {
+    /// Constraints (one force each): unilateral, inter-contact (vertex groups of several faces)
+    /// and cross-contact (edge–edge with releases).
+    pub unilateral: usize,
+    pub inter: usize,
+    pub cross: usize,
+    /// Non-primary members (slack variables c).
+    pub slacks: usize,
+    /// Constraints with several members whose primary ended the step more than [`TRAP_DEPTH`]
+    /// beyond its plane: the body went round a corner that the primary's half-space alone (the
+    /// standard model's contact) would have blocked.
+    pub traps: usize,
+}
+
+/// What a constraint is, across steps (for warm starts).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum What {
+    Group(GroupKey),
+    Plain(Feature, Feature),
+}
+
+type Key = (usize, usize, usize, usize, What);
+
+fn key(c: &Contact, what: What) -> Key {
+    (c.body_a, c.piece_a, c.body_b, c.piece_b, what)
+}
+
+/// Last step's solution of a constraint: p, β (k entries or none), σ, and the slack of each
+/// member by its features.
+#[derive(Clone, Debug, Default)]
+struct Previous {
+    p: f64,
+    beta: Vec<f64>,
+    sigma: f64,
+    slacks: Vec<((Feature, Feature), f64)>,
+}
+
+/// One constraint of the subproblem.
+struct Constraint {
+    primary: Contact,
+    /// The other members, in chain order.
+    others: Vec<Contact>,
+    key: Key,
+    multi: bool,
+    cross: bool,
+}
+
+/// The PEG contact model.
+pub struct Peg {
+    values: Vec<ParamValue>,
+    activation_distance: Option<f64>,
+    applicability: f64,
+    parallel_sine: f64,
+    frictional: bool,
+    directions: usize,
+    solvers: SolverChain,
+    radii: Vec<f64>,
+    potential: PotentialSet,
+    scratch: potential::Scratch,
+    previous: HashMap<Key, Previous>,
+    last: PegStats,
+}
+
+impl Peg {
+    /// `values` in the order of the spec's parameters.
+    pub fn new(values: &[ParamValue]) -> Result<Self, ConfigError> {
+        let number = |i: usize| values[i].value();
+        let k = number(4).expect("friction_directions has a value");
+        if k.fract() != 0.0 {
+            return Err(ConfigError::Invalid {
+                param: "friction_directions".into(),
+                value: k.to_string(),
+                expected: "an integer".into(),
+            });
+        }
+        let theta = number(1).expect("applicability_angle has a value");
+        let parallel = number(2).expect("parallel_angle has a value");
+        for (name, angle) in [("applicability_angle", theta), ("parallel_angle", parallel)] {
+            if angle > std::f64::consts::FRAC_PI_2 {
+                return Err(ConfigError::Invalid {
+                    param: name.into(),
+                    value: angle.to_string(),
+                    expected: "an angle in [0, pi/2] rad".into(),
+                });
+            }
+        }
+        Ok(Peg {
+            values: values.to_vec(),
+            activation_distance: number(0),
+            applicability: theta.sin(),
+            parallel_sine: parallel.sin(),
+            frictional: values[3].word() == Some("coulomb"),
+            directions: k as usize,
+            solvers: SolverChain::new(
+                &values[5].words(),
+                number(6).expect("tolerance has a value"),
+                number(7).expect("max_iterations has a value"),
+                number(8),
+                number(9).expect("relaxation has a value"),
+                values[10].word(),
+            )?,
+            radii: Vec::new(),
+            potential: PotentialSet::default(),
+            scratch: potential::Scratch::default(),
+            previous: HashMap::new(),
+            last: PegStats::default(),
+        })
+    }
+
+    /// The model with every parameter at its default.
+    pub fn with_defaults() -> Self {
+        let values: Vec<ParamValue> = PARAMS
+            .iter()
+            .map(|p| ParamValue::Default(p.default))
+            .collect();
+        Peg::new(&values).expect("defaults are valid")
+    }
+
+    /// What the last step's subproblem held.
+    pub fn last_stats(&self) -> PegStats {
+        self.last
+    }
+
+    /// The potential contacts and groups of the last step.
+    pub fn potential_contacts(&self) -> &PotentialSet {
+        &self.potential
+    }
+
+    /// The search thresholds for bodies `a` and `b` at `state`.
+    pub fn pair_params(&self, model: &Model, state: &State, a: usize, b: usize) -> PotentialParams {
+        let distance = self.activation_distance.unwrap_or_else(|| {
+            let h = model.settings.time_step;
+            let u = |i: usize| {
+                let r = self.radii.get(i).copied().unwrap_or(0.0);
+                time_stepping::speed_bound(model, state, i, r)
+            };
+            model.settings.activation_distance + 2.0 * h * (u(a) + u(b))
+        });
+        PotentialParams {
+            distance,
+            applicability: self.applicability,
+            parallel_sine: self.parallel_sine,
+            ..PotentialParams::with_distance(distance)
+        }
+    }
+
+    /// The constraints of this step: PEG groups of close polytope pairs, then the other contacts.
+    fn constraints(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        distance: f64,
+    ) -> Vec<Constraint> {
+        let is_polytope =
+            |b: usize, p: usize| matches!(model.bodies[b].pieces[p].shape, Shape::Polytope(_));
+        let mut pairs: Vec<(usize, usize, usize, usize)> = contacts
+            .iter()
+            .filter(|c| is_polytope(c.body_a, c.piece_a) && is_polytope(c.body_b, c.piece_b))
+            .map(|c| (c.body_a, c.piece_a, c.body_b, c.piece_b))
+            .collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        self.potential.clear();
+        let params: Vec<PotentialParams> = pairs
+            .iter()
+            .map(|&(a, _, b, _)| self.pair_params(model, state, a, b))
+            .collect();
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut set = std::mem::take(&mut self.potential);
+        for (pair, params) in pairs.iter().zip(&params) {
+            potential::detect(
+                model,
+                state,
+                std::slice::from_ref(pair),
+                |_, _| *params,
+                &mut scratch,
+                &mut set,
+            );
+        }
+        self.scratch = scratch;
+        self.potential = set;
+
+        let set = &self.potential;
+        let mut out = Vec::with_capacity(set.groups.len() + contacts.len());
+        for g in &set.groups {
+            // The primary: the candidate of largest gap, then the most applicable, then the first.
+            let primary = *g
+                .candidates
+                .iter()
+                .max_by(|&&i, &&j| {
+                    let (ci, cj) = (&set.contacts[i], &set.contacts[j]);
+                    ci.gap
+                        .total_cmp(&cj.gap)
+                        .then(set.applicability[i].total_cmp(&set.applicability[j]))
+                        .then(j.cmp(&i))
+                })
+                .expect("a group has a candidate");
+            let c = set.contacts[primary];
+            out.push(Constraint {
+                primary: c,
+                others: g
+                    .members
+                    .iter()
+                    .filter(|&&m| m != primary)
+                    .map(|&m| set.contacts[m])
+                    .collect(),
+                key: key(&c, What::Group(g.key)),
+                multi: g.members.len() > 1,
+                cross: g.from_edges && g.members.len() > 1,
+            });
+        }
+        for c in contacts {
+            if is_polytope(c.body_a, c.piece_a) && is_polytope(c.body_b, c.piece_b) {
+                continue;
+            }
+            if c.gap < distance {
+                out.push(Constraint {
+                    primary: *c,
+                    others: Vec::new(),
+                    key: key(c, What::Plain(c.feature_a, c.feature_b)),
+                    multi: false,
+                    cross: false,
+                });
+            }
+        }
+        out
+    }
+}
+
+impl ContactModel for Peg {
+    fn spec(&self) -> ModelSpec {
+        SPEC
+    }
+
+    fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
+        PARAMS
+            .iter()
+            .map(|p| p.name)
+            .zip(self.values.iter().cloned())
+            .collect()
+    }
+
+    fn velocity_level(&self) -> bool {
+        true
+    }
+
+    fn activation_distance(&self, model: &Model, state: &State) -> f64 {
+        if let Some(d) = self.activation_distance {
+            return d;
+        }
+        time_stepping::anticipating_distance(model, state, &self.radii)
+    }
+
+    fn contact_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        h: f64,
+        out: &mut [Wrench],
+    ) -> Result<ModelStats, ContactError> {
+        if self.radii.len() != model.bodies.len() {
+            self.radii = time_stepping::body_radii(model);
+        }
+        let distance = self.activation_distance(model, state);
+        let t0 = Instant::now();
+        let constraints = self.constraints(model, state, contacts, distance);
+        let detection = t0.elapsed().as_secs_f64();
+        self.last = PegStats::default();
+        if constraints.is_empty() {
+            self.previous.clear();
+            return Ok(ModelStats {
+                detection,
+                ..ModelStats::default()
+            });
+        }
+        let k = self.directions;
+        let mu: Vec<f64> = constraints
+            .iter()
+            .map(|c| {
+                if self.frictional {
+                    model.friction(c.primary.body_a, c.primary.body_b)
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let lcp = assemble(model, state, &constraints, &mu, k, h, out);
+        let (np, nt, nf, ns) = (constraints.len(), lcp.nt, lcp.frictional.len(), lcp.ns);
+        let n = lcp.problem.len();
+
+        // Warm start from the same constraints last step.
+        let mut warm = DVector::zeros(n);
+        let mut slack = np + nt + nf;
+        for (j, c) in constraints.iter().enumerate() {
+            if let Some(prev) = self.previous.get(&c.key) {
+                warm[j] = prev.p;
+                for o in &c.others {
+                    if let Some((_, v)) = prev
+                        .slacks
+                        .iter()
+                        .find(|(f, _)| *f == (o.feature_a, o.feature_b))
+                    {
+                        warm[slack] = *v;
+                    }
+                    slack += 1;
+                }
+            } else {
+                slack += c.others.len();
+            }
+        }
+        for (f, &j) in lcp.frictional.iter().enumerate() {
+            if let Some(prev) = self.previous.get(&constraints[j].key) {
+                if prev.beta.len() == k {
+                    for i in 0..k {
+                        warm[np + f * k + i] = prev.beta[i];
+                    }
+                    warm[np + nt + f] = prev.sigma;
+                }
+            }
+        }
+
+        let (z, report) = self.solvers.solve(&lcp.problem, &warm, || {
+            format!(
+                "PEG LCP of {n} rows ({np} constraints, {nf} with friction, {ns} slack variables)"
+            )
+        })?;
+        add_row_forces(model, &lcp.rows, &z.as_slice()[..np + nt], h, out);
+
+        // Traps: the primary of a several-member constraint ended beyond its plane.
+        let w = &lcp.problem.m * &z + &lcp.problem.q;
+        let mut stats = PegStats {
+            slacks: ns,
+            ..PegStats::default()
+        };
+        let mut slack = np + nt + nf;
+        for (j, c) in constraints.iter().enumerate() {
+            let m = c.others.len();
+            let sum: f64 = (0..m).map(|s| z[slack + s]).sum();
+            slack += m;
+            if c.cross {
+                stats.cross += 1;
+            } else if c.multi {
+                stats.inter += 1;
+            } else {
+                stats.unilateral += 1;
+            }
+            if c.multi && h * (w[j] - sum) < -TRAP_DEPTH {
+                stats.traps += 1;
+            }
+        }
+        self.last = stats;
+
+        self.previous.clear();
+        let mut slack = np + nt + nf;
+        for (j, c) in constraints.iter().enumerate() {
+            let slacks = c
+                .others
+                .iter()
+                .enumerate()
+                .map(|(s, o)| ((o.feature_a, o.feature_b), z[slack + s]))
+                .collect();
+            slack += c.others.len();
+            self.previous.insert(
+                c.key,
+                Previous {
+                    p: z[j],
+                    slacks,
+                    ..Previous::default()
+                },
+            );
+        }
+        for (f, &j) in lcp.frictional.iter().enumerate() {
+            let entry = self
+                .previous
+                .get_mut(&constraints[j].key)
+                .expect("inserted above");
+            entry.beta = (0..k).map(|i| z[np + f * k + i]).collect();
+            entry.sigma = z[np + nt + f];
+        }
+        Ok(ModelStats {
+            active_points: (0..np).filter(|&j| z[j] > 0.0).count(),
+            solve: Some(report),
+            detection,
+        })
+    }
+}
+
+/// PEG's time-stepping LCP of one step.
+struct StepLcp {
+    problem: Problem,
+    /// Rows of the forces: the primaries' normals, then k tangent rows per frictional primary.
+    rows: Vec<JacobianRow>,
+    /// Constraints with μ > 0, in row order.
+    frictional: Vec<usize>,
+    /// Tangent rows.
+    nt: usize,
+    /// Slack variables (non-primary members).
+    ns: usize,
+}
+
+/// Assemble the LCP of the module documentation in z = (p, β, σ, c).
+fn assemble(
+    model: &Model,
+    state: &State,
+    constraints: &[Constraint],
+    mu: &[f64],
+    k: usize,
+    h: f64,
+    applied: &[Wrench],
+) -> StepLcp {
+    let offsets = model.dof_offsets();
+    let rel_row = |c: &Contact, d| contact_jacobian_row(model, state, &offsets, c, d);
+    let np = constraints.len();
+    let frictional: Vec<usize> = (0..np).filter(|&j| mu[j] > 0.0).collect();
+    let nf = frictional.len();
+    let nt = nf * k;
+
+    let mut rows: Vec<JacobianRow> = Vec::with_capacity(np + nt);
+    for c in constraints {
+        rows.push(rel_row(&c.primary, c.primary.normal));
+    }
+    for &j in &frictional {
+        let p = &constraints[j].primary;
+        for d in cone::directions(p.normal, k) {
+            rows.push(rel_row(p, d));
+        }
+    }
+    // Difference rows Δ = G_P − G_K (eq. 42) and their gaps ψ_P − ψ_K, chain by chain.
+    let mut diff = Vec::new();
+    let mut diff_gap = Vec::new();
+    let mut owner = Vec::new();
+    for (j, c) in constraints.iter().enumerate() {
+        for o in &c.others {
+            diff.push(row_difference(&rows[j], &rel_row(o, o.normal)));
+            diff_gap.push(c.primary.gap - o.gap);
+            owner.push(j);
+        }
+    }
+    let ns = diff.len();
+
+    let nu_free = time_stepping::free_velocity(model, state, h, applied);
+    let inv = InverseMass::new(model, state);
+    let w = delassus(&rows, &inv);
+    let wd = cross_delassus(&diff, &rows, &inv);
+    let (nr, c0) = (np + nt, np + nt + nf);
+    let n = c0 + ns;
+    let mut m = DMatrix::zeros(n, n);
+    m.view_mut((0, 0), (nr, nr)).copy_from(&w);
+    m.view_mut((c0, 0), (ns, nr)).copy_from(&wd);
+    let mut q = DVector::zeros(n);
+    for (r, row) in rows.iter().enumerate() {
+        q[r] = row.dot(&nu_free);
+    }
+    for (j, c) in constraints.iter().enumerate() {
+        q[j] += c.primary.gap / h;
+    }
+    // Friction: as Stewart–Trinkle.
+    for (f, &j) in frictional.iter().enumerate() {
+        let sigma = np + nt + f;
+        for i in 0..k {
+            let t = np + f * k + i;
+            m[(t, sigma)] = 1.0;
+            m[(sigma, t)] = -1.0;
+        }
+        m[(sigma, j)] = mu[j];
+    }
+    // Slack chains: E_P (eq. 24) and the lower-triangular ones L (eq. 20).
+    let mut start = 0;
+    while start < ns {
+        let j = owner[start];
+        let mut end = start;
+        while end < ns && owner[end] == j {
+            end += 1;
+        }
+        for s in start..end {
+            m[(j, c0 + s)] = 1.0;
+            for s2 in start..=s {
+                m[(c0 + s, c0 + s2)] = 1.0;
+            }
+            q[c0 + s] = diff[s].dot(&nu_free) + diff_gap[s] / h;
+        }
+        start = end;
+    }
+    StepLcp {
+        problem: Problem::lcp(m, q),
+        rows,
+        frictional,
+        nt,
+        ns,
+    }
+}

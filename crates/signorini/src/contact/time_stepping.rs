@@ -1,0 +1,246 @@
+//! What the velocity-level time-stepping models share (`stewart_trinkle.rs`, `peg.rs`): the
+//! parameters they have in common, the anticipating activation distance, the free velocity of
+//! semi-implicit Euler, and the solver fallback chain. The PEG paper's experiments (§6) ran "the
+//! same time stepper" with two contact models; this module is that time stepper's common part.
+use super::{ConfigError, ContactError, ParamDefault, ParamKind, ParamSpec, SolveReport};
+use crate::dynamics::integrate::accelerations;
+use crate::dynamics::{Model, State, Wrench};
+use crate::solvers::{self, Options, Problem, Solver};
+use nalgebra::DVector;
+use std::time::Instant;
+
+/// Solver names, in the default fallback order.
+pub const SOLVER_NAMES: &[&str] = &["lemke", "fischer-burmeister", "pgs", "block-gauss-seidel"];
+
+pub const ACTIVATION_DISTANCE: ParamSpec = ParamSpec {
+    name: "activation_distance",
+    unit: "m",
+    default: ParamDefault::Derived(
+        "simulation.activation_distance + 4 h max_i(|v_i| + |w_i| r_i + h |g|)",
+    ),
+    description: "contacts closer than this are detected; the default covers any pair's approach over one step with a factor 2 (r_i: body i's bounding radius about its centre of mass)",
+    kind: ParamKind::Number { min: 0.0 },
+};
+
+pub const FRICTION_DIRECTIONS: ParamSpec = ParamSpec {
+    name: "friction_directions",
+    unit: "-",
+    default: ParamDefault::Value(4.0),
+    description:
+        "k, the number of tangent directions of the polyhedral friction cone (an integer >= 3)",
+    kind: ParamKind::Number { min: 3.0 },
+};
+
+pub const SOLVERS: ParamSpec = ParamSpec {
+    name: "solvers",
+    unit: "-",
+    default: ParamDefault::Words(SOLVER_NAMES),
+    description: "LCP solvers tried in this order until one meets the tolerance",
+    kind: ParamKind::List(SOLVER_NAMES),
+};
+
+pub const TOLERANCE: ParamSpec = ParamSpec {
+    name: "tolerance",
+    unit: "-",
+    default: ParamDefault::Value(1e-8),
+    description: "a solve succeeds when ||min(z, Mz + q)||_inf / ||q||_inf is at most this",
+    kind: ParamKind::Number { min: 0.0 },
+};
+
+pub const MAX_ITERATIONS: ParamSpec = ParamSpec {
+    name: "max_iterations",
+    unit: "-",
+    default: ParamDefault::Value(500.0),
+    description: "iteration limit of the iterative solvers (PGS sweeps, Newton iterations)",
+    kind: ParamKind::Number { min: 1.0 },
+};
+
+pub const MAX_PIVOTS: ParamSpec = ParamSpec {
+    name: "max_pivots",
+    unit: "-",
+    default: ParamDefault::Derived("100 + 20 n for a problem of n rows"),
+    description: "pivot limit of Lemke's method",
+    kind: ParamKind::Number { min: 1.0 },
+};
+
+pub const RELAXATION: ParamSpec = ParamSpec {
+    name: "relaxation",
+    unit: "-",
+    default: ParamDefault::Value(1.0),
+    description: "over-relaxation factor of PGS, in (0, 2)",
+    kind: ParamKind::Number { min: 0.0 },
+};
+
+pub const ON_FAILURE: ParamSpec = ParamSpec {
+    name: "on_failure",
+    unit: "-",
+    default: ParamDefault::Word("stop"),
+    description: "when no solver meets the tolerance: \"stop\" the run with the residuals, or \"continue\" with the answer of smallest residual (counted in metrics.csv)",
+    kind: ParamKind::Choice(&["stop", "continue"]),
+};
+
+/// Bounding radius of each body about its centre of mass (m).
+pub fn body_radii(model: &Model) -> Vec<f64> {
+    model.bodies.iter().map(body_radius).collect()
+}
+
+fn body_radius(b: &crate::dynamics::Body) -> f64 {
+    b.pieces
+        .iter()
+        .map(|p| p.pose.translation.length() + p.shape.bounding_radius())
+        .fold(0.0, f64::max)
+}
+
+/// A bound on how fast any point of body `i` moves during the next step (m/s):
+/// |v| + |ω| r + h |g|, with `radius` its bounding radius. Zero for fixed bodies.
+pub fn speed_bound(model: &Model, state: &State, i: usize, radius: f64) -> f64 {
+    if model.bodies[i].fixed {
+        return 0.0;
+    }
+    let s = &model.settings;
+    let bs = &state.bodies[i];
+    bs.velocity.length() + bs.angular_velocity.length() * radius + s.time_step * s.gravity.length()
+}
+
+/// The anticipating (type 2) activation distance of the time-stepping models (m):
+/// `simulation.activation_distance + 4 h max_i(|v_i| + |ω_i| r_i + h |g|)`, with `radii` from
+/// [`body_radii`] (computed here when not given for every body).
+pub fn anticipating_distance(model: &Model, state: &State, radii: &[f64]) -> f64 {
+    let s = &model.settings;
+    let h = s.time_step;
+    let radius = |i: usize| {
+        radii
+            .get(i)
+            .copied()
+            .unwrap_or_else(|| body_radius(&model.bodies[i]))
+    };
+    let fastest = model
+        .bodies
+        .iter()
+        .zip(&state.bodies)
+        .enumerate()
+        .filter(|(_, (b, _))| !b.fixed)
+        .map(|(i, (_, bs))| {
+            bs.velocity.length() + bs.angular_velocity.length() * radius(i) + h * s.gravity.length()
+        })
+        .fold(0.0, f64::max);
+    s.activation_distance + 4.0 * h * fastest
+}
+
+/// Free velocity ν_ℓ: the semi-implicit Euler velocity under the applied wrenches (per body,
+/// without contact), in `Model::dof_offsets` order.
+pub fn free_velocity(model: &Model, state: &State, h: f64, applied: &[Wrench]) -> Vec<f64> {
+    let offsets = model.dof_offsets();
+    let mut nu_free = vec![0.0; model.dof_count()];
+    for (i, body) in model.bodies.iter().enumerate() {
+        if let (Some(o), false) = (offsets[i], body.fixed) {
+            let (a, alpha) = accelerations(model, state, i, &applied[i]);
+            let bs = &state.bodies[i];
+            let v = bs.velocity + h * a;
+            let w = bs.angular_velocity + h * alpha;
+            nu_free[o..o + 6].copy_from_slice(&[v.x, v.y, v.z, w.x, w.y, w.z]);
+        }
+    }
+    nu_free
+}
+
+/// The solvers of a time-stepping model, tried in order until one meets the tolerance.
+pub struct SolverChain {
+    solvers: Vec<Box<dyn Solver>>,
+    options: Options,
+    max_pivots: Option<usize>,
+    stop_on_failure: bool,
+}
+
+impl SolverChain {
+    /// From the values of the parameters `solvers`, `tolerance`, `max_iterations`, `max_pivots`
+    /// (None: derived), `relaxation` and `on_failure` ("stop" or "continue").
+    pub fn new(
+        solver_names: &[&str],
+        tolerance: f64,
+        max_iterations: f64,
+        max_pivots: Option<f64>,
+        relaxation: f64,
+        on_failure: Option<&str>,
+    ) -> Result<Self, ConfigError> {
+        let mut solver_list = Vec::new();
+        for name in solver_names {
+            solver_list.push(solvers::by_name(name).ok_or_else(|| ConfigError::Invalid {
+                param: "solvers".into(),
+                value: name.to_string(),
+                expected: format!("a solver of this build: {}", solvers::names()),
+            })?);
+        }
+        Ok(SolverChain {
+            solvers: solver_list,
+            options: Options {
+                tolerance,
+                max_iterations: max_iterations as usize,
+                max_pivots: 0,
+                relaxation,
+            },
+            max_pivots: max_pivots.map(|v| v as usize),
+            stop_on_failure: on_failure == Some("stop"),
+        })
+    }
+
+    /// Solve `problem` from `warm`: the first answer that meets the tolerance, else (with
+    /// `on_failure = "continue"`) the one of smallest residual, marked failed. `what` names the
+    /// problem in the error message, e.g. "LCP of 24 rows (4 contacts, 4 with friction)".
+    pub fn solve(
+        &self,
+        problem: &Problem,
+        warm: &DVector<f64>,
+        what: impl FnOnce() -> String,
+    ) -> Result<(DVector<f64>, SolveReport), ContactError> {
+        let n = problem.len();
+        let mut options = self.options;
+        options.max_pivots = self.max_pivots.unwrap_or(100 + 20 * n);
+        let t0 = Instant::now();
+        let mut best: Option<(usize, solvers::Solve)> = None;
+        let mut attempts = Vec::new();
+        for (i, solver) in self.solvers.iter().enumerate() {
+            let solve = solver.solve(problem, Some(warm), &options);
+            attempts.push(format!(
+                "{}: {} after {} iterations, residual {:.3e}",
+                solver.name(),
+                solve.status,
+                solve.stats.iterations,
+                solve.stats.residual
+            ));
+            let solved = solve.status.is_solved();
+            let better = match &best {
+                None => solve.stats.residual.is_finite(),
+                Some((_, b)) => solve.stats.residual < b.stats.residual,
+            };
+            if solved || better {
+                best = Some((i, solve));
+            }
+            if solved {
+                break;
+            }
+        }
+        let seconds = t0.elapsed().as_secs_f64();
+        let failed = !best.as_ref().is_some_and(|(_, s)| s.status.is_solved());
+        if failed && (self.stop_on_failure || best.is_none()) {
+            return Err(ContactError(format!(
+                "{} not solved to tolerance {:e}: {}. \
+                 Try another solver order (contact.solvers), a smaller time step, or contact.on_failure = \"continue\"",
+                what(),
+                options.tolerance,
+                attempts.join("; ")
+            )));
+        }
+        let (which, solve) = best.expect("a finite answer exists");
+        let report = SolveReport {
+            rows: n,
+            solver: self.solvers[which].name(),
+            iterations: solve.stats.iterations,
+            residual: solve.stats.residual,
+            attempts: attempts.len(),
+            seconds,
+            failed,
+        };
+        Ok((solve.z, report))
+    }
+}
