@@ -48,8 +48,10 @@
 //!   crossing: any penetration of the other body's edge wedge by the edge then puts the edge's far
 //!   end inside that body, which its own vertex group forbids. So the edge–edge gap must stay
 //!   non-negative unless a release is non-negative. The edge–edge contact is the only candidate.
-//!   A negative edge–edge gap is kept only for exactly applicable pairs (then the bodies really
-//!   overlap there); relaxed pairs with ψ < 0 are not contacts.
+//!   A negative edge–edge gap is a contact only when the edges really pass through each other:
+//!   the lines cross on both segments and the point midway between the two closest points lies
+//!   in both polytopes (within |ψ| α for a pair of applicability −α < 0). Elsewhere (on an extension, near vertices where the other edge's faces
+//!   end) the line distance measures nothing.
 //!
 //! Parallel edges (|ê_a × ê_b| < `parallel_sine`) give no edge–edge contact: their common normal is
 //! not defined by the pair; their endpoints' vertex groups and the neighbouring edges' groups hold
@@ -68,9 +70,6 @@ use crate::dynamics::{Model, State};
 use crate::geometry::polytope::point_segment_distance;
 use crate::geometry::{Feature, Polytope, Pose};
 use glam::DVec3;
-
-/// Applicability below −this counts as not exactly applicable (round-off of unit-vector products).
-const EXACT_APPLICABILITY: f64 = 1e-9;
 
 /// Thresholds of the potential-contact search.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -165,7 +164,7 @@ impl Group {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PotentialSet {
     pub contacts: Vec<Contact>,
-    /// Applicability of each contact (eqs 30–31; +∞ for releases, which carry no force).
+    /// Applicability of each contact (eqs 30–31; −∞ for releases, which carry no force).
     pub applicability: Vec<f64>,
     pub groups: Vec<Group>,
 }
@@ -393,6 +392,14 @@ fn polygon_distance(y: Side, f: usize, p: DVec3, gap: f64) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// Is `p` in the polytope X, within `tol` (m) of its face planes?
+fn inside(x: Side, p: DVec3, tol: f64) -> bool {
+    x.w.normals
+        .iter()
+        .zip(&x.w.offsets)
+        .all(|(n, o)| n.dot(p) - o <= tol)
+}
+
 /// Eq. 30: min over the neighbours v_k of vertex `v` of X of η·(v_k − v)/|v_k − v|.
 fn vertex_applicability(x: Side, v: usize, eta: DVec3) -> f64 {
     let p = x.w.vertices[v];
@@ -538,8 +545,23 @@ fn edge_groups(a: Side, b: Side, params: &PotentialParams, out: &mut Local) {
             let pa = a0 + s * da;
             let pb = b0 + t * db;
             let gap = n.dot(pb - pa);
-            if gap > d || gap < -d || (gap < 0.0 && appl < -EXACT_APPLICABILITY) {
+            if gap.abs() > d {
                 continue;
+            }
+            // A negative gap is a penetration only where the edges really pass through each
+            // other: the lines cross on both segments and the point midway between them lies in
+            // both polytopes. Otherwise (an extension, or near vertices where the faces of the
+            // other edge end) the line distance measures nothing; an endpoint that goes round
+            // the other edge and inside is its vertex group's business.
+            if gap < 0.0 {
+                let on_segments = (0.0..=1.0).contains(&s) && (0.0..=1.0).contains(&t);
+                let mid = 0.5 * (pa + pb);
+                // A pair whose applicability is −α < 0 has its midpoint up to |ψ| α outside the
+                // face that makes it inapplicable.
+                let tol = 1e-9 * (a.p.radius + b.p.radius) - gap * (-appl).max(0.0);
+                if !on_segments || !inside(a, mid, tol) || !inside(b, mid, tol) {
+                    continue;
+                }
             }
             let ee_index = out.push(
                 contact(
@@ -564,9 +586,10 @@ fn edge_groups(a: Side, b: Side, params: &PotentialParams, out: &mut Local) {
                 if near {
                     let f = heading_face(b, eb, u);
                     let v = v as usize;
-                    members.push(
-                        out.push(vertex_face(b, v, a.w.vertices[v], f, false), f64::INFINITY),
-                    );
+                    members.push(out.push(
+                        vertex_face(b, v, a.w.vertices[v], f, false),
+                        f64::NEG_INFINITY,
+                    ));
                     released_a = true;
                 }
             }
@@ -577,8 +600,10 @@ fn edge_groups(a: Side, b: Side, params: &PotentialParams, out: &mut Local) {
                 if near {
                     let f = heading_face(a, ea, u);
                     let v = v as usize;
-                    members
-                        .push(out.push(vertex_face(a, v, b.w.vertices[v], f, true), f64::INFINITY));
+                    members.push(out.push(
+                        vertex_face(a, v, b.w.vertices[v], f, true),
+                        f64::NEG_INFINITY,
+                    ));
                     released_b = true;
                 }
             }
