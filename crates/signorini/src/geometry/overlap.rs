@@ -5,7 +5,7 @@
 //! | polytope–polytope, polytope–half-space | volume of the intersection polytope ([`intersect`]) |
 //! | sphere–half-space | spherical cap π h² (3r − h) / 3 |
 //! | sphere–sphere | lens π (r₁ + r₂ − d)² (d² + 2d(r₁ + r₂) − 3(r₁ − r₂)²) / (12 d) |
-//! | sphere–polytope | slices along the polytope's z axis: the area of (slice polygon ∩ disc) in closed form, integrated by Gauss–Legendre between the heights where the area's formula changes |
+//! | sphere–polytope | slices along the polytope's z axis: the area of (slice polygon ∩ disc) in closed form, integrated by adaptive Gauss–Legendre between the heights where the area's formula changes |
 //! | half-space–half-space | 0 by definition (two fixed bodies) |
 use super::intersection::{intersect, intersect_half_space};
 use super::{Polytope, Pose, Shape};
@@ -19,8 +19,8 @@ use std::sync::OnceLock;
 ///
 /// Accuracy: polytope pairs and polytope–half-space are exact up to the intersection's tolerance
 /// (see [`intersect`]); sphere–sphere and sphere–half-space are closed forms (rounding only);
-/// sphere–polytope is a quadrature measured to agree with closed forms to ≤ 1e-12 of the sphere's
-/// volume (tests/geometry_overlap.rs).
+/// sphere–polytope is an adaptive quadrature whose error is below 1e-13 of the ball's volume
+/// (measured against closed forms in tests/geometry_overlap.rs).
 pub fn overlap_volume(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose) -> f64 {
     let finite = |p: &Pose| p.translation.is_finite() && p.rotation.is_finite();
     if !finite(pose_a) || !finite(pose_b) {
@@ -82,51 +82,66 @@ fn polytope_half_space(p: &Polytope, pose_p: &Pose, pose_h: &Pose, normal: DVec3
 }
 
 /// Gauss–Legendre nodes and weights on [0, 1] for the sphere–polytope quadrature.
-const GAUSS_POINTS: usize = 24;
+const GAUSS_POINTS: usize = 12;
 
-/// Nodes and weights of the `GAUSS_POINTS`-point Gauss–Legendre rule on [0, 1]: roots of P_n by
-/// Newton's method from Tricomi's initial guesses, weights 2 / ((1 − x²) P_n'(x)²) halved.
+/// The cached `GAUSS_POINTS`-point rule.
 fn gauss_legendre() -> &'static [(f64, f64)] {
     static RULE: OnceLock<Vec<(f64, f64)>> = OnceLock::new();
-    RULE.get_or_init(|| {
-        let n = GAUSS_POINTS;
-        let mut rule = Vec::with_capacity(n);
-        for i in 0..n {
-            let mut x = (PI * (i as f64 + 0.75) / (n as f64 + 0.5)).cos();
-            let mut dp = 1.0;
-            for _ in 0..100 {
-                // P_n(x) and P_n'(x) by the three-term recurrence.
-                let (mut p0, mut p1) = (1.0, x);
-                for k in 2..=n {
-                    let p2 = ((2 * k - 1) as f64 * x * p1 - (k - 1) as f64 * p0) / k as f64;
-                    p0 = p1;
-                    p1 = p2;
-                }
-                dp = n as f64 * (x * p1 - p0) / (x * x - 1.0);
-                let step = p1 / dp;
-                x -= step;
-                if step.abs() < 1e-16 {
-                    break;
-                }
+    RULE.get_or_init(|| gauss_legendre_rule(GAUSS_POINTS))
+}
+
+/// Nodes and weights of the n-point Gauss–Legendre rule on [0, 1]: roots of P_n by Newton's
+/// method from Tricomi's initial guesses, weights 2 / ((1 − x²) P_n'(x)²) halved.
+fn gauss_legendre_rule(n: usize) -> Vec<(f64, f64)> {
+    let mut rule = Vec::with_capacity(n);
+    for i in 0..n {
+        let mut x = (PI * (i as f64 + 0.75) / (n as f64 + 0.5)).cos();
+        let mut dp = 1.0;
+        for _ in 0..100 {
+            // P_n(x) and P_n'(x) by the three-term recurrence.
+            let (mut p0, mut p1) = (1.0, x);
+            for k in 2..=n {
+                let p2 = ((2 * k - 1) as f64 * x * p1 - (k - 1) as f64 * p0) / k as f64;
+                p0 = p1;
+                p1 = p2;
             }
-            let w = 2.0 / ((1.0 - x * x) * dp * dp);
-            rule.push((0.5 * (1.0 - x), 0.5 * w));
+            dp = n as f64 * (x * p1 - p0) / (x * x - 1.0);
+            let step = p1 / dp;
+            x -= step;
+            if step.abs() < 1e-16 {
+                break;
+            }
         }
-        rule
-    })
+        let w = 2.0 / ((1.0 - x * x) * dp * dp);
+        rule.push((0.5 * (1.0 - x), 0.5 * w));
+    }
+    rule
 }
 
 /// Ball (centre in world, radius r) ∩ polytope, by slices z = const of the polytope's frame.
 ///
 /// The slice at height t above the centre is the convex polygon P(t) of the polytope and the disc
-/// of radius ρ(t) = √(r² − t²); A(t) = area(P(t) ∩ disc) in closed form (`polygon_disc_area`). A(t)
-/// is analytic between the heights where its formula changes: vertices inside the ball (P changes
-/// its edges), points where an edge crosses the sphere (a corner of P crosses the circle), points
-/// where a face's circle on the sphere has its highest or lowest point inside the face (an edge of
-/// P becomes tangent to the circle: A has a (t − t₀)^{3/2} term there), and the poles. Between
-/// consecutive heights t₀ < t₁ the substitution t = t₀ + (t₁ − t₀)(3σ² − 2σ³) makes those
-/// endpoint powers smooth in σ, and a 24-point Gauss–Legendre rule in σ integrates A.
+/// of radius ρ(t) = √(r² − t²); A(t) = area(P(t) ∩ disc) in closed form (`polygon_disc_area`), and
+/// the volume is ∫ A dt. A(t) is analytic between the heights where its formula changes: vertices
+/// inside the ball (P changes its edges), points where an edge crosses the sphere (a corner of P
+/// crosses the circle), points where a face's circle on the sphere has its highest or lowest point
+/// inside the face (an edge of P becomes tangent to the circle: A has a (t − t₀)^{3/2} term
+/// there), and the poles. The integral is taken in θ = asin(t / r), where ρ = r cos θ is analytic
+/// (so the poles are regular points); on each piece between those heights the substitution
+/// θ = θ₀ + (θ₁ − θ₀)(3σ² − 2σ³) makes the endpoint powers smooth in σ, and a 12-point
+/// Gauss–Legendre rule in σ is applied adaptively (halves accepted when they agree with the whole
+/// to 1e-14 of the ball's volume). Measured against closed forms: ≤ 1e-14 of the ball's volume.
 fn sphere_polytope(centre: DVec3, r: f64, p: &Polytope, pose: &Pose) -> f64 {
+    sphere_polytope_with(centre, r, p, pose, gauss_legendre())
+}
+
+fn sphere_polytope_with(
+    centre: DVec3,
+    r: f64,
+    p: &Polytope,
+    pose: &Pose,
+    rule: &[(f64, f64)],
+) -> f64 {
     let c = pose.inverse_transform_point(centre);
     let ball = 4.0 / 3.0 * PI * r * r * r;
     let mut ball_inside = true;
@@ -202,24 +217,63 @@ fn sphere_polytope(centre: DVec3, r: f64, p: &Polytope, pose: &Pose) -> f64 {
     breaks.sort_by(f64::total_cmp);
     breaks.dedup();
 
-    let rule = gauss_legendre();
+    // In θ = asin(t / r) the disc radius r cos θ is analytic, so the poles are not singular.
     let mut slice = Vec::new();
+    let mut integrand = |theta: f64| {
+        let (st, ct) = theta.sin_cos();
+        slice_area(p, c, r, r * st, &mut slice) * r * ct
+    };
+    let tol = QUADRATURE_TOL * ball;
     let mut total = 0.0;
     for w in breaks.windows(2) {
-        let (t0, t1) = (w[0], w[1]);
-        let span = t1 - t0;
-        if span <= 0.0 {
-            continue;
+        let (a, b) = (
+            (w[0] / r).clamp(-1.0, 1.0).asin(),
+            (w[1] / r).clamp(-1.0, 1.0).asin(),
+        );
+        if b > a {
+            let whole = smoothed_gauss(&mut integrand, a, b, rule);
+            total += adaptive(&mut integrand, a, b, whole, tol, 40, rule);
         }
-        let mut part = 0.0;
-        for &(s, weight) in rule {
-            let t = t0 + span * s * s * (3.0 - 2.0 * s);
-            let jac = 6.0 * span * s * (1.0 - s);
-            part += weight * jac * slice_area(p, c, r, t, &mut slice);
-        }
-        total += part;
     }
-    total
+    // A grazing contact can round to −1e-18 m³; a volume is never negative.
+    total.max(0.0)
+}
+
+/// Absolute accuracy asked of each piece of the sphere–polytope quadrature, relative to the
+/// ball's volume.
+const QUADRATURE_TOL: f64 = 1e-14;
+
+/// ∫ f over [a, b] by the Gauss–Legendre `rule` in σ after t = a + (b − a)(3σ² − 2σ³), which
+/// turns endpoint behaviours (t − a)^{k/2} into smooth functions of σ.
+fn smoothed_gauss(f: &mut impl FnMut(f64) -> f64, a: f64, b: f64, rule: &[(f64, f64)]) -> f64 {
+    let span = b - a;
+    rule.iter()
+        .map(|&(s, w)| w * 6.0 * span * s * (1.0 - s) * f(a + span * s * s * (3.0 - 2.0 * s)))
+        .sum()
+}
+
+/// Adaptive bisection: accept the two halves when their sum agrees with `whole` within `tol`
+/// (halved at each level), else recurse, at most `depth` levels. Needed when two heights where the
+/// area's form changes are close together: a singularity just outside a piece slows the rule.
+fn adaptive(
+    f: &mut impl FnMut(f64) -> f64,
+    a: f64,
+    b: f64,
+    whole: f64,
+    tol: f64,
+    depth: u32,
+    rule: &[(f64, f64)],
+) -> f64 {
+    let mid = 0.5 * (a + b);
+    let (left, right) = (
+        smoothed_gauss(f, a, mid, rule),
+        smoothed_gauss(f, mid, b, rule),
+    );
+    if (left + right - whole).abs() <= tol || depth == 0 {
+        return left + right;
+    }
+    adaptive(f, a, mid, left, 0.5 * tol, depth - 1, rule)
+        + adaptive(f, mid, b, right, 0.5 * tol, depth - 1, rule)
 }
 
 /// Is `q` (on the plane of face `f`) inside the face polygon, within `tol` (m)?
@@ -266,8 +320,37 @@ fn slice_area(p: &Polytope, c: DVec3, r: f64, t: f64, slice: &mut Vec<DVec2>) ->
 /// Area of a convex polygon (corners counter-clockwise, relative to the disc's centre) ∩ the disc
 /// of radius `rho` centred at the origin: the sum over edges of the signed area of
 /// (triangle origin–edge) ∩ disc.
+///
+/// The three cases without a crossing are answered exactly (so a disc that misses the polygon
+/// gives 0, not a rounding residue of cancelling sectors): polygon inside the disc (its shoelace
+/// area), disc inside the polygon (π ρ²), disc apart (0).
 pub(crate) fn polygon_disc_area(poly: &[DVec2], rho: f64) -> f64 {
     let n = poly.len();
+    let r2 = rho * rho;
+    if poly.iter().all(|v| v.length_squared() <= r2) {
+        return 0.5
+            * (0..n)
+                .map(|i| poly[i].perp_dot(poly[(i + 1) % n]))
+                .sum::<f64>();
+    }
+    // Distance from the centre to each edge's segment, and whether the centre is inside (left of
+    // every counter-clockwise edge).
+    let mut centre_inside = true;
+    let mut nearest = f64::INFINITY;
+    for i in 0..n {
+        let (a, b) = (poly[i], poly[(i + 1) % n]);
+        let d = b - a;
+        let l2 = d.length_squared();
+        if l2 == 0.0 {
+            continue;
+        }
+        centre_inside &= d.perp_dot(-a) >= 0.0;
+        let s = (-a.dot(d) / l2).clamp(0.0, 1.0);
+        nearest = nearest.min((a + s * d).length());
+    }
+    if nearest >= rho {
+        return if centre_inside { PI * r2 } else { 0.0 };
+    }
     (0..n)
         .map(|i| triangle_disc_area(poly[i], poly[(i + 1) % n], rho))
         .sum()
@@ -311,10 +394,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn gauss_legendre_integrates_degree_47_exactly() {
+    fn gauss_legendre_integrates_degree_23_exactly() {
         // An n-point rule is exact to degree 2n − 1: ∫₀¹ x^k = 1/(k+1). Weights sum to 1.
         let rule = gauss_legendre();
-        for k in [0, 1, 7, 30, 47] {
+        for k in [0, 1, 7, 16, 23] {
             let q: f64 = rule.iter().map(|(x, w)| w * x.powi(k)).sum();
             assert!((q - 1.0 / (k as f64 + 1.0)).abs() < 1e-14, "k = {k}: {q}");
         }
