@@ -32,6 +32,22 @@ pub struct ContactNormal {
     pub depths: Vec<f64>,
 }
 
+impl ContactNormal {
+    /// The same contact with the roles swapped, for a model that pushes A instead of B (or whose
+    /// body A was the intersection's B, e.g. a half-space under a box): the normal reversed, the
+    /// same facet and thickness, and depths measured from the other side of the volume
+    /// (max_k depth_k − depth_j).
+    pub fn swapped(&self) -> ContactNormal {
+        let deepest = self.depths.iter().copied().fold(0.0, f64::max);
+        ContactNormal {
+            normal: -self.normal,
+            facet: self.facet,
+            thickness: self.thickness,
+            depths: self.depths.iter().map(|d| deepest - d).collect(),
+        }
+    }
+}
+
 /// Drumwright's eq. 4: among the facets of A and B that intersect or lie inside the other body —
 /// exactly the facets that carry a face of the intersection polytope — choose the facet normal n̂_i
 /// minimizing max_j |n̂_i·p_j − d_i| over the penetration points p_j (the vertices of the
@@ -103,7 +119,7 @@ pub fn bottom_points(inter: &Intersection, normal: DVec3) -> Vec<usize> {
 ///
 /// Points are sorted by depth along −n (deepest first: the farthest from the contact plane when
 /// the facet is A's, see [`ContactNormal::depths`]); the comparator is the deepest point (among
-/// points within the tolerance of the deepest, the bottom, right-most in the projected plane).
+/// equal depths, the bottom, right-most in the projected plane).
 /// Each point is projected on the plane ⟂ n and kept when its projection lies outside the convex
 /// polygon of the projections of the points processed before it (deeper or tied), else discarded:
 /// a discarded point has material of the volume directly beneath it. The polygon's corners are
@@ -149,18 +165,11 @@ pub fn bottom_points_incremental(points: &[DVec3], normal: DVec3) -> Vec<usize> 
             .then(flat[j].x.total_cmp(&flat[i].x))
             .then(i.cmp(&j))
     };
+    // Deepest first (exact comparison: processing a shallower point first could hide a point just
+    // below it); among equal depths the bottom, right-most projection (the paper's comparator
+    // rule), then the lower index. The first point is the comparator.
     let mut order: Vec<usize> = (0..points.len()).collect();
     order.sort_by(|&i, &j| depth[j].total_cmp(&depth[i]).then(bottom_right(i, j)));
-    let deepest = depth[order[0]];
-    let comparator = order
-        .iter()
-        .copied()
-        .take_while(|&i| depth[i] >= deepest - tau)
-        .min_by(|&i, &j| bottom_right(i, j))
-        .expect("at least one point");
-    let at = order.iter().position(|&i| i == comparator).unwrap();
-    order[..=at].rotate_right(1);
-
     let mut hull = Hull::Empty;
     let mut kept: Vec<usize> = order
         .into_iter()
