@@ -18,8 +18,9 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use signorini::contact::{catalog, ContactModel, ParamInput, ParamKind};
 use signorini::dynamics::Integrator;
+use signorini::pipeline::adaptive::Stepper;
 use signorini::pipeline::run::{run, step_count, RunConfig};
-use signorini::pipeline::{step, StageTimes, Workspace};
+use signorini::pipeline::{StageTimes, Workspace};
 use signorini::scene::{self, Scene};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -225,6 +226,12 @@ fn prepare(path: &Path, o: &Overrides) -> Result<(Scene, Box<dyn ContactModel>),
             scene.model.settings.integrator
         );
     }
+    Stepper::new(&scene.model, model.as_ref()).map_err(|e| {
+        input_error(anyhow::anyhow!(
+            "{}: {e}; remove [simulation.adaptive] or choose a force-based model",
+            path.display()
+        ))
+    })?;
     if !ignored.is_empty() {
         eprintln!(
             "note: model `{}` does not use the scene's [contact] parameters {}; they are ignored",
@@ -244,15 +251,20 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
                 .unwrap_or_else(|| "scene".into()),
         )
     });
-    let total = step_count(&scene.model);
-    let bar = if std::io::stderr().is_terminal() && total >= 1000 {
+    let adaptive = scene.model.settings.adaptive.is_some();
+    let total = if adaptive {
+        (1e3 * scene.model.settings.duration).round() as u64
+    } else {
+        step_count(&scene.model)
+    };
+    let bar = if std::io::stderr().is_terminal() && (adaptive || total >= 1000) {
         let bar = ProgressBar::new(total);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps ({per_sec}, eta {eta})",
-            )
-            .expect("static template"),
-        );
+        let template = if adaptive {
+            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} ms simulated (eta {eta})"
+        } else {
+            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps ({per_sec}, eta {eta})"
+        };
+        bar.set_style(ProgressStyle::with_template(template).expect("static template"));
         Some(bar)
     } else {
         None
@@ -264,10 +276,12 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
         trajectory_interval: scene.desc.output.trajectory_interval,
         out_dir: &out_dir,
     };
+    let mut last = 0;
     let mut progress = |k: u64, _n: u64| {
         if let Some(b) = &bar {
-            if k % 64 == 0 {
+            if k >= last + 64 {
                 b.set_position(k);
+                last = k;
             }
         }
     };
@@ -374,16 +388,20 @@ fn cmd_bench(path: &Path, o: &Overrides, steps: Option<u64>, warmup: f64) -> Res
     }
     let mut state = scene.initial.clone();
     let mut ws = Workspace::new();
-    let warm_steps = (warmup.max(0.0) / scene.model.settings.time_step).round() as u64;
-    for _ in 0..warm_steps {
-        step(&scene.model, &mut state, &mut ws, model.as_mut())
+    let mut stepper = Stepper::new(&scene.model, model.as_ref()).map_err(input_error)?;
+    let mut warm_steps = 0u64;
+    while state.time < warmup - 1e-9 * scene.model.settings.time_step {
+        stepper
+            .step(&scene.model, &mut state, &mut ws, model.as_mut())
             .with_context(|| format!("warm-up of {} stopped", path.display()))
             .map_err(|e| Failure { code: 1, error: e })?;
+        warm_steps += 1;
     }
     let mut t = StageTimes::default();
     let start = Instant::now();
     for _ in 0..n {
-        let r = step(&scene.model, &mut state, &mut ws, model.as_mut())
+        let r = stepper
+            .step(&scene.model, &mut state, &mut ws, model.as_mut())
             .with_context(|| format!("bench of {} stopped", path.display()))
             .map_err(|e| Failure { code: 1, error: e })?;
         t.add(&r.times);

@@ -1056,7 +1056,13 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
 // 8. `experiment`
 // ---------------------------------------------------------------------------------------------
 
-const EXPERIMENTS: [&str; 4] = ["activation", "ramp", "box-stack", "perturbed-block"];
+const EXPERIMENTS: [&str; 5] = [
+    "activation",
+    "ramp",
+    "box-stack",
+    "perturbed-block",
+    "bounce",
+];
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 const EXAMPLES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");
 
@@ -1080,7 +1086,7 @@ fn listed_experiments(text: &str) -> Vec<&str> {
 }
 
 #[test]
-fn experiment_list_names_the_four_experiments() {
+fn experiment_list_names_every_experiment() {
     let tmp = TempDir::new("exp-list");
     let listed = signorini(tmp.path(), &["experiment", "--list"]);
     listed.expect_code(0, "experiment --list");
@@ -1378,4 +1384,109 @@ fn unknown_param_override_is_rejected_with_the_parameter_list() {
     );
     o.expect_code(2, "bad choice");
     assert!(o.stderr.contains("anticipating"), "{}", o.stderr);
+}
+
+/// `experiment bounce --quick`: the CSV has its documented columns, every exact-law impact meets
+/// its restitution within the 2 %, eq. 5 rebounds higher than e, and both plots are
+/// written.
+#[test]
+fn experiment_bounce_quick_measures_the_restitution() {
+    let tmp = TempDir::new("exp-bounce");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "bounce",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "experiment bounce --quick");
+    let csv = Csv::read(&out.join("bounce.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "damping,restitution,impact,speed_in,speed_out,measured_restitution,max_penetration,steps"
+    );
+    csv.assert_well_formed("bounce.csv", &["damping"]);
+    let (e, measured) = (csv.f64s("restitution"), csv.f64s("measured_restitution"));
+    let law = csv.col("damping");
+    let mut seen = [0usize; 2];
+    for (i, row) in csv.rows.iter().enumerate() {
+        if row[law] == "exact" {
+            seen[0] += 1;
+            assert!((measured[i] - e[i]).abs() <= 0.02 * e[i], "{row:?}");
+        } else {
+            seen[1] += 1;
+            assert!(measured[i] > e[i], "{row:?}");
+        }
+    }
+    assert!(seen[0] >= 3 && seen[1] >= 3, "{seen:?}");
+    assert_png(&out.join("bounce_height.png"));
+    assert_png(&out.join("bounce_restitution.png"));
+}
+
+/// An adaptive scene runs to its duration with variable steps: `metrics.csv` has each step's
+/// `time_step` (summing to the duration), `summary.json` the step statistics; the same scene with a
+/// velocity-level model is refused as bad input (exit 2).
+#[test]
+fn adaptive_run_reports_its_steps_and_refuses_velocity_level_models() {
+    let tmp = TempDir::new("adaptive");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("bounce.toml"),
+            "--duration",
+            "0.6",
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "adaptive bounce");
+    let metrics = Csv::read(&out.join("metrics.csv"));
+    metrics.assert_well_formed("metrics.csv", &["solver"]);
+    let hs = metrics.f64s("time_step");
+    assert_eq!(hs[0], 0.0);
+    let total: f64 = hs.iter().sum();
+    assert!((total - 0.6).abs() < 1e-12, "{total}");
+    let t = metrics.f64s("time");
+    assert!((t[t.len() - 1] - 0.6).abs() < 1e-12);
+    let summary = read_summary(&out);
+    let steps = &summary["time_steps"];
+    assert_eq!(steps["accepted"].as_u64().unwrap() as usize, hs.len() - 1);
+    assert!(
+        num(steps, "smallest") < 1e-4 && num(steps, "largest") == 1e-2,
+        "{steps}"
+    );
+    assert!(steps["rejected"].as_u64().unwrap() > 0);
+    let counted: u64 = steps["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, steps["accepted"].as_u64().unwrap());
+
+    let o = signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("bounce.toml"),
+            "--model",
+            "stewart-trinkle",
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(2, "adaptive with a velocity-level model");
+    assert!(
+        o.stderr.contains("adaptive") && o.stderr.contains("velocity-level"),
+        "{}",
+        o.stderr
+    );
 }

@@ -1186,3 +1186,47 @@ fn garbled_scenes_never_panic() {
     }
     assert!(runs > 5_000, "{runs}");
 }
+
+/// `[simulation.adaptive]`: values and defaults (min = time_step × 1e-6, max = time_step), and its
+/// errors at the right line and key: the required tolerance, min above max, a first step outside
+/// [min, max], an unknown key.
+#[test]
+fn adaptive_time_steps_parse_with_defaults_and_errors() {
+    let text = "[simulation]\ntime_step = 1e-3\n[simulation.adaptive]\nenergy_tolerance = 1e-6\n";
+    let a = parse(text).unwrap().simulation.adaptive.expect("adaptive");
+    assert_eq!(
+        (a.energy_tolerance, a.min_time_step, a.max_time_step),
+        (1e-6, 1e-3 * 1e-6, 1e-3)
+    );
+    assert!(parse("[simulation]\n").unwrap().simulation.adaptive.is_none());
+    expect_err(
+        "[simulation]\n[simulation.adaptive]\nmin_time_step = 1e-6\n",
+        "[simulation.adaptive]",
+        "simulation.adaptive.energy_tolerance",
+        "add `energy_tolerance = <number>` (in J)",
+    );
+    expect_err(
+        "[simulation.adaptive]\nenergy_tolerance = 1e-6\nmin_time_step = 1e-2\nmax_time_step = 1e-3\n",
+        "min_time_step",
+        "simulation.adaptive.min_time_step",
+        "min_time_step <= max_time_step",
+    );
+    expect_err(
+        "[simulation]\ntime_step = 0.1\n[simulation.adaptive]\nenergy_tolerance = 1e-6\nmax_time_step = 1e-2\n",
+        "max_time_step",
+        "simulation.adaptive.max_time_step",
+        "set time_step between",
+    );
+    expect_err(
+        "[simulation.adaptive]\nenergy_tolerance = 1e-6\nmax_timestep = 1\n",
+        "max_timestep",
+        "simulation.adaptive.max_timestep",
+        "did you mean `max_time_step`?",
+    );
+    expect_err(
+        "[simulation.adaptive]\nenergy_tolerance = -1.0\n",
+        "energy_tolerance",
+        "simulation.adaptive.energy_tolerance",
+        "",
+    );
+}

@@ -1,24 +1,28 @@
 //! The classical deepest-point penalty method: one spring–damper per pair of convex pieces,
-//! acting at the pair's deepest contact point.
+//! acting at the pair's deepest contact point, with Drumwright's optional integral term (PID).
 //!
-//! Normal force (Drumwright 2008, eq. 1 with a single point): f_n = max(k_p d − k_v ḋ_n, 0) with
-//! penetration depth d = −ψ > 0 and ḋ_n = v_rel·n the normal relative velocity (positive when
-//! separating), so the force never pulls. Sliding friction is Coulomb's: f_t = −μ f_n t̂ along the
-//! slip direction t̂, but capped at m_t |v_t| / h, the force that would stop the slip in one step
-//! (m_t = effective mass of the pair along t̂), so that an explicit step never reverses the slip.
+//! Normal force (Drumwright 2008, eqs. 1–3 with a single point, r = 1):
+//!
+//! ```text
+//!   f_n = max(k_p d − k_v ḋ_n + k_i I, 0),   I_t = φ I_{t−1} + d_{t−1}   (eq. 2)
+//! ```
+//!
+//! with penetration depth d = −ψ > 0 and ḋ_n = v_rel·n the normal relative velocity (positive when
+//! separating), so the force never pulls. Sliding friction is Coulomb's, capped so an explicit step
+//! never reverses the slip (`penalty::sliding_friction`).
+use super::penalty::{self, IntegralMemory};
 use super::{
-    ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind, ParamSpec,
-    ParamValue,
+    ConfigError, ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind,
+    ParamSpec, ParamValue,
 };
 use crate::collision::Contact;
 use crate::dynamics::{Model, State, Wrench};
-use glam::DVec3;
 
 pub const NAME: &str = "deepest-point";
 
 pub const SPEC: ModelSpec = ModelSpec {
     name: NAME,
-    summary: "classical penalty: spring-damper at the deepest point of each pair of convex pieces, Coulomb sliding friction",
+    summary: "classical penalty: spring-damper (PD, or PID with ki > 0) at the deepest point of each pair of convex pieces, Coulomb sliding friction",
     params: &[
         ParamSpec {
             name: "kp",
@@ -48,6 +52,20 @@ pub const SPEC: ModelSpec = ModelSpec {
             description: "damping per kg of reduced mass (300 gives Drumwright's kv = 3000 N s/m for the 10 kg cube)",
             kind: ParamKind::Number { min: 0.0 },
         },
+        ParamSpec {
+            name: "ki",
+            unit: "N/m",
+            default: ParamDefault::Value(0.0),
+            description: "integral gain (Drumwright eq. 3): times I, the pair's depths summed over past steps with the forgetting factor (I in m); 0 is the plain PD method",
+            kind: ParamKind::Number { min: 0.0 },
+        },
+        ParamSpec {
+            name: "forgetting",
+            unit: "-",
+            default: ParamDefault::Value(0.85),
+            description: "forgetting factor phi of the integral term, I_t = phi I_(t-1) + d_(t-1), in [0, 1) (Drumwright: 0.8 to 0.9 works)",
+            kind: ParamKind::Number { min: 0.0 },
+        },
     ],
 };
 
@@ -59,19 +77,27 @@ pub struct DeepestPoint {
     kv: Option<f64>,
     kp_per_kg: f64,
     kv_per_kg: f64,
+    ki: f64,
+    forgetting: f64,
+    integral: IntegralMemory,
 }
 
 impl DeepestPoint {
     /// `values` in the order of `SPEC.params`.
-    pub fn new(values: &[ParamValue]) -> Self {
-        let per_kg = |v: &ParamValue| v.value().expect("per-kg gains have values");
-        DeepestPoint {
+    pub fn new(values: &[ParamValue]) -> Result<Self, ConfigError> {
+        let value = |v: &ParamValue| v.value().expect("numeric parameters have values");
+        let forgetting = value(&values[5]);
+        check_forgetting(forgetting)?;
+        Ok(DeepestPoint {
             values: values.to_vec(),
             kp: values[0].value(),
             kv: values[1].value(),
-            kp_per_kg: per_kg(&values[2]),
-            kv_per_kg: per_kg(&values[3]),
-        }
+            kp_per_kg: value(&values[2]),
+            kv_per_kg: value(&values[3]),
+            ki: value(&values[4]),
+            forgetting,
+            integral: IntegralMemory::default(),
+        })
     }
 
     /// (kp, kv) for a pair of reduced mass `m_pair` (kg).
@@ -80,36 +106,6 @@ impl DeepestPoint {
             self.kp.unwrap_or(self.kp_per_kg * m_pair),
             self.kv.unwrap_or(self.kv_per_kg * m_pair),
         )
-    }
-}
-
-/// Reduced mass of a pair (kg): m_a m_b / (m_a + m_b), or the dynamic body's mass when the other
-/// is fixed.
-fn reduced_mass(model: &Model, a: usize, b: usize) -> f64 {
-    let inv = model.bodies[a].inv_mass + model.bodies[b].inv_mass;
-    if inv > 0.0 {
-        1.0 / inv
-    } else {
-        0.0
-    }
-}
-
-/// 1 / (tᵀ W t): the effective mass of the pair at point `p` along unit direction `t`.
-fn effective_mass(model: &Model, state: &State, a: usize, b: usize, p: DVec3, t: DVec3) -> f64 {
-    let mut w = 0.0;
-    for i in [a, b] {
-        let body = &model.bodies[i];
-        if body.fixed {
-            continue;
-        }
-        let bs = &state.bodies[i];
-        let rxt = (p - bs.position).cross(t);
-        w += body.inv_mass + rxt.dot(bs.world_inverse_inertia(&body.inv_inertia) * rxt);
-    }
-    if w > 0.0 {
-        1.0 / w
-    } else {
-        0.0
     }
 }
 
@@ -135,10 +131,7 @@ impl ContactModel for DeepestPoint {
         out: &mut [Wrench],
     ) -> Result<ModelStats, ContactError> {
         let mut stats = ModelStats::default();
-        // The narrow phase lists the contacts of each pair of pieces together.
-        for group in contacts.chunk_by(|x, y| {
-            (x.body_a, x.piece_a, x.body_b, x.piece_b) == (y.body_a, y.piece_a, y.body_b, y.piece_b)
-        }) {
+        for group in penalty::pairs(contacts) {
             let c = group
                 .iter()
                 .min_by(|x, y| x.gap.total_cmp(&y.gap))
@@ -147,28 +140,40 @@ impl ContactModel for DeepestPoint {
                 continue;
             }
             let (a, b) = (c.body_a, c.body_b);
-            let (kp, kv) = self.gains(reduced_mass(model, a, b));
+            let (kp, kv) = self.gains(penalty::reduced_mass(model, a, b));
             let p = c.midpoint();
-            let v_rel = state.bodies[b].point_velocity(p) - state.bodies[a].point_velocity(p);
-            let vn = v_rel.dot(c.normal);
-            let f_n = (kp * (-c.gap) - kv * vn).max(0.0);
+            let vn = penalty::relative_velocity(state, a, b, p).dot(c.normal);
+            let integral = self.ki * self.integral.get(penalty::pair_key(c));
+            let f_n = (kp * (-c.gap) - kv * vn + integral).max(0.0);
             if f_n == 0.0 {
                 continue;
             }
             stats.active_points += 1;
-            let mut f = f_n * c.normal;
-            let v_t = v_rel - vn * c.normal;
-            let slip = v_t.length();
-            let mu = model.friction(a, b);
-            if slip > 0.0 && mu > 0.0 {
-                let t = v_t / slip;
-                let stop = effective_mass(model, state, a, b, p, t) * slip / h;
-                f -= (mu * f_n).min(stop) * t;
-            }
+            let f =
+                f_n * c.normal + penalty::sliding_friction(model, state, a, b, p, c.normal, f_n, h);
             // f acts on B, −f on A.
             out[b].add_at(f, p, state.bodies[b].position);
             out[a].add_at(-f, p, state.bodies[a].position);
         }
         Ok(stats)
+    }
+
+    fn end_step(&mut self, _model: &Model, _state: &State, contacts: &[Contact]) {
+        if self.ki > 0.0 {
+            self.integral.advance(self.forgetting, contacts);
+        }
+    }
+}
+
+/// The forgetting factor must lie in [0, 1): at 1 the sum never forgets and grows without bound.
+pub fn check_forgetting(phi: f64) -> Result<(), ConfigError> {
+    if (0.0..1.0).contains(&phi) {
+        Ok(())
+    } else {
+        Err(ConfigError::Invalid {
+            param: "forgetting".into(),
+            value: phi.to_string(),
+            expected: "a number in [0, 1)".into(),
+        })
     }
 }

@@ -6,7 +6,9 @@
 //! the same [`Contact`]s and build Jacobian rows with `dynamics::jacobian`.
 pub mod cone;
 pub mod deepest_point;
+pub mod hunt_crossley;
 pub mod peg;
+pub mod penalty;
 pub mod resting;
 pub mod stewart_trinkle;
 pub mod time_stepping;
@@ -90,6 +92,7 @@ pub struct ModelSpec {
 pub fn catalog() -> Vec<ModelSpec> {
     vec![
         deepest_point::SPEC,
+        hunt_crossley::SPEC,
         stewart_trinkle::SPEC_STEWART_TRINKLE,
         stewart_trinkle::SPEC_ANITESCU_POTRA,
         peg::SPEC,
@@ -211,7 +214,9 @@ pub trait ContactModel: Send {
     fn parameters(&self) -> Vec<(&'static str, ParamValue)>;
 
     /// Add the contact forces for `contacts` at `state` into `out` (one wrench per body, world
-    /// axes, torque about the centre of mass). `h` is the time step (s).
+    /// axes, torque about the centre of mass). `h` is the time step (s). Memory kept across steps
+    /// changes only in `end_step`: an adaptive step may evaluate forces and then throw the attempt
+    /// away.
     fn contact_forces(
         &mut self,
         model: &Model,
@@ -271,7 +276,8 @@ pub fn build(
     };
     let values = resolve_params(spec, params)?;
     Ok(match spec.name {
-        deepest_point::NAME => Box::new(deepest_point::DeepestPoint::new(&values)),
+        deepest_point::NAME => Box::new(deepest_point::DeepestPoint::new(&values)?),
+        hunt_crossley::NAME => Box::new(hunt_crossley::HuntCrossley::new(&values)?),
         stewart_trinkle::NAME_STEWART_TRINKLE => Box::new(stewart_trinkle::TimeStepping::new(
             stewart_trinkle::Formulation::StewartTrinkle,
             &values,

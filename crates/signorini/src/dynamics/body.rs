@@ -18,6 +18,12 @@ impl Material {
     pub fn pair_friction(a: &Material, b: &Material) -> f64 {
         (a.friction * b.friction).sqrt()
     }
+
+    /// Restitution of a pair: the geometric mean √(e_a e_b), so two equal materials keep their
+    /// value and a perfectly plastic material makes a plastic pair.
+    pub fn pair_restitution(a: &Material, b: &Material) -> f64 {
+        (a.restitution * b.restitution).sqrt()
+    }
 }
 
 /// A convex piece of a body, placed in the body frame (origin at the body's centre of mass).

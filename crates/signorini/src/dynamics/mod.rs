@@ -9,5 +9,5 @@ pub mod state;
 pub use body::{Body, Material, Piece};
 pub use forces::{ScheduledForce, Wrench};
 pub use integrate::Integrator;
-pub use model::{Model, Settings};
+pub use model::{AdaptiveSettings, Model, Settings};
 pub use state::{BodyState, State};

@@ -16,6 +16,21 @@ pub struct Settings {
     pub activation_distance: f64,
     /// A body faster than this (m/s) stops the run with a diagnosis.
     pub max_speed: f64,
+    /// Energy-based adaptive time steps (`pipeline::adaptive`); `None`: fixed steps of
+    /// `time_step`.
+    pub adaptive: Option<AdaptiveSettings>,
+}
+
+/// Settings of Deguet's energy-based adaptive time steps (scene table `[simulation.adaptive]`;
+/// `pipeline::adaptive` documents the rule).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AdaptiveSettings {
+    /// ε_e: largest accepted energy balance error per step (J).
+    pub energy_tolerance: f64,
+    /// Smallest step (s).
+    pub min_time_step: f64,
+    /// Largest step (s).
+    pub max_time_step: f64,
 }
 
 impl Default for Settings {
@@ -27,6 +42,7 @@ impl Default for Settings {
             integrator: Integrator::SemiImplicitEuler,
             activation_distance: 1e-3,
             max_speed: 1e4,
+            adaptive: None,
         }
     }
 }

@@ -2,10 +2,12 @@
 //! by the CLI's `experiment` command that writes their CSV files and plots. Each takes a bundled
 //! scene (`examples/`) and returns the figures the paper reports.
 pub mod complementarity;
+pub mod penalty;
 
 use crate::contact::ContactModel;
 use crate::dynamics::State;
-use crate::pipeline::{step, StepReport, Workspace};
+use crate::pipeline::adaptive::Stepper;
+use crate::pipeline::{StepReport, Workspace};
 use crate::scene::Scene;
 
 /// Run `scene` for its duration with its contact model (or `model` instead), calling `observe`
@@ -18,13 +20,13 @@ pub fn simulate(
 ) -> Result<State, String> {
     let (mut cm, _): (Box<dyn ContactModel>, _) =
         scene.contact_model(model).map_err(|e| e.to_string())?;
+    let mut stepper = Stepper::new(&scene.model, cm.as_ref()).map_err(|e| e.to_string())?;
     let mut state = scene.initial.clone();
     let mut ws = Workspace::new();
     observe(&state, None);
-    let h = scene.model.settings.time_step;
-    let steps = (scene.model.settings.duration / h).round() as u64;
-    for _ in 0..steps {
-        let report = step(&scene.model, &mut state, &mut ws, cm.as_mut())
+    while !stepper.finished(&scene.model, &state) {
+        let report = stepper
+            .step(&scene.model, &mut state, &mut ws, cm.as_mut())
             .map_err(|e| format!("{}: {e}", scene.desc.file))?;
         observe(&state, Some(&report));
     }

@@ -1,4 +1,6 @@
-//! Measurements of a state: energies, momenta, penetration.
+//! Measurements of a state: energies, momenta, penetration, overlap volume (`overlap`).
+pub mod overlap;
+
 use crate::dynamics::{Model, State};
 use glam::{DMat3, DVec3};
 

@@ -1,5 +1,6 @@
 //! One time step, read as the pipeline: broad phase → narrow phase → contacts → model → solve →
 //! integrate. Each stage is timed into the [`StepReport`].
+pub mod adaptive;
 pub mod run;
 
 use crate::collision::{max_penetration, BroadPhase, Contact, NarrowPhase, PiecePair};
@@ -46,6 +47,8 @@ pub struct StepReport {
     pub times: StageTimes,
     /// Model statistics of the first force evaluation of the step.
     pub model_stats: ModelStats,
+    /// The step length h (s).
+    pub time_step: f64,
 }
 
 /// Why a step could not be completed.
@@ -127,12 +130,14 @@ pub fn contacts<'w>(
     &ws.contacts
 }
 
-/// All forces on every body at `state`: scheduled forces plus contact forces.
+/// All forces on every body at `state`: scheduled forces plus contact forces, for a step of
+/// length `h` (s).
 fn evaluate_forces(
     model: &Model,
     state: &State,
     contacts: &[Contact],
     contact_model: &mut dyn ContactModel,
+    h: f64,
     wrenches: &mut Vec<Wrench>,
     times: &mut StageTimes,
 ) -> Result<ModelStats, ContactError> {
@@ -140,8 +145,7 @@ fn evaluate_forces(
     wrenches.clear();
     wrenches.resize(model.bodies.len(), Wrench::default());
     add_scheduled(model, state, state.time, wrenches);
-    let stats =
-        contact_model.contact_forces(model, state, contacts, model.settings.time_step, wrenches)?;
+    let stats = contact_model.contact_forces(model, state, contacts, h, wrenches)?;
     // The model's own solver time goes to the solve stage, its own collision detection (PEG's
     // potential contacts) to the narrow phase.
     let solve = stats.solve.map_or(0.0, |s| s.seconds);
@@ -151,14 +155,69 @@ fn evaluate_forces(
     Ok(stats)
 }
 
-/// Advance `state` by one time step.
+/// Advance `state` by one time step of the scene's length h and let the contact model update its
+/// memory (`ContactModel::end_step`).
 pub fn step(
     model: &Model,
     state: &mut State,
     ws: &mut Workspace,
     contact_model: &mut dyn ContactModel,
 ) -> Result<StepReport, StepError> {
-    let h = model.settings.time_step;
+    let attempt = advance(
+        model,
+        state,
+        ws,
+        contact_model,
+        model.settings.time_step,
+        Clock::Fixed,
+        false,
+    )?;
+    contact_model.end_step(model, state, &ws.contacts);
+    Ok(attempt.report)
+}
+
+/// How a step sets the clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    /// t = steps × h (fixed steps: no round-off drift of the clock).
+    Fixed,
+    /// t += h (variable steps).
+    Accumulate,
+}
+
+/// One step taken but not yet accepted: the contact model's memory is unchanged.
+pub struct Attempt {
+    pub report: StepReport,
+    /// Work done over the step by every force except gravity (J), when it was asked for: the
+    /// integrator's own quadrature of the power Σ F·v + τ·ω (RK4: h/6 (P₁ + 2P₂ + 2P₃ + P₄) over its
+    /// stages; semi-implicit Euler: the trapezoid h/2 (P(t) + P(t + h)), forces evaluated once more
+    /// at the end state).
+    pub work: Option<f64>,
+}
+
+/// Power of the non-gravitational wrenches at `state` (W).
+fn power(model: &Model, state: &State, wrenches: &[Wrench]) -> f64 {
+    model
+        .bodies
+        .iter()
+        .zip(&state.bodies)
+        .zip(wrenches)
+        .filter(|((b, _), _)| !b.fixed)
+        .map(|((_, s), w)| w.force.dot(s.velocity) + w.torque.dot(s.angular_velocity))
+        .sum()
+}
+
+/// Advance `state` by `h` without accepting the step: the caller calls the contact model's
+/// `end_step` if it keeps the step, or restores the state (and invalidates `ws`) if not.
+pub fn advance(
+    model: &Model,
+    state: &mut State,
+    ws: &mut Workspace,
+    contact_model: &mut dyn ContactModel,
+    h: f64,
+    clock: Clock,
+    measure_work: bool,
+) -> Result<Attempt, StepError> {
     let mut times = StageTimes::default();
     if !ws.fresh {
         let act = contact_model.activation_distance(model, state);
@@ -176,10 +235,12 @@ pub fn step(
         state,
         &ws.contacts,
         contact_model,
+        h,
         &mut wrenches,
         &mut times,
     )
     .map_err(fail)?;
+    let mut work = measure_work.then(|| power(model, state, &wrenches));
     let integrator = if contact_model.velocity_level() {
         Integrator::SemiImplicitEuler
     } else {
@@ -209,10 +270,14 @@ pub fn step(
                     &stage,
                     &ws.contacts,
                     contact_model,
+                    h,
                     &mut wrenches,
                     &mut times,
                 )
                 .map_err(fail)?;
+                if let Some(w) = work.as_mut() {
+                    *w += if s == 3 { 1.0 } else { 2.0 } * power(model, &stage, &wrenches);
+                }
                 let t0 = Instant::now();
                 integrate::derivatives(model, &stage, &wrenches, &mut k[s]);
                 times.integrate += t0.elapsed().as_secs_f64();
@@ -222,21 +287,49 @@ pub fn step(
             times.integrate += t0.elapsed().as_secs_f64();
             ws.k = k;
             ws.stage = stage;
+            work = work.map(|w| w * h / 6.0);
         }
     }
-    ws.wrenches = wrenches;
     state.step += 1;
-    state.time = state.step as f64 * h;
-    check_state(model, state)?;
+    state.time = match clock {
+        Clock::Fixed => state.step as f64 * h,
+        Clock::Accumulate => state.time + h,
+    };
+    let checked = check_state(model, state);
+    if let Err(e) = checked {
+        ws.wrenches = wrenches;
+        return Err(e);
+    }
     let act = contact_model.activation_distance(model, state);
     detect(model, state, act, ws, &mut times);
     ws.fresh = true;
-    contact_model.end_step(model, state, &ws.contacts);
-    Ok(StepReport {
-        contacts: ws.contacts.len(),
-        max_penetration: max_penetration(&ws.contacts),
-        times,
-        model_stats,
+    if integrator == Integrator::SemiImplicitEuler {
+        if let Some(w) = work.as_mut() {
+            // Trapezoid: the power at the end state needs the forces there.
+            let start = *w;
+            evaluate_forces(
+                model,
+                state,
+                &ws.contacts,
+                contact_model,
+                h,
+                &mut wrenches,
+                &mut times,
+            )
+            .map_err(fail)?;
+            *w = 0.5 * h * (start + power(model, state, &wrenches));
+        }
+    }
+    ws.wrenches = wrenches;
+    Ok(Attempt {
+        report: StepReport {
+            contacts: ws.contacts.len(),
+            max_penetration: max_penetration(&ws.contacts),
+            times,
+            model_stats,
+            time_step: h,
+        },
+        work,
     })
 }
 

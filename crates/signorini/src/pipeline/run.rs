@@ -1,7 +1,8 @@
 //! A whole run: step a scene to its duration, streaming `trajectory.csv` and `metrics.csv` and
 //! writing `summary.json`. Files are flushed as the run goes, so a run that stops early leaves
 //! readable files and a summary saying why it stopped.
-use super::{step, StageTimes, StepError, Workspace};
+use super::adaptive::{AdaptiveError, AdaptiveStats, Stepper};
+use super::{StageTimes, StepError, StepReport, Workspace};
 use crate::contact::{ContactModel, SolveReport};
 use crate::dynamics::{Model, State};
 use crate::metrics::{kinetic_energy, potential_energy};
@@ -39,6 +40,8 @@ pub struct RunSummary {
     pub final_state: State,
     /// `None` when the run reached its duration.
     pub error: Option<StepError>,
+    /// Step sizes, for adaptive runs.
+    pub adaptive: Option<AdaptiveStats>,
 }
 
 /// Complementarity solves over a run (all zero for penalty models).
@@ -77,6 +80,8 @@ impl SolverTotals {
 /// Why a run failed to produce its files.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    #[error(transparent)]
+    Adaptive(#[from] AdaptiveError),
     #[error("cannot write {path}: {source}")]
     Io {
         path: PathBuf,
@@ -122,7 +127,7 @@ impl Writer {
 }
 
 pub const TRAJECTORY_HEADER: &str = "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
-pub const METRICS_HEADER: &str = "time,kinetic_energy,potential_energy,total_energy,max_penetration,contacts,active_points,step_seconds,broad_seconds,narrow_seconds,model_seconds,solve_seconds,integrate_seconds,lcp_rows,solver,solver_iterations,solver_residual,solver_failed";
+pub const METRICS_HEADER: &str = "time,kinetic_energy,potential_energy,total_energy,max_penetration,contacts,active_points,step_seconds,broad_seconds,narrow_seconds,model_seconds,solve_seconds,integrate_seconds,lcp_rows,solver,solver_iterations,solver_residual,solver_failed,time_step";
 
 fn trajectory_rows(model: &Model, state: &State, w: &mut Writer) -> Result<(), RunError> {
     let mut s = String::new();
@@ -164,20 +169,21 @@ pub fn step_count(model: &Model) -> u64 {
         .max(0.0) as u64
 }
 
-/// Run the scene to its duration, calling `progress(step, total)` after each step.
+/// Run the scene to its duration, calling `progress(done, total)` after each step (steps, or
+/// milliseconds of simulated time for adaptive steps: `Stepper::progress`).
 pub fn run(
     cfg: &RunConfig,
     contact_model: &mut dyn ContactModel,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunSummary, RunError> {
     let model = cfg.model;
+    let mut stepper = Stepper::new(model, contact_model)?;
     std::fs::create_dir_all(cfg.out_dir).map_err(|source| RunError::Io {
         path: cfg.out_dir.to_path_buf(),
         source,
     })?;
     let mut traj = Writer::create(cfg.out_dir.join("trajectory.csv"), TRAJECTORY_HEADER)?;
     let mut metrics = Writer::create(cfg.out_dir.join("metrics.csv"), METRICS_HEADER)?;
-    let total = step_count(model);
     let mut state = cfg.initial.clone();
     let mut ws = Workspace::new();
     let mut stage_seconds = StageTimes::default();
@@ -186,17 +192,12 @@ pub fn run(
     let contacts = super::contacts(model, &state, &mut ws, contact_model);
     let (mut max_pen, mut sum_pen) = (crate::collision::max_penetration(contacts), 0.0);
     sum_pen += max_pen;
-    let n_contacts = contacts.len();
-    let initial_ke = metric_row(
-        model,
-        &state,
-        max_pen,
-        n_contacts,
-        0,
-        &StageTimes::default(),
-        None,
-        &mut metrics,
-    )?;
+    let initial = StepReport {
+        contacts: contacts.len(),
+        max_penetration: max_pen,
+        ..StepReport::default()
+    };
+    let initial_ke = metric_row(model, &state, &initial, &mut metrics)?;
     let mut solver = SolverTotals::default();
     trajectory_rows(model, &state, &mut traj)?;
     let mut last_traj = 0.0;
@@ -204,29 +205,20 @@ pub fn run(
     let mut rows = 1u64;
     // The last state that passed its checks: a failed step leaves `state` broken.
     let (mut ok_steps, mut ok_time, mut ok_ke) = (0, 0.0, initial_ke);
-    while state.step < total {
-        match step(model, &mut state, &mut ws, contact_model) {
+    while !stepper.finished(model, &state) {
+        match stepper.step(model, &mut state, &mut ws, contact_model) {
             Ok(report) => {
                 stage_seconds.add(&report.times);
                 max_pen = max_pen.max(report.max_penetration);
                 sum_pen += report.max_penetration;
                 rows += 1;
-                let ke = metric_row(
-                    model,
-                    &state,
-                    report.max_penetration,
-                    report.contacts,
-                    report.model_stats.active_points,
-                    &report.times,
-                    report.model_stats.solve.as_ref(),
-                    &mut metrics,
-                )?;
+                let ke = metric_row(model, &state, &report, &mut metrics)?;
                 if let Some(r) = &report.model_stats.solve {
                     solver.add(r);
                 }
-                let due = state.time - last_traj
-                    >= cfg.trajectory_interval - 1e-9 * model.settings.time_step;
-                if due || state.step == total {
+                let due =
+                    state.time - last_traj >= cfg.trajectory_interval - 1e-9 * report.time_step;
+                if due || stepper.finished(model, &state) {
                     trajectory_rows(model, &state, &mut traj)?;
                     last_traj = state.time;
                 }
@@ -235,7 +227,8 @@ pub fn run(
                     metrics.flush()?;
                 }
                 (ok_steps, ok_time, ok_ke) = (state.step, state.time, ke);
-                progress(state.step, total);
+                let (done, total) = stepper.progress(model, &state);
+                progress(done, total);
             }
             Err(e) => {
                 error = Some(e);
@@ -262,46 +255,46 @@ pub fn run(
         solver,
         final_state: state,
         error,
+        adaptive: stepper.adaptive_stats().cloned(),
     };
     write_summary(cfg, contact_model, &summary)?;
     Ok(summary)
 }
 
-/// Write one metrics row; returns the kinetic energy it wrote (J).
+/// Write one metrics row for the state a step (or, for the initial row, nothing: zero times and
+/// step) ended in; returns the kinetic energy it wrote (J).
 fn metric_row(
     model: &Model,
     state: &State,
-    max_pen: f64,
-    contacts: usize,
-    active: usize,
-    t: &StageTimes,
-    solve: Option<&SolveReport>,
+    r: &StepReport,
     w: &mut Writer,
 ) -> Result<f64, RunError> {
     let (ke, pe) = (kinetic_energy(model, state), potential_energy(model, state));
-    let solve = match solve {
-        Some(r) => format!(
+    let solve = match &r.model_stats.solve {
+        Some(s) => format!(
             "{},{},{},{},{}",
-            r.rows, r.solver, r.iterations, r.residual, r.failed as u8
+            s.rows, s.solver, s.iterations, s.residual, s.failed as u8
         ),
         None => "0,,0,0,0".to_string(),
     };
+    let t = &r.times;
     w.line(&format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
         state.time,
         ke,
         pe,
         ke + pe,
-        max_pen,
-        contacts,
-        active,
+        r.max_penetration,
+        r.contacts,
+        r.model_stats.active_points,
         t.total(),
         t.broad,
         t.narrow,
         t.model,
         t.solve,
         t.integrate,
-        solve
+        solve,
+        r.time_step
     ))?;
     Ok(ke)
 }
@@ -325,6 +318,25 @@ fn write_summary(cfg: &RunConfig, cm: &dyn ContactModel, s: &RunSummary) -> Resu
             m.settings.integrator.name()
         },
         "time_step": m.settings.time_step,
+        "adaptive": m.settings.adaptive.map(|a| json!({
+            "energy_tolerance": a.energy_tolerance,
+            "min_time_step": a.min_time_step,
+            "max_time_step": a.max_time_step,
+        })),
+        "time_steps": s.adaptive.as_ref().map(|a| json!({
+            "accepted": a.accepted,
+            "rejected": a.rejected,
+            "forced_at_min": a.forced,
+            "smallest": a.smallest,
+            "mean": a.mean(),
+            "largest": a.largest,
+            "max_energy_error": a.max_error,
+            "histogram": a.histogram.iter().map(|&(k, n)| json!({
+                "from": 2f64.powi(k),
+                "to": 2f64.powi(k + 1),
+                "count": n,
+            })).collect::<Vec<_>>(),
+        })),
         "duration": m.settings.duration,
         "activation_distance": m.settings.activation_distance,
         "solver": {

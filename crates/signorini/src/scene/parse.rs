@@ -18,6 +18,7 @@ use toml::Spanned;
 use super::desc::*;
 use super::error::{line_of, SceneError};
 use crate::contact::ParamInput;
+use crate::dynamics::AdaptiveSettings;
 
 type Value<'i> = Spanned<DeValue<'i>>;
 type Res<T> = Result<T, SceneError>;
@@ -28,7 +29,9 @@ mod keys {
     pub const ROOT: &[&str] = &["simulation", "contact", "material", "body", "force", "random_forces", "spawn", "output"];
     /// Top-level keys that hold arrays of tables (`[[name]]`).
     pub const ARRAY_SECTIONS: &[&str] = &["material", "body", "force", "random_forces", "spawn"];
-    pub const SIMULATION: &[&str] = &["time_step", "duration", "gravity", "integrator", "activation_distance", "max_speed"];
+    pub const SIMULATION: &[&str] = &["time_step", "duration", "gravity", "integrator", "activation_distance", "max_speed",
+                                      "adaptive"];
+    pub const ADAPTIVE: &[&str] = &["energy_tolerance", "min_time_step", "max_time_step"];
     pub const MATERIAL: &[&str] = &["name", "friction", "restitution"];
     pub const BODY: &[&str] = &["name", "fixed", "material", "mass", "density", "position", "orientation", "velocity",
                                 "angular_velocity", "shape", "piece"];
@@ -173,7 +176,10 @@ fn unit_of(name: &str) -> Option<&'static str> {
         | "end"
         | "period"
         | "on_time"
+        | "min_time_step"
+        | "max_time_step"
         | "trajectory_interval" => "in s",
+        "energy_tolerance" => "in J",
         "mass" => "in kg",
         "density" => "in kg/m^3",
         "radius" | "height" | "size" | "spacing" | "jitter" | "activation_distance" => "in m",
@@ -995,7 +1001,12 @@ impl<'a, 'i> Parser<'a, 'i> {
                 Check::NonNegative,
             )?,
             max_speed: r.num("max_speed", d.max_speed, Check::Positive)?,
+            adaptive: None,
         };
+        let mut settings = settings;
+        if let Some(a) = r.get("adaptive") {
+            settings.adaptive = Some(self.adaptive(a, settings.time_step)?);
+        }
         let sim = SimulationDesc {
             settings,
             line: self.cx.line(v.span().start),
@@ -1003,6 +1014,38 @@ impl<'a, 'i> Parser<'a, 'i> {
         };
         r.finish()?;
         Ok(sim)
+    }
+
+    /// `[simulation.adaptive]`: Deguet's energy-based adaptive steps, starting from `time_step`.
+    fn adaptive(&self, v: &'a Value<'i>, time_step: f64) -> Res<AdaptiveSettings> {
+        let mut r = Reader::open(self.cx, v, "simulation.adaptive", keys::ADAPTIVE)?;
+        let a = AdaptiveSettings {
+            energy_tolerance: r.req_num("energy_tolerance", Check::Positive)?,
+            min_time_step: r.num("min_time_step", time_step * 1e-6, Check::Positive)?,
+            max_time_step: r.num("max_time_step", time_step, Check::Positive)?,
+        };
+        if a.min_time_step > a.max_time_step {
+            return Err(r.err(
+                "min_time_step",
+                format!(
+                    "min_time_step = {} s is above max_time_step = {} s",
+                    a.min_time_step, a.max_time_step
+                ),
+                "make min_time_step <= max_time_step (max_time_step defaults to time_step)",
+            ));
+        }
+        if time_step > a.max_time_step || time_step < a.min_time_step {
+            return Err(r.err(
+                "max_time_step",
+                format!(
+                    "simulation.time_step = {time_step} s, the first step, is outside [min_time_step, max_time_step] = [{}, {}] s",
+                    a.min_time_step, a.max_time_step
+                ),
+                "set time_step between min_time_step and max_time_step",
+            ));
+        }
+        r.finish()?;
+        Ok(a)
     }
 
     /// `[contact]`: `model` plus the model's parameters (numbers, words or lists of words), kept

@@ -1,0 +1,332 @@
+//! Hunt–Crossley non-linear visco-elastic contact (Deguet, Joukhadar & Laugier 1998, §2.2), with
+//! its damping taken from the coefficient of restitution and the impact speed.
+//!
+//! For a pair of convex pieces penetrating by x ≥ 0 at rate ẋ (positive while approaching), the
+//! normal force is (Deguet §2.2, Hunt & Crossley 1975)
+//!
+//! ```text
+//!   F = max(λ x + μ x ẋ, 0) = max(λ x (1 + c ẋ), 0),    c = μ / λ,
+//! ```
+//!
+//! zero at first touch (no jump) and never pulling. The damping comes from the restitution e of the
+//! pair and its impact speed v_i, recorded when the pair starts to touch:
+//!
+//! - `damping = "hunt-crossley"`: Deguet's eq. 5, μ = (3/2) α λ with α = (1 − e)/v_i, i.e.
+//!   c = 1.5 (1 − e) / v_i. Hunt and Crossley derived it for e near 1 (Hertz contact); for this
+//!   linear spring the rebound it gives is 0.58 v_i at e = 0.3 (see docs/penalty.md).
+//! - `damping = "exact"` (default): c = ζ(e) / v_i with ζ the root of
+//!
+//!   ```text
+//!     ζ (1 + e) = ln((1 + ζ) / (1 − e ζ)),    0 < ζ < 1/e,
+//!   ```
+//!
+//!   the exact condition for a rebound at e v_i: with m ẍ = −λ x (1 + c ẋ) the phase plane is
+//!   separable, ẋ dẋ / (1 + c ẋ) = −(λ/m) x dx, so G(v) = v/c − ln(1 + c v)/c² takes the same value
+//!   at entry (v_i) and exit (−e v_i), both at x = 0; with ζ = c v_i this is the equation above,
+//!   independent of m and λ. The exit speed e v_i < 1/c keeps 1 + c ẋ > 0: the force never has to
+//!   be clipped in a single impact.
+//!
+//! The force acts along the contact normal at the pair's deepest point (`penetration = "depth"`);
+//! sliding friction is Coulomb's (`penalty::sliding_friction`).
+use super::penalty::{self, pair_key, PairKey};
+use super::{
+    ConfigError, ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind,
+    ParamSpec, ParamValue,
+};
+use crate::collision::Contact;
+use crate::dynamics::{Material, Model, State, Wrench};
+use std::collections::BTreeMap;
+
+pub const NAME: &str = "hunt-crossley";
+
+/// Restitution below this is treated as this: e → 0 needs c → ∞ (a perfectly plastic impact has
+/// no finite Hunt–Crossley damping).
+pub const MIN_RESTITUTION: f64 = 1e-3;
+
+const DAMPING_LAWS: &[&str] = &["exact", "hunt-crossley"];
+
+pub const SPEC: ModelSpec = ModelSpec {
+    name: NAME,
+    summary: "Hunt-Crossley visco-elastic penalty F = lambda x (1 + c xdot), damping from the restitution and the impact speed (Deguet et al. 1998)",
+    params: &[
+        ParamSpec {
+            name: "stiffness",
+            unit: "N/m",
+            default: ParamDefault::Derived("stiffness_per_kg * m_pair"),
+            description: "lambda, the spring constant; when not given, stiffness_per_kg times the pair's reduced mass",
+            kind: ParamKind::Number { min: 0.0 },
+        },
+        ParamSpec {
+            name: "stiffness_per_kg",
+            unit: "N/(m kg)",
+            default: ParamDefault::Value(1e6),
+            description: "stiffness per kg of reduced mass: the squared natural frequency (rad/s)^2 of every pair (1e6: 1000 rad/s, contacts last about pi/1000 s; use h <= 1e-4 s or adaptive steps)",
+            kind: ParamKind::Number { min: 0.0 },
+        },
+        ParamSpec {
+            name: "restitution",
+            unit: "-",
+            default: ParamDefault::Derived("sqrt(e_a e_b) of the two materials"),
+            description: "coefficient of restitution e of every pair, in [0, 1] (values below 1e-3 act as 1e-3)",
+            kind: ParamKind::Number { min: 0.0 },
+        },
+        ParamSpec {
+            name: "damping",
+            unit: "-",
+            default: ParamDefault::Word("exact"),
+            description: "how c = mu/lambda follows from e and the impact speed v_i: \"exact\" (zeta(e)/v_i, rebound at exactly e v_i) or \"hunt-crossley\" (1.5 (1 - e)/v_i, Deguet eq. 5)",
+            kind: ParamKind::Choice(DAMPING_LAWS),
+        },
+        ParamSpec {
+            name: "min_impact_speed",
+            unit: "m/s",
+            default: ParamDefault::Value(1e-2),
+            description: "impact speeds below this count as this (a pair that starts touching at rest would otherwise get infinite damping)",
+            kind: ParamKind::Number { min: 0.0 },
+        },
+    ],
+};
+
+/// The damping laws of the `damping` parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DampingLaw {
+    Exact,
+    HuntCrossley,
+}
+
+impl DampingLaw {
+    /// ζ = c v_i for restitution `e` (clamped to [MIN_RESTITUTION, 1]).
+    pub fn zeta(self, e: f64) -> f64 {
+        let e = e.clamp(MIN_RESTITUTION, 1.0);
+        match self {
+            DampingLaw::Exact => exact_zeta(e),
+            DampingLaw::HuntCrossley => 1.5 * (1.0 - e),
+        }
+    }
+}
+
+/// The root ζ ∈ (0, 1/e) of ζ(1 + e) = ln((1 + ζ)/(1 − eζ)) (module documentation), by bisection
+/// on s = eζ ∈ (0, 1): g(s) = ln(1 + s/e) − ln(1 − s) − s(1 + e)/e is negative just above 0
+/// (g(0) = g'(0) = 0, g''(0) = e² − 1 over e² < 0) and tends to +∞ at s = 1, with one sign change.
+/// Halving until the bracket stops shrinking reaches the last bit; 0 for e = 1 (no damping).
+pub fn exact_zeta(e: f64) -> f64 {
+    if e >= 1.0 {
+        return 0.0;
+    }
+    let g = |s: f64| (s / e).ln_1p() - (-s).ln_1p() - s * (1.0 + e) / e;
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid == lo || mid == hi {
+            break;
+        }
+        if g(mid) < 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi) / e
+}
+
+/// Hunt–Crossley penalty with per-pair impact speeds.
+pub struct HuntCrossley {
+    values: Vec<ParamValue>,
+    stiffness: Option<f64>,
+    stiffness_per_kg: f64,
+    restitution: Option<f64>,
+    law: DampingLaw,
+    min_impact_speed: f64,
+    /// Impact speed v_i (m/s) of every pair in contact at the end of the last step.
+    impact_speed: BTreeMap<PairKey, f64>,
+}
+
+impl HuntCrossley {
+    /// `values` in the order of `SPEC.params`.
+    pub fn new(values: &[ParamValue]) -> Result<Self, ConfigError> {
+        let restitution = values[2].value();
+        if let Some(e) = restitution {
+            if e > 1.0 {
+                return Err(ConfigError::Invalid {
+                    param: "restitution".into(),
+                    value: e.to_string(),
+                    expected: "a number in [0, 1]".into(),
+                });
+            }
+        }
+        Ok(HuntCrossley {
+            values: values.to_vec(),
+            stiffness: values[0].value(),
+            stiffness_per_kg: values[1].value().expect("stiffness_per_kg has a value"),
+            restitution,
+            law: match values[3].word() {
+                Some("hunt-crossley") => DampingLaw::HuntCrossley,
+                _ => DampingLaw::Exact,
+            },
+            min_impact_speed: values[4].value().expect("min_impact_speed has a value"),
+            impact_speed: BTreeMap::new(),
+        })
+    }
+
+    /// λ of the pair of bodies `a`, `b` (N/m).
+    fn lambda(&self, model: &Model, a: usize, b: usize) -> f64 {
+        self.stiffness
+            .unwrap_or(self.stiffness_per_kg * penalty::reduced_mass(model, a, b))
+    }
+
+    fn pair_restitution(&self, model: &Model, a: usize, b: usize) -> f64 {
+        self.restitution.unwrap_or_else(|| {
+            Material::pair_restitution(
+                &model.materials[model.bodies[a].material],
+                &model.materials[model.bodies[b].material],
+            )
+        })
+    }
+}
+
+/// The pair's deepest contact and its approach speed ẋ = −v_rel·n at the contact's midpoint.
+fn deepest(state: &State, group: &[Contact]) -> (Contact, f64) {
+    let c = *group
+        .iter()
+        .min_by(|x, y| x.gap.total_cmp(&y.gap))
+        .expect("pairs are non-empty");
+    let rate = -penalty::relative_velocity(state, c.body_a, c.body_b, c.midpoint()).dot(c.normal);
+    (c, rate)
+}
+
+/// Impact speed of a pair first seen at depth x > 0 with approach rate ẋ (it touched somewhere
+/// within the last step). Along the normal, with m_n the pair's effective mass there and
+/// c = ζ/v_i, the phase plane of m_n ẍ = −λx(1 + cẋ) gives (module documentation)
+///
+/// ```text
+///   G(ẋ) − G(v_i) = −(λ/m_n) x²/2,    G(v) = v/c − ln(1 + cv)/c²,
+/// ```
+///
+/// an equation for v_i alone: with u = ẋ/v_i, f(v_i) = (v_i/ζ)² (g(u) − g(1)) + (λ/m_n) x²/2 = 0,
+/// g(u) = ζu − ln(1 + ζu). Without damping (ζ = 0) v_i = √(ẋ² + λx²/m_n), the smallest possible
+/// value; f falls from positive there to −∞, so bisection between it and a doubled bracket finds
+/// v_i. (Taking ẋ itself would under-estimate v_i by what the first step in contact already
+/// removed: damping is ζ times the spring force at first touch, ζ = 3.1 for e = 0.3.)
+fn impact_speed(
+    model: &Model,
+    state: &State,
+    c: &Contact,
+    rate: f64,
+    lambda: f64,
+    zeta: f64,
+) -> f64 {
+    let m_n = penalty::effective_mass(model, state, c.body_a, c.body_b, c.midpoint(), c.normal);
+    let x = -c.gap;
+    if m_n <= 0.0 {
+        return rate.max(0.0);
+    }
+    let spring = 0.5 * lambda * x * x / m_n;
+    let undamped = (rate * rate + 2.0 * spring).sqrt();
+    if zeta == 0.0 || undamped == 0.0 {
+        return undamped;
+    }
+    let g = |u: f64| zeta * u - (zeta * u).ln_1p();
+    let f = |v: f64| {
+        let u = rate / v;
+        if 1.0 + zeta * u <= 0.0 {
+            return f64::INFINITY; // 1 + cẋ ≤ 0 cannot be reached from v: v is too small
+        }
+        (v / zeta).powi(2) * (g(u) - g(1.0)) + spring
+    };
+    let (mut lo, mut hi) = (undamped, 2.0 * undamped);
+    while f(hi) > 0.0 && hi < 1e6 * undamped {
+        (lo, hi) = (hi, 2.0 * hi);
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid == lo || mid == hi {
+            break;
+        }
+        if f(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+impl ContactModel for HuntCrossley {
+    fn spec(&self) -> ModelSpec {
+        SPEC
+    }
+
+    fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
+        SPEC.params
+            .iter()
+            .map(|p| p.name)
+            .zip(self.values.iter().cloned())
+            .collect()
+    }
+
+    fn contact_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        h: f64,
+        out: &mut [Wrench],
+    ) -> Result<ModelStats, ContactError> {
+        let mut stats = ModelStats::default();
+        for group in penalty::pairs(contacts) {
+            let (c, rate) = deepest(state, group);
+            let x = -c.gap;
+            if x <= 0.0 {
+                continue;
+            }
+            let (a, b) = (c.body_a, c.body_b);
+            let lambda = self.lambda(model, a, b);
+            let zeta = self.law.zeta(self.pair_restitution(model, a, b));
+            // A pair touching for the first time in this step has no record yet.
+            let v_i = self
+                .impact_speed
+                .get(&pair_key(&c))
+                .copied()
+                .unwrap_or_else(|| impact_speed(model, state, &c, rate, lambda, zeta))
+                .max(self.min_impact_speed);
+            let damping = zeta / v_i;
+            let f_n = (lambda * x * (1.0 + damping * rate)).max(0.0);
+            if !f_n.is_finite() {
+                return Err(ContactError(format!(
+                    "hunt-crossley: non-finite force between `{}` and `{}` (depth {x} m, rate {rate} m/s)",
+                    model.bodies[a].name, model.bodies[b].name
+                )));
+            }
+            if f_n == 0.0 {
+                continue;
+            }
+            stats.active_points += 1;
+            let p = c.midpoint();
+            let f =
+                f_n * c.normal + penalty::sliding_friction(model, state, a, b, p, c.normal, f_n, h);
+            out[b].add_at(f, p, state.bodies[b].position);
+            out[a].add_at(-f, p, state.bodies[a].position);
+        }
+        Ok(stats)
+    }
+
+    fn end_step(&mut self, model: &Model, state: &State, contacts: &[Contact]) {
+        let mut next = BTreeMap::new();
+        for group in penalty::pairs(contacts) {
+            let (c, rate) = deepest(state, group);
+            if c.gap < 0.0 {
+                let key = pair_key(&c);
+                let v_i = match self.impact_speed.get(&key) {
+                    Some(&v) => v,
+                    None => {
+                        let (a, b) = (c.body_a, c.body_b);
+                        let zeta = self.law.zeta(self.pair_restitution(model, a, b));
+                        impact_speed(model, state, &c, rate, self.lambda(model, a, b), zeta)
+                    }
+                };
+                next.insert(key, v_i);
+            }
+        }
+        self.impact_speed = next;
+    }
+}

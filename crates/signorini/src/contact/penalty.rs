@@ -1,0 +1,135 @@
+//! Pieces shared by the force-based (penalty) models: pair identity and per-pair memory, the
+//! pair's masses, and Coulomb sliding friction capped so an explicit step never reverses a slip.
+use crate::collision::Contact;
+use crate::dynamics::{Model, State};
+use glam::DVec3;
+use std::collections::BTreeMap;
+
+/// A pair of convex pieces: (body A, piece of A, body B, piece of B). Compound bodies pair piece
+/// by piece; the narrow phase lists each pair's contacts together, in this order.
+pub type PairKey = (usize, usize, usize, usize);
+
+pub fn pair_key(c: &Contact) -> PairKey {
+    (c.body_a, c.piece_a, c.body_b, c.piece_b)
+}
+
+/// The contacts of `contacts` grouped by pair of pieces (consecutive, as the narrow phase lists
+/// them).
+pub fn pairs(contacts: &[Contact]) -> impl Iterator<Item = &[Contact]> {
+    contacts.chunk_by(|x, y| pair_key(x) == pair_key(y))
+}
+
+/// Largest penetration depth of a pair's contacts (m, ≥ 0).
+pub fn pair_depth(group: &[Contact]) -> f64 {
+    group.iter().map(|c| -c.gap).fold(0.0, f64::max)
+}
+
+/// Drumwright (2008) eq. 2, the integral term with a forgetting factor φ:
+///
+/// ```text
+///   I_t = Σ_{i=0}^{t−1} φ^{t−i−1} max_y d(y, i)  =  φ I_{t−1} + max_y d(y, t−1)
+/// ```
+///
+/// kept per pair of pieces (m: a sum of depths over steps, not a time integral). A pair's sum
+/// persists while it penetrates and is forgotten when it separates (no popping from a stale sum
+/// when it touches again).
+#[derive(Clone, Debug, Default)]
+pub struct IntegralMemory {
+    sums: BTreeMap<PairKey, f64>,
+}
+
+impl IntegralMemory {
+    /// I of the pair (0 for a pair not in contact at the previous steps).
+    pub fn get(&self, key: PairKey) -> f64 {
+        self.sums.get(&key).copied().unwrap_or(0.0)
+    }
+
+    /// Advance by one accepted step whose final contacts are `contacts`.
+    pub fn advance(&mut self, forgetting: f64, contacts: &[Contact]) {
+        let mut next = BTreeMap::new();
+        for group in pairs(contacts) {
+            let depth = pair_depth(group);
+            if depth > 0.0 {
+                let key = pair_key(&group[0]);
+                next.insert(key, forgetting * self.get(key) + depth);
+            }
+        }
+        self.sums = next;
+    }
+}
+
+/// Reduced mass of a pair (kg): m_a m_b / (m_a + m_b), or the dynamic body's mass when the other
+/// is fixed.
+pub fn reduced_mass(model: &Model, a: usize, b: usize) -> f64 {
+    let inv = model.bodies[a].inv_mass + model.bodies[b].inv_mass;
+    if inv > 0.0 {
+        1.0 / inv
+    } else {
+        0.0
+    }
+}
+
+/// m_a + m_b over the pair's dynamic bodies (kg): Drumwright's gain scale (a fixed body adds
+/// nothing).
+pub fn mass_sum(model: &Model, a: usize, b: usize) -> f64 {
+    [a, b]
+        .iter()
+        .map(|&i| &model.bodies[i])
+        .filter(|b| !b.fixed)
+        .map(|b| b.mass)
+        .sum()
+}
+
+/// 1 / (tᵀ W t): the effective mass of the pair at point `p` along unit direction `t` (kg).
+pub fn effective_mass(model: &Model, state: &State, a: usize, b: usize, p: DVec3, t: DVec3) -> f64 {
+    let mut w = 0.0;
+    for i in [a, b] {
+        let body = &model.bodies[i];
+        if body.fixed {
+            continue;
+        }
+        let bs = &state.bodies[i];
+        let rxt = (p - bs.position).cross(t);
+        w += body.inv_mass + rxt.dot(bs.world_inverse_inertia(&body.inv_inertia) * rxt);
+    }
+    if w > 0.0 {
+        1.0 / w
+    } else {
+        0.0
+    }
+}
+
+/// Velocity of B's material point at `p` relative to A's (m/s).
+pub fn relative_velocity(state: &State, a: usize, b: usize, p: DVec3) -> DVec3 {
+    state.bodies[b].point_velocity(p) - state.bodies[a].point_velocity(p)
+}
+
+/// Coulomb sliding friction on B at point `p` for normal force `f_n` (N) along unit `normal`:
+/// −min(μ f_n, m_t |v_t| / h) v_t/|v_t|, with v_t the slip velocity and m_t the pair's effective
+/// mass along it. The cap is the force that stops the slip in one step of length `h`, so an
+/// explicit integrator never reverses the slip and a body at rest does not chatter.
+#[allow(clippy::too_many_arguments)]
+pub fn sliding_friction(
+    model: &Model,
+    state: &State,
+    a: usize,
+    b: usize,
+    p: DVec3,
+    normal: DVec3,
+    f_n: f64,
+    h: f64,
+) -> DVec3 {
+    let mu = model.friction(a, b);
+    if mu == 0.0 || f_n <= 0.0 {
+        return DVec3::ZERO;
+    }
+    let v_rel = relative_velocity(state, a, b, p);
+    let v_t = v_rel - v_rel.dot(normal) * normal;
+    let slip = v_t.length();
+    if slip == 0.0 {
+        return DVec3::ZERO;
+    }
+    let t = v_t / slip;
+    let stop = effective_mass(model, state, a, b, p, t) * slip / h;
+    -(mu * f_n).min(stop) * t
+}
