@@ -1198,7 +1198,11 @@ fn adaptive_time_steps_parse_with_defaults_and_errors() {
         (a.energy_tolerance, a.min_time_step, a.max_time_step),
         (1e-6, 1e-3 * 1e-6, 1e-3)
     );
-    assert!(parse("[simulation]\n").unwrap().simulation.adaptive.is_none());
+    assert!(parse("[simulation]\n")
+        .unwrap()
+        .simulation
+        .adaptive
+        .is_none());
     expect_err(
         "[simulation]\n[simulation.adaptive]\nmin_time_step = 1e-6\n",
         "[simulation.adaptive]",
@@ -1228,5 +1232,30 @@ fn adaptive_time_steps_parse_with_defaults_and_errors() {
         "energy_tolerance",
         "simulation.adaptive.energy_tolerance",
         "",
+    );
+}
+
+/// `release_interval` of a spawn: parsed in s, default 0, negative or non-numeric values rejected
+/// at its line with the unit in the hint.
+#[test]
+fn spawn_release_interval_is_parsed_and_checked() {
+    let spawn = "[[spawn]]\nname = \"p\"\ncount = 3\nseed = 1\nlattice = [3, 1, 1]\nspacing = [1, 1, 1]\nmass = 1\nshapes = [{ type = \"sphere\", radius = 0.1 }]\n";
+    let s = parse(spawn).unwrap();
+    assert_eq!(s.spawns[0].release_interval, 0.0);
+    let s = parse(&format!("{spawn}release_interval = 0.5\n")).unwrap();
+    assert_eq!(s.spawns[0].release_interval, 0.5);
+    let text = format!("{spawn}release_interval = -0.5\n");
+    let e = expect_err(
+        &text,
+        "release_interval",
+        "spawn[0].release_interval",
+        "`release_interval` is in s; give a value at least 0",
+    );
+    assert_eq!(e.message, "must be at least 0, got -0.5");
+    expect_err(
+        &format!("{spawn}release_interval = \"soon\"\n"),
+        "release_interval",
+        "spawn[0].release_interval",
+        "write a number",
     );
 }

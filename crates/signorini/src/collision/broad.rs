@@ -41,7 +41,8 @@ pub fn piece_pose(model: &Model, state: &State, body: usize, piece: usize) -> Po
 
 impl BroadPhase {
     /// Every pair of pieces of different bodies, not both fixed, whose boxes grown by `margin`
-    /// (m) overlap; sorted, without duplicates.
+    /// (m) overlap; sorted, without duplicates. Bodies not yet released (`Body::held`) take part
+    /// in no pair.
     pub fn find_pairs(
         &mut self,
         model: &Model,
@@ -53,6 +54,9 @@ impl BroadPhase {
         self.entries.clear();
         self.half_spaces.clear();
         for (b, body) in model.bodies.iter().enumerate() {
+            if body.held(state.time) {
+                continue;
+            }
             for (p, piece) in body.pieces.iter().enumerate() {
                 let pose = piece_pose(model, state, b, p);
                 match &piece.shape {

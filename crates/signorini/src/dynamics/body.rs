@@ -51,6 +51,10 @@ pub struct Body {
     /// Where the centre of mass sits in the frame the scene described the shapes in (m): scene
     /// positions and force points are given in that "shape frame".
     pub com_in_shape_frame: DVec3,
+    /// Simulated time (s) before which the body is held at its initial state: not integrated, no
+    /// gravity, no contacts (bodies "dropped over time", `[[spawn]] release_interval`). 0 = free
+    /// from the start.
+    pub release_time: f64,
 }
 
 impl Body {
@@ -99,6 +103,7 @@ impl Body {
             pieces,
             material,
             com_in_shape_frame: mp.com,
+            release_time: 0.0,
         })
     }
 
@@ -114,6 +119,17 @@ impl Body {
             pieces,
             material,
             com_in_shape_frame: DVec3::ZERO,
+            release_time: 0.0,
         }
+    }
+
+    /// Is the body held (not yet released) during a step that starts at time `t` (s)?
+    pub fn held(&self, t: f64) -> bool {
+        t < self.release_time
+    }
+
+    /// Does the body move during a step that starts at time `t` (s): dynamic and released?
+    pub fn moves(&self, t: f64) -> bool {
+        !self.fixed && !self.held(t)
     }
 }

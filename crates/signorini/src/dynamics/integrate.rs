@@ -74,10 +74,12 @@ pub fn rotate_by(q: DQuat, phi: DVec3) -> DQuat {
     (DQuat::from_scaled_axis(phi) * q).normalize()
 }
 
-/// One semi-implicit Euler step under the given wrenches (forces held over the step).
+/// One semi-implicit Euler step under the given wrenches (forces held over the step). Bodies
+/// not yet released (`Body::held` at the step's start) stay where they are.
 pub fn semi_implicit_euler(model: &Model, state: &mut State, wrenches: &[Wrench], h: f64) {
+    let t = state.time;
     for i in 0..model.bodies.len() {
-        if model.bodies[i].fixed {
+        if !model.bodies[i].moves(t) {
             continue;
         }
         let (a, alpha) = accelerations(model, state, i, &wrenches[i]);
@@ -98,11 +100,11 @@ pub struct Derivative {
     pub dw: DVec3,
 }
 
-/// Derivatives of every body under the given wrenches.
+/// Derivatives of every body under the given wrenches (zero for fixed and held bodies).
 pub fn derivatives(model: &Model, state: &State, wrenches: &[Wrench], out: &mut Vec<Derivative>) {
     out.clear();
     for (i, bs) in state.bodies.iter().enumerate() {
-        if model.bodies[i].fixed {
+        if !model.bodies[i].moves(state.time) {
             out.push(Derivative {
                 dq: DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
                 ..Default::default()
@@ -127,7 +129,7 @@ pub fn offset_state(model: &Model, base: &State, k: &[Derivative], h: f64, out: 
     out.step = base.step;
     out.bodies.clone_from(&base.bodies);
     for (i, d) in k.iter().enumerate() {
-        if model.bodies[i].fixed {
+        if !model.bodies[i].moves(base.time) {
             continue;
         }
         let b = &mut out.bodies[i];
@@ -141,7 +143,7 @@ pub fn offset_state(model: &Model, base: &State, k: &[Derivative], h: f64, out: 
 /// The RK4 update y ← y + h/6 (k1 + 2k2 + 2k3 + k4).
 pub fn rk4_combine(model: &Model, state: &mut State, k: [&[Derivative]; 4], h: f64) {
     for i in 0..state.bodies.len() {
-        if model.bodies[i].fixed {
+        if !model.bodies[i].moves(state.time) {
             continue;
         }
         let [a, b, c, d] = k.map(|k| k[i]);

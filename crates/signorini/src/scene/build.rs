@@ -306,7 +306,8 @@ fn sample(rng: &mut Rng, r: desc::Range) -> f64 {
 }
 
 /// Bodies of a `[[spawn]]` table: cell i of the lattice (x fastest), jittered, optionally
-/// rotated, with a shape drawn by weight and its dimensions and mass drawn from their ranges.
+/// rotated, with a shape drawn by weight and its dimensions and mass drawn from their ranges,
+/// released at i × `release_interval`.
 /// Draw order per body (fixed, so seeds stay meaningful): jitter x, y, z; rotation; shape; its
 /// dimensions; mass.
 fn spawn(
@@ -392,6 +393,8 @@ fn spawn(
         .map_err(|m| {
             SceneError::new(file, s.line, &s.key, m, "check the spawn's shapes and mass")
         })?;
+        let mut body = body;
+        body.release_time = f64::from(i) * s.release_interval;
         states.push(initial_state(
             &body,
             position,

@@ -311,6 +311,9 @@ pub struct SpawnDesc {
     pub shapes: Vec<LocatedSpawnShape>,
     /// Relative probability of each shape, same length as `shapes` (all 1 by default).
     pub weights: Vec<f64>,
+    /// Body `i` is held at its initial pose (no motion, gravity or contact) until `i ×
+    /// release_interval`, s (>= 0; 0 = all free from the start).
+    pub release_interval: f64,
     pub line: usize,
     pub key: String,
 }

@@ -40,7 +40,7 @@ mod keys {
     pub const RANDOM_FORCES: &[&str] = &["body", "seed", "count", "start", "period", "on_time", "magnitude", "direction",
                                          "point_min", "point_max"];
     pub const SPAWN: &[&str] = &["name", "count", "seed", "lattice", "spacing", "origin", "jitter", "random_orientation",
-                                 "velocity", "material", "mass", "density", "shapes", "weights"];
+                                 "velocity", "material", "mass", "density", "shapes", "weights", "release_interval"];
     pub const OUTPUT: &[&str] = &["trajectory_interval"];
     pub const ORIENTATION: &[&str] = &["axis", "angle", "angle_deg", "rpy", "rpy_deg"];
     pub const SHAPE_TYPES: &[&str] = &["sphere", "box", "cylinder", "convex", "halfspace"];
@@ -178,7 +178,8 @@ fn unit_of(name: &str) -> Option<&'static str> {
         | "on_time"
         | "min_time_step"
         | "max_time_step"
-        | "trajectory_interval" => "in s",
+        | "trajectory_interval"
+        | "release_interval" => "in s",
         "energy_tolerance" => "in J",
         "mass" => "in kg",
         "density" => "in kg/m^3",
@@ -1394,6 +1395,7 @@ impl<'a, 'i> Parser<'a, 'i> {
         )?;
         let weights = r.opt("weights", |cx, v, k| weights(cx, v, k, shapes.len()))?;
         let weights = weights.unwrap_or_else(|| vec![1.0; shapes.len()]);
+        let release_interval = r.num("release_interval", 0.0, Check::NonNegative)?;
         r.finish()?;
         self.scene.spawns.push(SpawnDesc {
             name,
@@ -1409,6 +1411,7 @@ impl<'a, 'i> Parser<'a, 'i> {
             mass,
             shapes,
             weights,
+            release_interval,
             line,
             key,
         });
