@@ -1,6 +1,6 @@
 //! PEG's potential contacts (Williams, Lu & Trinkle 2016, "A geometrically exact contact model
-//! for polytopes", §4–§5.2): for a pair of convex polytopes A and B closer than a distance δ,
-//! every feature pair that could touch before the end of the step, grouped into the constraints
+//! for polytopes", §4–§5.2): for a pair of convex polytopes A and B, every feature pair that
+//! could touch before the end of the step, grouped into the constraints
 //! of the paper's configurations. Contact models choose which member of a group carries the
 //! force (`contact::peg`); this module only does geometry.
 //!
@@ -29,25 +29,35 @@
 //! Every group is a constraint "at least one member keeps ψ ≥ 0" (an I- or X-constraint of eqs
 //! 19–25; a U-constraint when it has one member).
 //!
+//! Features are swept over a look-ahead time T (the model uses T = 2h): a vertex p moving at w
+//! relative to the other body sweeps the segment [p, p + T w], and σ is a distance margin (the
+//! model's: `simulation.activation_distance` plus the second-order motion of rotation and
+//! gravity over T).
+//!
 //! - **Vertex groups** (eq. 34 vertex–face, the I-constraints of eq. 36 vertex–edge and eq. 37
-//!   vertex–vertex). For each vertex v of one polytope within δ of the other, the members are the
-//!   vertex–face contacts with every face whose *polygon* is within δ of v (feasibility: v in the
-//!   face's Voronoi region with |ψ| ≤ δ, or within δ of its boundary). One face when v is over a
-//!   face, the two faces of an edge when v is near that edge, all faces of a vertex near a vertex.
-//!   Since the other polytope is convex, v is outside it exactly when it is outside one of its
-//!   face planes, and within δ the faces near v are the only ones v can reach in a step: the group
-//!   says exactly "v does not enter the polytope", and never traps v at a convex corner.
-//!   Candidates for the force (C_ι) are the applicable members (all members if none is).
+//!   vertex–vertex). For each vertex v of one polytope, the members are the vertex–face contacts
+//!   with every face of the other whose *polygon* comes within σ of v's sweep (feasibility: v in
+//!   the face's Voronoi region close to the plane, or near its boundary). One face when v is over a
+//!   face, the two faces of an edge when v is near that edge, all faces of a vertex near a vertex;
+//!   no group when no face is reachable. Since the other polytope is convex, v is outside it
+//!   exactly when it is outside one of its face planes, and the faces near v's sweep are the only
+//!   ones v can reach in a step: the group says exactly "v does not enter the polytope", and never
+//!   traps v at a convex corner. Candidates for the force (C_ι) are the applicable members (all
+//!   members if none is).
 //! - **Edge groups** (eq. 35 edge–edge, and the X-constraints of eqs 36 and 38). For each
-//!   applicable, non-parallel edge pair whose lines' closest points lie on both segments (within
-//!   δ of their ends) and whose segments are within δ: the edge–edge contact, plus, for each
-//!   endpoint of either edge within δ of the crossing, a *release*: the vertex–face contact of that
-//!   endpoint with the face of the other edge towards which the edge heads from the endpoint
-//!   (the face f_k with (η_k − η_other)·u > 0, u the edge direction from the endpoint; this is the
-//!   sign of the edge orientation of eq. 27). An endpoint outside that face's plane has left the
-//!   crossing: any penetration of the other body's edge wedge by the edge then puts the edge's far
-//!   end inside that body, which its own vertex group forbids. So the edge–edge gap must stay
-//!   non-negative unless a release is non-negative. The edge–edge contact is the only candidate.
+//!   applicable, non-parallel edge pair whose segments are within d = σ + T |w| (w the relative
+//!   velocity of their closest points) and whose lines' closest points lie on both segments
+//!   (within d of their ends): the edge–edge contact, plus, for each endpoint of either edge
+//!   within d of the crossing, a *release* ρ: the signed distance of that endpoint beyond the
+//!   plane through the other edge's line that contains the normal n (a point on A, a point on B
+//!   and a direction: a pseudo-contact with a Jacobian row like any other), positive once the
+//!   crossing has left the segment through that endpoint. The edges pass through each other
+//!   only if they cross on both segments with ψ < 0, so the group "ψ_EE ≥ 0 or some ρ ≥ 0" is
+//!   exactly "these two edges do not pass through each other": it never traps an edge that slides
+//!   off the other's end, whatever the faces around the endpoints (this replaces the paper's
+//!   X-constraints against a vertex's face contacts, eqs 36 and 38, whose pairing of edges with
+//!   faces is only right where the other body is the wedge of one edge). The edge–edge contact
+//!   is the only candidate.
 //!   A negative edge–edge gap is a contact only when the edges really pass through each other:
 //!   the lines cross on both segments and the point midway between the two closest points lies
 //!   in both polytopes (within |ψ| α for a pair of applicability −α < 0). Elsewhere (on an extension, near vertices where the other edge's faces
@@ -74,8 +84,11 @@ use glam::DVec3;
 /// Thresholds of the potential-contact search.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PotentialParams {
-    /// δ (m): feature pairs closer than this are potential contacts.
+    /// σ (m): feature pairs that come closer than this within the horizon are potential contacts.
     pub distance: f64,
+    /// T (s): how far ahead features are swept: a vertex p moving at w relative to the other
+    /// polytope sweeps the segment [p, p + T w]; edges reach T |w| further.
+    pub horizon: f64,
     /// ε_θ = sin θ (dimensionless): relaxation of applicability for a turn of θ within a step.
     pub applicability: f64,
     /// Edges with |ê_a × ê_b| below this (the sine of their angle) are parallel.
@@ -86,15 +99,40 @@ pub struct PotentialParams {
 }
 
 impl PotentialParams {
-    /// The defaults of `contact::peg` at distance δ (m): θ = 0.2 rad, parallel below 1e-3 rad,
-    /// merge tolerance 1e-9.
+    /// The defaults of `contact::peg` at distance σ (m) without look-ahead (T = 0): θ = 0.2 rad,
+    /// parallel below 1e-3 rad, merge tolerance 1e-9.
     pub fn with_distance(distance: f64) -> Self {
         PotentialParams {
             distance,
+            horizon: 0.0,
             applicability: 0.2f64.sin(),
             parallel_sine: 1e-3,
             merge_tolerance: 1e-9,
         }
+    }
+}
+
+/// How a polytope moves (world axes): the velocity of `point` and the angular velocity.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Motion {
+    pub point: DVec3,
+    /// m/s.
+    pub velocity: DVec3,
+    /// rad/s.
+    pub angular_velocity: DVec3,
+}
+
+impl Motion {
+    /// At rest.
+    pub const REST: Motion = Motion {
+        point: DVec3::ZERO,
+        velocity: DVec3::ZERO,
+        angular_velocity: DVec3::ZERO,
+    };
+
+    /// Velocity of the material point at `p` (m/s).
+    pub fn at(&self, p: DVec3) -> DVec3 {
+        self.velocity + self.angular_velocity.cross(p - self.point)
     }
 }
 
@@ -184,10 +222,17 @@ struct World {
     normals: Vec<DVec3>,
     offsets: Vec<f64>,
     centroid: DVec3,
+    motion: Motion,
+    /// Faces covered by another piece of the same body (not boundary).
+    covered: Vec<bool>,
 }
 
 impl World {
-    fn place(&mut self, p: &Polytope, pose: &Pose) {
+    fn place(&mut self, p: &Polytope, pose: &Pose, motion: &Motion, covered: &[bool]) {
+        self.motion = *motion;
+        self.covered.clear();
+        self.covered
+            .extend((0..p.faces.len()).map(|f| covered.get(f).copied().unwrap_or(false)));
         self.vertices.clear();
         self.vertices
             .extend(p.vertices.iter().map(|v| pose.transform_point(*v)));
@@ -224,16 +269,25 @@ struct Side<'a> {
 }
 
 /// Potential contacts and groups of every polytope piece pair `(body_a, piece_a, body_b,
-/// piece_b)` in `pairs` at `state`, with the thresholds `params(body_a, body_b)`, appended to
-/// `out`. Pairs whose pieces are not both polytopes are skipped.
+/// piece_b)` in `pairs` at `state` (bodies moving with their velocities), with the thresholds
+/// `params(body_a, body_b)`, appended to `out`. `covered[body][piece][face]` marks the faces that
+/// another piece of the same body covers ([`covered_faces`]; absent entries: none). Pairs whose
+/// pieces are not both polytopes are skipped.
 pub fn detect(
     model: &Model,
     state: &State,
     pairs: &[(usize, usize, usize, usize)],
     params: impl Fn(usize, usize) -> PotentialParams,
+    covered: &[Vec<Vec<bool>>],
     scratch: &mut Scratch,
     out: &mut PotentialSet,
 ) {
+    let mask = |b: usize, p: usize| -> &[bool] {
+        covered
+            .get(b)
+            .and_then(|c| c.get(p))
+            .map_or(&[], |v| v.as_slice())
+    };
     use crate::geometry::Shape;
     for &(ba, pa, bb, pb) in pairs {
         let (Shape::Polytope(p), Shape::Polytope(q)) = (
@@ -244,8 +298,26 @@ pub fn detect(
         };
         let pose_a = super::broad::piece_pose(model, state, ba, pa);
         let pose_b = super::broad::piece_pose(model, state, bb, pb);
+        let motion = |b: usize| {
+            let s = &state.bodies[b];
+            if model.bodies[b].moves(state.time) {
+                Motion {
+                    point: s.position,
+                    velocity: s.velocity,
+                    angular_velocity: s.angular_velocity,
+                }
+            } else {
+                Motion::REST
+            }
+        };
         let start = out.contacts.len();
-        pair(p, &pose_a, q, &pose_b, &params(ba, bb), scratch, out);
+        pair(
+            (p, &pose_a, &motion(ba), mask(ba, pa)),
+            (q, &pose_b, &motion(bb), mask(bb, pb)),
+            &params(ba, bb),
+            scratch,
+            out,
+        );
         for c in &mut out.contacts[start..] {
             c.body_a = ba;
             c.piece_a = pa;
@@ -255,22 +327,25 @@ pub fn detect(
     }
 }
 
-/// Potential contacts and groups of polytope A at `pose_a` and B at `pose_b`, appended to `out`
-/// (contacts with body and piece indices 0).
+/// Potential contacts and groups of polytope A (at its pose, moving with its motion, with the
+/// faces `covered` by other pieces of its body: they are not boundary, `&[]` for none) and B,
+/// appended to `out` (contacts with body and piece indices 0).
 pub fn pair(
-    a: &Polytope,
-    pose_a: &Pose,
-    b: &Polytope,
-    pose_b: &Pose,
+    (a, pose_a, motion_a, covered_a): (&Polytope, &Pose, &Motion, &[bool]),
+    (b, pose_b, motion_b, covered_b): (&Polytope, &Pose, &Motion, &[bool]),
     params: &PotentialParams,
     scratch: &mut Scratch,
     out: &mut PotentialSet,
 ) {
-    let d = params.distance;
-    scratch.a.place(a, pose_a);
-    scratch.b.place(b, pose_b);
-    // Bounding spheres: nothing within δ.
-    if scratch.a.centroid.distance(scratch.b.centroid) - a.radius - b.radius > d {
+    scratch.a.place(a, pose_a, motion_a, covered_a);
+    scratch.b.place(b, pose_b, motion_b, covered_b);
+    // Bounding spheres: nothing within σ over the horizon.
+    let (ca, cb) = (scratch.a.centroid, scratch.b.centroid);
+    let reach = params.horizon
+        * ((motion_a.at(ca) - motion_b.at(cb)).length()
+            + motion_a.angular_velocity.length() * a.radius
+            + motion_b.angular_velocity.length() * b.radius);
+    if ca.distance(cb) - a.radius - b.radius > params.distance + reach {
         return;
     }
     scratch.contacts.clear();
@@ -392,14 +467,6 @@ fn polygon_distance(y: Side, f: usize, p: DVec3, gap: f64) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// Is `p` in the polytope X, within `tol` (m) of its face planes?
-fn inside(x: Side, p: DVec3, tol: f64) -> bool {
-    x.w.normals
-        .iter()
-        .zip(&x.w.offsets)
-        .all(|(n, o)| n.dot(p) - o <= tol)
-}
-
 /// Eq. 30: min over the neighbours v_k of vertex `v` of X of η·(v_k − v)/|v_k − v|.
 fn vertex_applicability(x: Side, v: usize, eta: DVec3) -> f64 {
     let p = x.w.vertices[v];
@@ -414,18 +481,53 @@ fn vertex_applicability(x: Side, v: usize, eta: DVec3) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// The vertex groups of X's vertices against Y's faces (`b_side`: X is B).
+/// Distance (m) from the segment [p, q] to the polygon of face `f` of Y.
+fn segment_polygon_distance(y: Side, f: usize, p: DVec3, q: DVec3) -> f64 {
+    let n = y.w.normals[f];
+    let (gp, gq) = (n.dot(p) - y.w.offsets[f], n.dot(q) - y.w.offsets[f]);
+    let mut best = polygon_distance(y, f, p, gp).min(polygon_distance(y, f, q, gq));
+    if best == 0.0 || p == q {
+        return best;
+    }
+    // Through the face?
+    if (gp <= 0.0) != (gq <= 0.0) {
+        let x = p + (gp / (gp - gq)) * (q - p);
+        if polygon_distance(y, f, x, 0.0) == 0.0 {
+            return 0.0;
+        }
+    }
+    let face = &y.p.faces[f];
+    let k = face.vertices.len();
+    for i in 0..k {
+        let v0 = y.w.vertices[face.vertices[i] as usize];
+        let v1 = y.w.vertices[face.vertices[(i + 1) % k] as usize];
+        let (s, t) = super::narrow::segment_closest_points(p, q, v0, v1);
+        best = best.min(s.distance(t));
+    }
+    best
+}
+
+/// The vertex groups of X's vertices against Y's faces (`b_side`: X is B). Vertex p, moving at
+/// w relative to Y, sweeps [p, p + T w]; the faces whose polygon comes within σ of the sweep are
+/// its members.
 fn vertex_groups(x: Side, y: Side, b_side: bool, params: &PotentialParams, out: &mut Local) {
     let d = params.distance;
     let eps = params.applicability;
     for (v, &p) in x.w.vertices.iter().enumerate() {
-        if p.distance(y.w.centroid) > y.p.radius + d {
+        let q = p + params.horizon * (x.w.motion.at(p) - y.w.motion.at(p));
+        if point_segment_distance(y.w.centroid, p, q) > y.p.radius + d {
             continue;
         }
         let first = out.contacts.len();
         for f in 0..y.p.faces.len() {
-            let gap = y.w.normals[f].dot(p) - y.w.offsets[f];
-            if gap.abs() > d || polygon_distance(y, f, p, gap) > d {
+            if y.w.covered[f] {
+                continue;
+            }
+            let n = y.w.normals[f];
+            let gap = n.dot(p) - y.w.offsets[f];
+            let gap_q = n.dot(q) - y.w.offsets[f];
+            if gap.min(gap_q) > d || gap.max(gap_q) < -d || segment_polygon_distance(y, f, p, q) > d
+            {
                 continue;
             }
             let appl = vertex_applicability(x, v, y.w.normals[f]);
@@ -474,29 +576,29 @@ fn edge_frame(x: Side, e: usize) -> (DVec3, DVec3, DVec3, DVec3) {
     (p0, p1, t1, t2)
 }
 
-/// The face of edge `e` of X towards which a direction `u` heads: the face f_k of the edge with
-/// (η_k − η_other)·u > 0 (ties: the edge's first face).
-fn heading_face(x: Side, e: usize, u: DVec3) -> usize {
-    let [f0, f1] = x.p.edges[e].faces.map(|f| f as usize);
-    if (x.w.normals[f1] - x.w.normals[f0]).dot(u) > 0.0 {
-        f1
-    } else {
-        f0
-    }
-}
-
 /// The edge groups of A's and B's edges.
 fn edge_groups(a: Side, b: Side, params: &PotentialParams, out: &mut Local) {
-    let d = params.distance;
     let eps = params.applicability;
+    // How far an edge of A can move relative to B within the horizon, at most.
+    let (ma, mb) = (a.w.motion, b.w.motion);
+    let reach_a = params.horizon
+        * ((ma.at(a.w.centroid) - mb.at(a.w.centroid)).length()
+            + (ma.angular_velocity.length() + mb.angular_velocity.length()) * a.p.radius);
+    let seam = |x: Side, e: usize| x.p.edges[e].faces.iter().any(|&f| x.w.covered[f as usize]);
     for ea in 0..a.p.edges.len() {
+        if seam(a, ea) {
+            continue;
+        }
         let (a0, a1, ta1, ta2) = edge_frame(a, ea);
-        if point_segment_distance(b.w.centroid, a0, a1) > b.p.radius + d {
+        if point_segment_distance(b.w.centroid, a0, a1) > b.p.radius + params.distance + reach_a {
             continue;
         }
         let da = a1 - a0;
         let la = da.length();
         for eb in 0..b.p.edges.len() {
+            if seam(b, eb) {
+                continue;
+            }
             let (b0, b1, tb1, tb2) = edge_frame(b, eb);
             let db = b1 - b0;
             let lb = db.length();
@@ -505,6 +607,8 @@ fn edge_groups(a: Side, b: Side, params: &PotentialParams, out: &mut Local) {
                 continue;
             }
             let (sa, sb) = super::narrow::segment_closest_points(a0, a1, b0, b1);
+            // σ plus how far the closest points can approach within the horizon.
+            let d = params.distance + params.horizon * (ma.at(sa) - mb.at(sb)).length();
             if sa.distance(sb) > d {
                 continue;
             }
@@ -549,17 +653,14 @@ fn edge_groups(a: Side, b: Side, params: &PotentialParams, out: &mut Local) {
                 continue;
             }
             // A negative gap is a penetration only where the edges really pass through each
-            // other: the lines cross on both segments and the point midway between them lies in
-            // both polytopes. Otherwise (an extension, or near vertices where the faces of the
-            // other edge end) the line distance measures nothing; an endpoint that goes round
-            // the other edge and inside is its vertex group's business.
+            // other: the lines cross on both segments, at least |ψ| from their ends. Nearer an
+            // end (or on an extension) the faces of the other edges at that vertex bound the
+            // body, and the line distance measures nothing: an endpoint that goes round the
+            // other edge and inside is its vertex group's business.
             if gap < 0.0 {
-                let on_segments = (0.0..=1.0).contains(&s) && (0.0..=1.0).contains(&t);
-                let mid = 0.5 * (pa + pb);
-                // A pair whose applicability is −α < 0 has its midpoint up to |ψ| α outside the
-                // face that makes it inapplicable.
-                let tol = 1e-9 * (a.p.radius + b.p.radius) - gap * (-appl).max(0.0);
-                if !on_segments || !inside(a, mid, tol) || !inside(b, mid, tol) {
+                let depth = -gap;
+                let inside = |u: f64, len: f64| u * len >= depth && (1.0 - u) * len >= depth;
+                if !inside(s, la) || !inside(t, lb) {
                     continue;
                 }
             }
@@ -579,29 +680,56 @@ fn edge_groups(a: Side, b: Side, params: &PotentialParams, out: &mut Local) {
             let edge_b = &b.p.edges[eb];
             let mut released_a = false;
             let mut released_b = false;
+            // Releases: ρ, the signed distance of an endpoint beyond the plane through the other
+            // edge's line that contains n, positive once the crossing has left the segment
+            // through that endpoint.
+            let beyond_b = n.cross(db).normalize();
             for (near, v, u) in [
                 (near_a0, edge_a.vertices[0], da),
                 (near_a1, edge_a.vertices[1], -da),
             ] {
                 if near {
-                    let f = heading_face(b, eb, u);
-                    let v = v as usize;
+                    let pv = a.w.vertices[v as usize];
+                    let m = if beyond_b.dot(u) >= 0.0 {
+                        beyond_b
+                    } else {
+                        -beyond_b
+                    };
                     members.push(out.push(
-                        vertex_face(b, v, a.w.vertices[v], f, false),
+                        contact(
+                            pv,
+                            pb,
+                            -m,
+                            m.dot(pv - pb),
+                            Feature::Vertex(v),
+                            Feature::Edge(eb as u32),
+                        ),
                         f64::NEG_INFINITY,
                     ));
                     released_a = true;
                 }
             }
+            let beyond_a = n.cross(da).normalize();
             for (near, v, u) in [
                 (near_b0, edge_b.vertices[0], db),
                 (near_b1, edge_b.vertices[1], -db),
             ] {
                 if near {
-                    let f = heading_face(a, ea, u);
-                    let v = v as usize;
+                    let pw = b.w.vertices[v as usize];
+                    let m = if beyond_a.dot(u) >= 0.0 {
+                        beyond_a
+                    } else {
+                        -beyond_a
+                    };
                     members.push(out.push(
-                        vertex_face(a, v, b.w.vertices[v], f, true),
+                        contact(
+                            pa,
+                            pw,
+                            m,
+                            m.dot(pw - pa),
+                            Feature::Edge(ea as u32),
+                            Feature::Vertex(v),
+                        ),
                         f64::NEG_INFINITY,
                     ));
                     released_b = true;
@@ -694,4 +822,145 @@ fn merge_into(scratch: &mut Scratch, normal_tol: f64, point_tol: f64, out: &mut 
         out.groups.push(g);
     }
     scratch.groups = groups;
+}
+
+/// The gap (m) of contact `c`'s feature pair with the bodies at `poses` (world pose of each body's
+/// frame), for the pairs whose gap is a function of their features: vertex–face and face–vertex
+/// (the vertex's distance to the face's plane), edge–edge (the signed distance of the two lines,
+/// the normal's sign kept close to `c.normal`), a polytope vertex against a half-space, a sphere
+/// against a half-space or a sphere. `None` for the others (sphere–polytope), for edges that
+/// have become parallel, and for features that do not exist on the pieces.
+pub fn feature_gap(model: &Model, poses: &[Pose], c: &Contact) -> Option<f64> {
+    use crate::geometry::Shape;
+    let piece = |b: usize, p: usize| {
+        let piece = model.bodies[b].pieces.get(p)?;
+        Some((&piece.shape, poses[b].mul(&piece.pose)))
+    };
+    let (sa, pose_a) = piece(c.body_a, c.piece_a)?;
+    let (sb, pose_b) = piece(c.body_b, c.piece_b)?;
+    let vertex = |s: &Shape, pose: &Pose, v: u32| match s {
+        Shape::Polytope(p) => p.vertices.get(v as usize).map(|x| pose.transform_point(*x)),
+        _ => None,
+    };
+    // Outward unit normal and offset of face f in the world.
+    let plane = |s: &Shape, pose: &Pose, f: u32| match s {
+        Shape::Polytope(p) => p.faces.get(f as usize).map(|face| {
+            let n = pose.transform_vector(face.normal);
+            (n, face.offset + n.dot(pose.translation))
+        }),
+        Shape::HalfSpace { normal } => {
+            let n = pose.transform_vector(*normal);
+            Some((n, n.dot(pose.translation)))
+        }
+        Shape::Sphere { .. } => None,
+    };
+    match (c.feature_a, c.feature_b, sa, sb) {
+        (Feature::Vertex(v), Feature::Face(f), _, _) => {
+            let (n, o) = plane(sb, &pose_b, f)?;
+            Some(n.dot(vertex(sa, &pose_a, v)?) - o)
+        }
+        (Feature::Face(f), Feature::Vertex(v), _, _) => {
+            let (n, o) = plane(sa, &pose_a, f)?;
+            Some(n.dot(vertex(sb, &pose_b, v)?) - o)
+        }
+        (Feature::Surface, Feature::Vertex(v), Shape::HalfSpace { .. }, _) => {
+            let (n, o) = plane(sa, &pose_a, 0)?;
+            Some(n.dot(vertex(sb, &pose_b, v)?) - o)
+        }
+        (Feature::Vertex(v), Feature::Surface, _, Shape::HalfSpace { .. }) => {
+            let (n, o) = plane(sb, &pose_b, 0)?;
+            Some(n.dot(vertex(sa, &pose_a, v)?) - o)
+        }
+        (Feature::Edge(ea), Feature::Edge(eb), Shape::Polytope(p), Shape::Polytope(q)) => {
+            let ends = |poly: &Polytope, pose: &Pose, e: u32| {
+                poly.edges.get(e as usize).map(|edge| {
+                    edge.vertices
+                        .map(|v| pose.transform_point(poly.vertices[v as usize]))
+                })
+            };
+            let [a0, a1] = ends(p, &pose_a, ea)?;
+            let [b0, b1] = ends(q, &pose_b, eb)?;
+            let cross = (a1 - a0).cross(b1 - b0);
+            if cross.length() <= 1e-9 * (a1 - a0).length() * (b1 - b0).length() {
+                return None;
+            }
+            let mut n = cross.normalize();
+            if n.dot(c.normal) < 0.0 {
+                n = -n;
+            }
+            Some(n.dot(b0 - a0))
+        }
+        (Feature::Surface, Feature::Surface, Shape::HalfSpace { .. }, Shape::Sphere { radius }) => {
+            let (n, o) = plane(sa, &pose_a, 0)?;
+            Some(n.dot(pose_b.translation) - o - radius)
+        }
+        (Feature::Surface, Feature::Surface, Shape::Sphere { radius }, Shape::HalfSpace { .. }) => {
+            let (n, o) = plane(sb, &pose_b, 0)?;
+            Some(n.dot(pose_a.translation) - o - radius)
+        }
+        (
+            Feature::Surface,
+            Feature::Surface,
+            Shape::Sphere { radius: ra },
+            Shape::Sphere { radius: rb },
+        ) => Some(pose_a.translation.distance(pose_b.translation) - ra - rb),
+        _ => None,
+    }
+}
+
+/// For each piece of `body` and each of its faces: is the face covered by a face of another
+/// piece of the same body (opposite normals within `tol` = 1e-9, same plane within 1e-9 of the
+/// pieces' size, every corner inside the other face's polygon)? Such a face is glued to the other
+/// piece — the wall of a container standing on its floor — and is not part of the body's
+/// boundary: a vertex on the floor is not "outside the wall" through the wall's bottom face.
+/// Non-polytope pieces get no entries.
+pub fn covered_faces(body: &crate::dynamics::Body) -> Vec<Vec<bool>> {
+    use crate::geometry::Shape;
+    let placed: Vec<Option<World>> = body
+        .pieces
+        .iter()
+        .map(|piece| match &piece.shape {
+            Shape::Polytope(p) => {
+                let mut w = World::default();
+                w.place(p, &piece.pose, &Motion::REST, &[]);
+                Some(w)
+            }
+            _ => None,
+        })
+        .collect();
+    let polys: Vec<Option<&Polytope>> = body
+        .pieces
+        .iter()
+        .map(|piece| match &piece.shape {
+            Shape::Polytope(p) => Some(p.as_ref()),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::with_capacity(body.pieces.len());
+    for (i, (wi, pi)) in placed.iter().zip(&polys).enumerate() {
+        let (Some(wi), Some(pi)) = (wi, pi) else {
+            out.push(Vec::new());
+            continue;
+        };
+        let mut flags = vec![false; pi.faces.len()];
+        for (f, flag) in flags.iter_mut().enumerate() {
+            *flag = placed.iter().zip(&polys).enumerate().any(|(j, (wj, pj))| {
+                let (Some(wj), Some(pj), true) = (wj, pj, j != i) else {
+                    return false;
+                };
+                let tol = 1e-9 * (pi.radius + pj.radius);
+                (0..pj.faces.len()).any(|g| {
+                    wi.normals[f].dot(wj.normals[g]) < -1.0 + 1e-9
+                        && (wi.offsets[f] + wj.offsets[g]).abs() <= tol
+                        && pi.faces[f].vertices.iter().all(|&v| {
+                            let x = wi.vertices[v as usize];
+                            let side = Side { p: pj, w: wj };
+                            polygon_distance(side, g, x, 0.0) <= tol
+                        })
+                })
+            });
+        }
+        out.push(flags);
+    }
+    out
 }

@@ -185,6 +185,10 @@ pub struct ModelStats {
     /// Wall-clock seconds of collision detection the model did itself (PEG's potential
     /// contacts); the pipeline counts them in the narrow-phase stage.
     pub detection: f64,
+    /// PEG: constraints whose primary contact ended the step beyond its plane while another
+    /// member held the constraint — a corner the standard model's single half-space would have
+    /// blocked (`contact::peg::TRAP_DEPTH`). Zero for the other models.
+    pub traps: usize,
 }
 
 /// One complementarity solve inside a model.

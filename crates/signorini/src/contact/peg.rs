@@ -51,24 +51,28 @@
 //! # Activation
 //!
 //! The narrow phase finds the candidate pairs with Stewart–Trinkle's anticipating distance
-//! (`time_stepping::anticipating_distance`). Potential contacts of a pair (a, b) are searched
-//! within δ_ab = `simulation.activation_distance` + 2 h (u_a + u_b), u_i = |v_i| + |ω_i| r_i + h |g|
-//! the speed bound of body i: the distance the two bodies can close in one step, twice over (the
-//! global distance uses the fastest body for every pair). A given `activation_distance` is used
-//! for every pair instead.
+//! (`time_stepping::anticipating_distance`). Within a pair (a, b), features are swept over
+//! T = 2h with their velocity relative to the other body (a vertex p moving at w sweeps
+//! [p, p + T w]) and kept when they come within σ = `simulation.activation_distance` +
+//! T² (|ω_a|² r_a + |ω_b|² r_b + |g|) / 2 of each other: what they can close in one step, twice
+//! over, plus the second-order motion of rotation and gravity. A fast body thus gets potential
+//! contacts only ahead of it, a resting one only within σ. A given `activation_distance` is σ for
+//! every pair, without sweeping.
 use super::time_stepping::{self, SolverChain};
 use super::{
     cone, contact_jacobian_row, ConfigError, ContactError, ContactModel, ModelSpec, ModelStats,
     ParamDefault, ParamKind, ParamSpec, ParamValue,
 };
-use crate::collision::potential::{self, GroupKey, PotentialParams, PotentialSet};
+use crate::collision::potential::{self, feature_gap, GroupKey, PotentialParams, PotentialSet};
 use crate::collision::Contact;
+use crate::dynamics::integrate::rotate_by;
 use crate::dynamics::jacobian::{
     add_row_forces, cross_delassus, delassus, row_difference, InverseMass, JacobianRow,
 };
 use crate::dynamics::{Model, State, Wrench};
-use crate::geometry::{Feature, Shape};
+use crate::geometry::{Feature, Pose, Shape};
 use crate::solvers::Problem;
+use glam::DVec3;
 use nalgebra::{DMatrix, DVector};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -84,9 +88,9 @@ const PARAMS: &[ParamSpec] = &[
         name: "activation_distance",
         unit: "m",
         default: ParamDefault::Derived(
-            "per pair (a, b): simulation.activation_distance + 2 h (u_a + u_b), u_i = |v_i| + |w_i| r_i + h |g|",
+            "features swept over T = 2h with their relative velocity, margin simulation.activation_distance + T^2 (|w_a|^2 r_a + |w_b|^2 r_b + |g|) / 2",
         ),
-        description: "feature pairs closer than this are potential contacts; the default covers the pair's approach over one step with a factor 2 (r_i: body i's bounding radius about its centre of mass)",
+        description: "feature pairs closer than this are potential contacts (no sweep when given); the default sweeps each feature over twice its motion in one step (r_i: body i's bounding radius about its centre of mass)",
         kind: ParamKind::Number { min: 0.0 },
     },
     ParamSpec {
@@ -102,6 +106,13 @@ const PARAMS: &[ParamSpec] = &[
         default: ParamDefault::Value(1e-3),
         description: "edges closer to parallel than this give no edge-edge contact (their endpoints' vertex constraints hold them)",
         kind: ParamKind::Number { min: 0.0 },
+    },
+    ParamSpec {
+        name: "gap_prediction",
+        unit: "-",
+        default: ParamDefault::Word("free-motion"),
+        description: "end-of-step gap: \"linear\" psi + h G nu (PEG eq. 6 truncated after the linear term, as the paper's experiments) or \"free-motion\" the exact gap of each feature pair after one free step, linearized about it (eq. 6 to higher order: rotation's second-order motion no longer drives corners into faces)",
+        kind: ParamKind::Choice(&["free-motion", "linear"]),
     },
     ParamSpec {
         name: "friction",
@@ -178,12 +189,17 @@ struct Constraint {
 pub struct Peg {
     values: Vec<ParamValue>,
     activation_distance: Option<f64>,
-    applicability: f64,
+    /// θ (rad) of the applicability relaxation, before the pair's turn over the horizon.
+    applicability_angle: f64,
     parallel_sine: f64,
+    /// Free-motion gap prediction (else linear).
+    predict: bool,
     frictional: bool,
     directions: usize,
     solvers: SolverChain,
     radii: Vec<f64>,
+    /// Faces covered by another piece of the same body, per body and piece.
+    covered: Vec<Vec<Vec<bool>>>,
     potential: PotentialSet,
     scratch: potential::Scratch,
     previous: HashMap<Key, Previous>,
@@ -194,7 +210,7 @@ impl Peg {
     /// `values` in the order of the spec's parameters.
     pub fn new(values: &[ParamValue]) -> Result<Self, ConfigError> {
         let number = |i: usize| values[i].value();
-        let k = number(4).expect("friction_directions has a value");
+        let k = number(5).expect("friction_directions has a value");
         if k.fract() != 0.0 {
             return Err(ConfigError::Invalid {
                 param: "friction_directions".into(),
@@ -216,19 +232,21 @@ impl Peg {
         Ok(Peg {
             values: values.to_vec(),
             activation_distance: number(0),
-            applicability: theta.sin(),
+            applicability_angle: theta,
             parallel_sine: parallel.sin(),
-            frictional: values[3].word() == Some("coulomb"),
+            predict: values[3].word() == Some("free-motion"),
+            frictional: values[4].word() == Some("coulomb"),
             directions: k as usize,
             solvers: SolverChain::new(
-                &values[5].words(),
-                number(6).expect("tolerance has a value"),
-                number(7).expect("max_iterations has a value"),
-                number(8),
-                number(9).expect("relaxation has a value"),
-                values[10].word(),
+                &values[6].words(),
+                number(7).expect("tolerance has a value"),
+                number(8).expect("max_iterations has a value"),
+                number(9),
+                number(10).expect("relaxation has a value"),
+                values[11].word(),
             )?,
             radii: Vec::new(),
+            covered: Vec::new(),
             potential: PotentialSet::default(),
             scratch: potential::Scratch::default(),
             previous: HashMap::new(),
@@ -255,19 +273,37 @@ impl Peg {
         &self.potential
     }
 
-    /// The search thresholds for bodies `a` and `b` at `state`.
+    /// The search thresholds for bodies `a` and `b` at `state`: look-ahead T = 2h, margin
+    /// σ = `simulation.activation_distance` + T² (|ω_a|² r_a + |ω_b|² r_b + |g|) / 2 (the
+    /// second-order motion of a point over T), or σ = `activation_distance` and T = 0 when given;
+    /// applicability relaxed by θ = `applicability_angle` + T |ω_a − ω_b| (the pair's turn over
+    /// T), at most π/2.
     pub fn pair_params(&self, model: &Model, state: &State, a: usize, b: usize) -> PotentialParams {
-        let distance = self.activation_distance.unwrap_or_else(|| {
-            let h = model.settings.time_step;
-            let u = |i: usize| {
-                let r = self.radii.get(i).copied().unwrap_or(0.0);
-                time_stepping::speed_bound(model, state, i, r)
-            };
-            model.settings.activation_distance + 2.0 * h * (u(a) + u(b))
-        });
+        let (distance, horizon) = match self.activation_distance {
+            Some(d) => (d, 0.0),
+            None => {
+                let s = &model.settings;
+                let t = 2.0 * s.time_step;
+                let spin = |i: usize| {
+                    if model.bodies[i].moves(state.time) {
+                        let r = self.radii.get(i).copied().unwrap_or(0.0);
+                        state.bodies[i].angular_velocity.length_squared() * r
+                    } else {
+                        0.0
+                    }
+                };
+                let curvature = spin(a) + spin(b) + s.gravity.length();
+                (s.activation_distance + 0.5 * t * t * curvature, t)
+            }
+        };
+        // The relative turn over the horizon widens the applicability relaxation.
+        let turn = horizon
+            * (state.bodies[a].angular_velocity - state.bodies[b].angular_velocity).length();
+        let theta = (self.applicability_angle + turn).min(std::f64::consts::FRAC_PI_2);
         PotentialParams {
             distance,
-            applicability: self.applicability,
+            horizon,
+            applicability: theta.sin(),
             parallel_sine: self.parallel_sine,
             ..PotentialParams::with_distance(distance)
         }
@@ -297,12 +333,16 @@ impl Peg {
             .collect();
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut set = std::mem::take(&mut self.potential);
+        if self.covered.len() != model.bodies.len() {
+            self.covered = model.bodies.iter().map(potential::covered_faces).collect();
+        }
         for (pair, params) in pairs.iter().zip(&params) {
             potential::detect(
                 model,
                 state,
                 std::slice::from_ref(pair),
                 |_, _| *params,
+                &self.covered,
                 &mut scratch,
                 &mut set,
             );
@@ -415,7 +455,7 @@ impl ContactModel for Peg {
                 }
             })
             .collect();
-        let lcp = assemble(model, state, &constraints, &mu, k, h, out);
+        let lcp = assemble(model, state, &constraints, &mu, k, h, self.predict, out);
         let (np, nt, nf, ns) = (constraints.len(), lcp.nt, lcp.frictional.len(), lcp.ns);
         let n = lcp.problem.len();
 
@@ -456,7 +496,6 @@ impl ContactModel for Peg {
             )
         })?;
         add_row_forces(model, &lcp.rows, &z.as_slice()[..np + nt], h, out);
-
         // Traps: the primary of a several-member constraint ended beyond its plane.
         let w = &lcp.problem.m * &z + &lcp.problem.q;
         let mut stats = PegStats {
@@ -512,6 +551,7 @@ impl ContactModel for Peg {
             active_points: (0..np).filter(|&j| z[j] > 0.0).count(),
             solve: Some(report),
             detection,
+            traps: stats.traps,
         })
     }
 }
@@ -529,7 +569,11 @@ struct StepLcp {
     ns: usize,
 }
 
-/// Assemble the LCP of the module documentation in z = (p, β, σ, c).
+/// Assemble the LCP of the module documentation in z = (p, β, σ, c). With `predict`, every gap
+/// ψ is replaced by ψ_f − h G ν_ℓ, ψ_f the exact gap of the feature pair after one free step
+/// (`collision::potential::feature_gap` at the poses ν_ℓ leads to), so that ψ/h + G ν⁺ is the
+/// linearization of the end-of-step gap about the free motion instead of about the start.
+#[allow(clippy::too_many_arguments)]
 fn assemble(
     model: &Model,
     state: &State,
@@ -537,6 +581,7 @@ fn assemble(
     mu: &[f64],
     k: usize,
     h: f64,
+    predict: bool,
     applied: &[Wrench],
 ) -> StepLcp {
     let offsets = model.dof_offsets();
@@ -556,20 +601,49 @@ fn assemble(
             rows.push(rel_row(p, d));
         }
     }
+    let nu_free = time_stepping::free_velocity(model, state, h, applied);
+    // The gap of each contact the rows use: ψ, or ψ_f − h G ν_ℓ.
+    let predicted: Option<Vec<Pose>> = predict.then(|| {
+        let offsets = model.dof_offsets();
+        model
+            .bodies
+            .iter()
+            .zip(&state.bodies)
+            .enumerate()
+            .map(|(i, (b, s))| match offsets[i] {
+                Some(o) if b.moves(state.time) => {
+                    let v = DVec3::from_slice(&nu_free[o..o + 3]);
+                    let w = DVec3::from_slice(&nu_free[o + 3..o + 6]);
+                    Pose::new(s.position + h * v, rotate_by(s.orientation, h * w))
+                }
+                _ => s.pose(),
+            })
+            .collect()
+    });
+    let gap = |c: &Contact, row: &JacobianRow| match &predicted {
+        Some(poses) => feature_gap(model, poses, c).map_or(c.gap, |g| g - h * row.dot(&nu_free)),
+        None => c.gap,
+    };
+    let primary_gap: Vec<f64> = constraints
+        .iter()
+        .zip(&rows)
+        .map(|(c, row)| gap(&c.primary, row))
+        .collect();
+
     // Difference rows Δ = G_P − G_K (eq. 42) and their gaps ψ_P − ψ_K, chain by chain.
     let mut diff = Vec::new();
     let mut diff_gap = Vec::new();
     let mut owner = Vec::new();
     for (j, c) in constraints.iter().enumerate() {
         for o in &c.others {
-            diff.push(row_difference(&rows[j], &rel_row(o, o.normal)));
-            diff_gap.push(c.primary.gap - o.gap);
+            let row = rel_row(o, o.normal);
+            diff_gap.push(primary_gap[j] - gap(o, &row));
+            diff.push(row_difference(&rows[j], &row));
             owner.push(j);
         }
     }
     let ns = diff.len();
 
-    let nu_free = time_stepping::free_velocity(model, state, h, applied);
     let inv = InverseMass::new(model, state);
     let w = delassus(&rows, &inv);
     let wd = cross_delassus(&diff, &rows, &inv);
@@ -582,8 +656,8 @@ fn assemble(
     for (r, row) in rows.iter().enumerate() {
         q[r] = row.dot(&nu_free);
     }
-    for (j, c) in constraints.iter().enumerate() {
-        q[j] += c.primary.gap / h;
+    for (j, g) in primary_gap.iter().enumerate() {
+        q[j] += g / h;
     }
     // Friction: as Stewart–Trinkle.
     for (f, &j) in frictional.iter().enumerate() {

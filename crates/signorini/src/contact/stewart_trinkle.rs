@@ -268,6 +268,7 @@ impl ContactModel for TimeStepping {
             active_points: (0..nc).filter(|&c| z[c] > 0.0).count(),
             solve: Some(report),
             detection: 0.0,
+            traps: 0,
         })
     }
 }

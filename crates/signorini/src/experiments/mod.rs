@@ -2,6 +2,7 @@
 //! by the CLI's `experiment` command that writes their CSV files and plots. Each takes a bundled
 //! scene (`examples/`) and returns the figures the paper reports.
 pub mod complementarity;
+pub mod peg;
 pub mod penalty;
 
 use crate::contact::ContactModel;
