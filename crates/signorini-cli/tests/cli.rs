@@ -1056,11 +1056,12 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
 // 8. `experiment`
 // ---------------------------------------------------------------------------------------------
 
-const EXPERIMENTS: [&str; 5] = [
+const EXPERIMENTS: [&str; 6] = [
     "activation",
     "ramp",
     "box-stack",
     "perturbed-block",
+    "block-penetrating-plane",
     "bounce",
 ];
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
@@ -1489,4 +1490,90 @@ fn adaptive_run_reports_its_steps_and_refuses_velocity_level_models() {
         "{}",
         o.stderr
     );
+}
+
+/// `experiment perturbed-block`: one series per model run (the paper's deepest-point and
+/// multi-point gains, the stiff multi-point gains, stewart-trinkle) in the CSV, 10001 rows each
+/// (10 s at 1e-3 s plus the initial state), and both plots.
+#[test]
+fn experiment_perturbed_block_writes_every_model() {
+    let tmp = TempDir::new("exp-perturbed");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "perturbed-block",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "experiment perturbed-block");
+    let csv = Csv::read(&out.join("perturbed_block.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "model,step,time,kinetic_energy,penetration"
+    );
+    csv.assert_well_formed("perturbed_block.csv", &["model"]);
+    let model = csv.col("model");
+    for label in [
+        "deepest-point",
+        "multi-point",
+        "multi-point (stiff)",
+        "stewart-trinkle",
+    ] {
+        let n = csv.rows.iter().filter(|r| r[model] == label).count();
+        assert_eq!(n, 10001, "{label}");
+    }
+    assert_png(&out.join("perturbed_block_energy.png"));
+    assert_png(&out.join("perturbed_block_penetration.png"));
+    assert!(o.stdout.contains("multi-point (stiff)"), "{}", o.stdout);
+}
+
+/// `experiment block-penetrating-plane --quick`: both methods, one row per step from the initial
+/// state, the starting depth of 5 cm in the first step's penetration, and both plots.
+#[test]
+fn experiment_block_penetrating_plane_quick_writes_both_methods() {
+    let tmp = TempDir::new("exp-block");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "block-penetrating-plane",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "experiment block-penetrating-plane --quick");
+    let csv = Csv::read(&out.join("block_penetrating_plane.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "model,step,kinetic_energy,penetration"
+    );
+    csv.assert_well_formed("block_penetrating_plane.csv", &["model"]);
+    let (model, pen) = (csv.col("model"), csv.f64s("penetration"));
+    for label in ["deepest-point", "multi-point"] {
+        let rows: Vec<usize> = (0..csv.rows.len())
+            .filter(|&i| csv.rows[i][model] == label)
+            .collect();
+        assert_eq!(
+            rows.len(),
+            1001,
+            "{label}: 1 s at 1e-3 s plus the initial state"
+        );
+        // The first step ends still about 5 cm deep (the block has barely moved).
+        assert!(
+            (pen[rows[1]] - 0.05).abs() < 1e-3,
+            "{label}: {}",
+            pen[rows[1]]
+        );
+    }
+    assert_png(&out.join("block_penetrating_plane_energy.png"));
+    assert_png(&out.join("block_penetrating_plane_penetration.png"));
 }

@@ -1198,7 +1198,11 @@ fn adaptive_time_steps_parse_with_defaults_and_errors() {
         (a.energy_tolerance, a.min_time_step, a.max_time_step),
         (1e-6, 1e-3 * 1e-6, 1e-3)
     );
-    assert!(parse("[simulation]\n").unwrap().simulation.adaptive.is_none());
+    assert!(parse("[simulation]\n")
+        .unwrap()
+        .simulation
+        .adaptive
+        .is_none());
     expect_err(
         "[simulation]\n[simulation.adaptive]\nmin_time_step = 1e-6\n",
         "[simulation.adaptive]",

@@ -20,7 +20,7 @@ struct Experiment {
     run: fn(&mut Context) -> Result<(), Failure>,
 }
 
-const EXPERIMENTS: [Experiment; 5] = [
+const EXPERIMENTS: [Experiment; 6] = [
     Experiment {
         name: "activation",
         summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
@@ -38,8 +38,13 @@ const EXPERIMENTS: [Experiment; 5] = [
     },
     Experiment {
         name: "perturbed-block",
-        summary: "resting cube under 10 random pushes: energy and penetration per model (Drumwright 2008)",
-        run: complementarity::perturbed_block,
+        summary: "resting cube under 10 random pushes: energy and penetration, deepest-point, multi-point, stewart-trinkle (Drumwright 2008 figs 10-12)",
+        run: penalty::perturbed_block,
+    },
+    Experiment {
+        name: "block-penetrating-plane",
+        summary: "tilted cube starting 5 cm in the ground: kinetic energy and penetration, deepest-point vs multi-point (Drumwright 2008 figs 7-9)",
+        run: penalty::block_penetrating_plane,
     },
     Experiment {
         name: "bounce",

@@ -7,6 +7,7 @@
 pub mod cone;
 pub mod deepest_point;
 pub mod hunt_crossley;
+pub mod multi_point;
 pub mod penalty;
 pub mod resting;
 pub mod stewart_trinkle;
@@ -91,6 +92,7 @@ pub fn catalog() -> Vec<ModelSpec> {
     vec![
         deepest_point::SPEC,
         hunt_crossley::SPEC,
+        multi_point::SPEC,
         stewart_trinkle::SPEC_STEWART_TRINKLE,
         stewart_trinkle::SPEC_ANITESCU_POTRA,
     ]
@@ -272,6 +274,7 @@ pub fn build(
     Ok(match spec.name {
         deepest_point::NAME => Box::new(deepest_point::DeepestPoint::new(&values)?),
         hunt_crossley::NAME => Box::new(hunt_crossley::HuntCrossley::new(&values)?),
+        multi_point::NAME => Box::new(multi_point::MultiPoint::new(&values)?),
         stewart_trinkle::NAME_STEWART_TRINKLE => Box::new(stewart_trinkle::TimeStepping::new(
             stewart_trinkle::Formulation::StewartTrinkle,
             &values,
