@@ -6,6 +6,7 @@
 //! the same [`Contact`]s and build Jacobian rows with `dynamics::jacobian`.
 pub mod cone;
 pub mod deepest_point;
+pub mod impulse;
 pub mod resting;
 pub mod stewart_trinkle;
 
