@@ -81,11 +81,19 @@
 //! A root is a *diverging* ray when λ > 0. Exactly one root diverges when sticking is unstable
 //! and none when it is stable. (L7) is (μK_tt + λI) ŝ = K_tn, so a ray with λ > 0 is
 //! ŝ(λ) = (μK_tt + λI)⁻¹K_tn with |ŝ(λ)| = 1; |ŝ(λ)| decreases strictly in λ ≥ 0 (μK_tt + λI is
-//! SPD and grows with λ) from |K_tt⁻¹K_tn|/μ = |f*|/μ to 0, so there is one such λ iff |f*| > μ. [`diverging_ray`] solves (L8) (its real roots by derivative-bracketed bisection,
+//! SPD and grows with λ) from |K_tt⁻¹K_tn|/μ = |f*|/μ to 0, so there is one such λ iff
+//! |f*| > μ. [`diverging_ray`] solves (L8) (its real roots by derivative-bracketed bisection,
 //! polished by Newton on g(θ)) and **chooses the root with λ > 0**; if round-off leaves none (a
 //! near-marginal case, λ ≈ 0, where two roots merge) it solves |ŝ(λ)| = 1 by bisection instead
 //! (`RayMethod::Secular`). Along the ray the slip keeps its direction (F(ŝ) ∥ ŝ), so the rest of
 //! the collision is closed form too.
+//!
+//! A sliding contact reaches zero slip only along a converging ray (λ < 0) that attracts the
+//! slip direction (g'(θ) < 0): in polar form dρ/dP_n = λ(θ), dθ/dP_n = g(θ)/ρ. When sticking is
+//! unstable and the quartic has a single converging ray, that ray repels the direction (in all of
+//! 7,366 such random K sampled; the diverging ray attracted in all 10,289 unstable ones), so only
+//! a slip exactly on it stops, then reverses; any other slip turns onto the diverging ray without
+//! passing through zero. In planar problems (one tangent) every slip is on a ray.
 //!
 //! **Integrator.** Sliding with a rotating slip direction (3D, anisotropic or coupled K) is
 //! integrated with the embedded Dormand–Prince 5(4) pair (local extrapolation: the 5th-order
