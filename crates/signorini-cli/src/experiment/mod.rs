@@ -2,6 +2,7 @@
 //! the bundled scenes, print its figures as a table and write a CSV file and plots. The
 //! experiments, their sources and their files are described in `docs/experiments.md`.
 mod complementarity;
+mod impulse;
 
 use crate::plot::{self, Axes, Mark, Series};
 use crate::{input_error, Failure};
@@ -19,7 +20,7 @@ struct Experiment {
     run: fn(&mut Context) -> Result<(), Failure>,
 }
 
-const EXPERIMENTS: [Experiment; 4] = [
+const EXPERIMENTS: [Experiment; 5] = [
     Experiment {
         name: "activation",
         summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
@@ -39,6 +40,11 @@ const EXPERIMENTS: [Experiment; 4] = [
         name: "perturbed-block",
         summary: "resting cube under 10 random pushes: energy and penetration per model (Drumwright 2008)",
         run: complementarity::perturbed_block,
+    },
+    Experiment {
+        name: "impulse-laws",
+        summary: "Newton, Poisson, Stronge and algebraic collision laws on a rough rod and sphere against impact angle",
+        run: impulse::laws,
     },
 ];
 
