@@ -338,6 +338,7 @@ fn stronge_never_gains_energy_over_10000_random_frictional_collisions() {
     println!("seed {seed}");
     let mut rng = Rng::new(seed);
     let (mut newton_gains, mut poisson_gains, mut unstable, mut stable) = (0, 0, 0, 0);
+    let mut algebraic_approaching = 0;
     let (mut recompressed, mut steps, mut worst_de, mut worst_cone) = (0, 0, f64::MIN, 0.0f64);
     for i in 0..10_000 {
         let (k, u0, mu, e) = random_collision(&mut rng);
@@ -398,19 +399,31 @@ fn stronge_never_gains_energy_over_10000_random_frictional_collisions() {
         }
         recompressed += c.recompressed as usize;
         steps += c.steps;
+        // The algebraic baseline never gains either (both stages dissipate; closed form, so
+        // round-off only), but may leave approaching.
+        let a = run(Law::AlgebraicNewton, &k, u0, mu, e);
+        assert!(
+            a.energy_change <= 1e-12 * v * pi,
+            "{what}: algebraic ΔT = {:e}",
+            a.energy_change
+        );
+        algebraic_approaching += (a.velocity.z < -1e-12 * v) as usize;
         newton_gains += (run(Law::Newton, &k, u0, mu, e).energy_change > 1e-8 * v * pi) as usize;
         poisson_gains += (run(Law::Poisson, &k, u0, mu, e).energy_change > 1e-8 * v * pi) as usize;
     }
     println!(
         "Stronge: largest ΔT/(|u0| Π) {worst_de:.3e}, largest cone excess {worst_cone:.3e} μΠ, \
          slip stopped {stable} stable / {unstable} unstable, recompressed {recompressed}, \
-         mean {:.1} steps; energy gained by Newton in {newton_gains}, by Poisson in {poisson_gains}",
+         mean {:.1} steps; energy gained by Newton in {newton_gains}, by Poisson in {poisson_gains}; \
+         the algebraic law leaves approaching in {algebraic_approaching}",
         steps as f64 / 10_000.0
     );
     assert!(
         unstable > 0 && stable > 0,
         "the sweep reaches both kinds of sticking"
     );
+    assert!(newton_gains > 0, "Newton's law gains energy somewhere");
+    assert!(algebraic_approaching > 0, "the algebraic law's flaw shows");
 }
 
 /// The planar collision (one tangent, K = [[ktt, ktn], [ktn, knn]]) solved independently of the

@@ -131,8 +131,11 @@
 //!
 //! Games and Guendelman et al. 2003: the frictionless Newton impulse P_n = −(1 + e) u_n0 / K_nn,
 //! then the tangential impulse that stops the slip, P_t = −K_tt⁻¹ u_t, scaled back onto the cone
-//! |P_t| = μ P_n when it lies outside. It ignores the coupling of friction into the normal
-//! velocity, so it can both gain energy and leave with u_n < 0.
+//! |P_t| = μ P_n when it lies outside. Each stage dissipates — the normal one by
+//! (1 − e²) u_n0² / (2K_nn), the tangential one by s(1 − s/2) u_tᵀK_tt⁻¹u_t, s ≤ 1 the clamping
+//! factor — so it never gains energy; but it ignores the coupling of friction into the normal
+//! velocity (K_nt), so its exit u_n is not −e u_n0 and can be negative (the bodies leave
+//! approaching).
 use glam::{DMat3, DVec2, DVec3};
 use std::fmt;
 
