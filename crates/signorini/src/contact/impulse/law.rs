@@ -726,8 +726,9 @@ pub struct Collision {
     pub friction_work: f64,
     /// ΔT = Pᵀu₀ + ½PᵀKP (L5) (J).
     pub energy_change: f64,
-    /// Whether and where the slip stopped (integrated laws; for the algebraic law: Some when its
-    /// tangential impulse was inside the cone, at the final P_n).
+    /// Whether and where the slip stopped (integrated laws). For the algebraic law: Some when its
+    /// tangential impulse was inside the cone, at the final P_n, with `test.friction_rate` =
+    /// P_t/P_n and `test.required_friction` = |P_t|/P_n of that impulse.
     pub stick: Option<Stick>,
     /// Unit slip direction (t1, t2) at the end; None when the contact ends without slip.
     pub exit_slip: Option<DVec2>,
