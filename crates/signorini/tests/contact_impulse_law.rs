@@ -748,6 +748,44 @@ fn exactly_one_ray_diverges_when_sticking_is_unstable_over_random_matrices() {
     assert!(stable > 500 && unstable > 500);
 }
 
+#[test]
+fn near_marginal_sticking_falls_back_to_the_secular_equation() {
+    // μ two ulps below the friction sticking needs: unstable by round-off, the diverging ray has
+    // λ ≈ 0 and merges with a converging one, so the quartic's bracketing may find no root with
+    // λ > 0. The fallback solves |(μK_tt + λI)⁻¹K_tn| = 1, whose λ → 0 limit is ŝ = −f*/|f*|.
+    let mut rng = Rng::new(3);
+    let (mut secular, mut worst) = (0, 0.0f64);
+    for _ in 0..2000 {
+        let a = DMat3::from_cols(rng.unit_vector(), rng.unit_vector(), rng.unit_vector());
+        let k = a * a.transpose() + DMat3::IDENTITY * 0.1;
+        let k = (k + k.transpose()) * 0.5;
+        let test = sticking_test(&k, 0.0);
+        let mu = test.required_friction * (1.0 - 2.0 * f64::EPSILON);
+        if sticking_test(&k, mu).stable {
+            continue;
+        }
+        let (ray, method) = diverging_ray(&k, mu).unwrap();
+        if method != RayMethod::Secular {
+            continue;
+        }
+        secular += 1;
+        let limit = -test.friction_rate / test.required_friction;
+        // The ray is the λ → 0 limit to round-off (the bisection ends at λ of a few ulps, where
+        // ŝ(λ) is f*'s direction to the last bit) and its rate is zero to round-off.
+        assert!((ray.direction.length() - 1.0).abs() < 1e-15);
+        assert!(
+            (ray.direction - limit).length() < 1e-6,
+            "{ray:?} vs {limit}"
+        );
+        assert!(ray.rate.abs() < 1e-12, "{ray:?}");
+        // A collision starting without slip completes and leaves (nearly) sticking.
+        let c = run(Law::Stronge, &k, DVec3::new(0.0, 0.0, -1.0), mu, 0.5);
+        assert!(c.velocity.truncate().length() < 1e-12, "{c:?}");
+    }
+    println!("{secular} of 2000 near-marginal matrices used the fallback; ray off the limit by ≤ {worst:e}");
+    assert!(secular > 0, "the fallback is exercised");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sliding throughout, integrator accuracy
 
