@@ -1056,13 +1056,14 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
 // 8. `experiment`
 // ---------------------------------------------------------------------------------------------
 
-const EXPERIMENTS: [&str; 6] = [
+const EXPERIMENTS: [&str; 7] = [
     "activation",
     "ramp",
     "box-stack",
     "perturbed-block",
     "block-penetrating-plane",
     "bounce",
+    "impulse-laws",
 ];
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 const EXAMPLES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");
@@ -1177,6 +1178,59 @@ fn experiment_ramp_quick_writes_csv_and_plot() {
     assert_png(&out.join("ramp.png"));
     // The table is printed: one line per μ.
     assert!(o.stdout.contains("measured"), "{}", o.stdout);
+}
+
+#[test]
+fn experiment_impulse_laws_quick_writes_csv_and_plots() {
+    // No scene needed: run from an empty directory.
+    let tmp = TempDir::new("exp-impulse");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &["experiment", "impulse-laws", "--quick", "--out", s(&out)],
+    );
+    o.expect_code(0, "experiment impulse-laws --quick");
+    let csv = Csv::read(&out.join("impulse_laws.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "case,law,friction,restitution,angle_deg,u0_t,u0_n,impulse_t,impulse_n,u_t,u_n,\
+         kinematic,kinetic,energetic,energy_ratio,stick"
+    );
+    csv.assert_well_formed("impulse_laws.csv", &["case", "law", "stick"]);
+    // 2 cases × 4 laws × 9 angles (−80° to 80° by 20°).
+    assert_eq!(csv.rows.len(), 72);
+    let (case, law) = (csv.col("case"), csv.col("law"));
+    let (ratio, kinematic) = (csv.f64s("energy_ratio"), csv.f64s("kinematic"));
+    let impulse_n = csv.f64s("impulse_n");
+    for (i, row) in csv.rows.iter().enumerate() {
+        // Stronge never gains energy; Newton's law leaves at u_n = e |u_n0| (closed-form planar
+        // paths: round-off only).
+        if row[law] == "stronge" {
+            assert!(ratio[i] <= 0.0, "{row:?}");
+        }
+        if row[law] == "newton" {
+            assert!((kinematic[i] - 0.9).abs() < 1e-12, "{row:?}");
+        }
+    }
+    // On the sphere (no normal–tangent coupling) every law gives the same normal impulse.
+    let sphere: Vec<usize> = (0..csv.rows.len())
+        .filter(|&i| csv.rows[i][case] == "sphere")
+        .collect();
+    assert_eq!(sphere.len(), 36);
+    for &i in &sphere {
+        let same = sphere
+            .iter()
+            .find(|&&j| csv.rows[j][csv.col("angle_deg")] == csv.rows[i][csv.col("angle_deg")])
+            .unwrap();
+        assert!(
+            (impulse_n[i] - impulse_n[*same]).abs() < 1e-12,
+            "{:?}",
+            csv.rows[i]
+        );
+    }
+    assert_png(&out.join("impulse_laws_energy.png"));
+    assert_png(&out.join("impulse_laws_restitution.png"));
+    assert!(o.stdout.contains("largest ΔT/T₀"), "{}", o.stdout);
 }
 
 #[test]

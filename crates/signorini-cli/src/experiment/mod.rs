@@ -2,6 +2,7 @@
 //! the bundled scenes, print its figures as a table and write a CSV file and plots. The
 //! experiments, their sources and their files are described in `docs/experiments.md`.
 mod complementarity;
+mod impulse;
 mod penalty;
 
 use crate::plot::{self, Axes, Mark, Series};
@@ -20,7 +21,7 @@ struct Experiment {
     run: fn(&mut Context) -> Result<(), Failure>,
 }
 
-const EXPERIMENTS: [Experiment; 6] = [
+const EXPERIMENTS: [Experiment; 7] = [
     Experiment {
         name: "activation",
         summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
@@ -50,6 +51,11 @@ const EXPERIMENTS: [Experiment; 6] = [
         name: "bounce",
         summary: "ball dropped on the ground under Hunt-Crossley for e = 0.3, 0.6, 0.9: measured restitution per impact (Deguet 1998)",
         run: penalty::bounce,
+    },
+    Experiment {
+        name: "impulse-laws",
+        summary: "Newton, Poisson, Stronge and algebraic collision laws on a rough rod and sphere against impact angle",
+        run: impulse::laws,
     },
 ];
 

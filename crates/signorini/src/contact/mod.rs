@@ -7,6 +7,7 @@
 pub mod cone;
 pub mod deepest_point;
 pub mod hunt_crossley;
+pub mod impulse;
 pub mod multi_point;
 pub mod penalty;
 pub mod resting;
