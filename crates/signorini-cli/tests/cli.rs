@@ -1056,12 +1056,13 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
 // 8. `experiment`
 // ---------------------------------------------------------------------------------------------
 
-const EXPERIMENTS: [&str; 7] = [
+const EXPERIMENTS: [&str; 8] = [
     "activation",
     "ramp",
     "box-stack",
     "perturbed-block",
     "block-penetrating-plane",
+    "pile",
     "bounce",
     "impulse-laws",
 ];

@@ -21,7 +21,7 @@ struct Experiment {
     run: fn(&mut Context) -> Result<(), Failure>,
 }
 
-const EXPERIMENTS: [Experiment; 7] = [
+const EXPERIMENTS: [Experiment; 8] = [
     Experiment {
         name: "activation",
         summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
@@ -46,6 +46,11 @@ const EXPERIMENTS: [Experiment; 7] = [
         name: "block-penetrating-plane",
         summary: "tilted cube starting 5 cm in the ground: kinetic energy and penetration, deepest-point vs multi-point (Drumwright 2008 figs 7-9)",
         run: penalty::block_penetrating_plane,
+    },
+    Experiment {
+        name: "pile",
+        summary: "boxes, prisms and spheres of 0-100 kg dropped into a box under the multi-point method: does it come to rest (Drumwright 2008 fig 13)",
+        run: penalty::pile,
     },
     Experiment {
         name: "bounce",

@@ -377,3 +377,92 @@ pub(super) fn bounce(cx: &mut Context) -> Result<(), Failure> {
     );
     Ok(())
 }
+
+// ---------------------------------------------------------------------------------------------
+// pile
+// ---------------------------------------------------------------------------------------------
+
+pub(super) fn pile(cx: &mut Context) -> Result<(), Failure> {
+    let mut scene = cx.scene("pile_multipoint.toml", &[None], &[])?;
+    if cx.quick {
+        scene.model.settings.duration = 1.5;
+    }
+    cx.start(1);
+    let r = cx.run("pile", || pen::pile(&scene))?;
+    cx.finish();
+
+    let s = &scene.model.settings;
+    let steps = r.series.len() - 1;
+    let peak = r.series.iter().map(|x| x.1).fold(0.0, f64::max);
+    let last = r.series[steps];
+    say!(
+        "pile of {} bodies ({}), {} s, {} with {}:",
+        r.bodies,
+        scene.desc.contact.model,
+        s.duration,
+        s.integrator.name(),
+        if s.adaptive.is_some() {
+            "energy-adaptive steps"
+        } else {
+            "fixed steps"
+        }
+    );
+    say!(
+        "  steps {steps}; kinetic energy: peak {peak:.3e} J, final {:.3e} J; largest penetration {:.3e} m",
+        last.1,
+        r.series.iter().map(|x| x.2).fold(0.0, f64::max)
+    );
+    say!(
+        "  fastest body at the end: {} at {:.3e} m/s (rest: below {} m/s); bodies pushed through the floor: {}",
+        r.fastest,
+        r.largest_speed,
+        pen::REST_SPEED,
+        r.fell_through
+    );
+    say!("  comes to rest: {}", if r.at_rest { "yes" } else { "no" });
+    let rows: Vec<String> = r
+        .series
+        .iter()
+        .map(|(t, ke, p, h)| format!("{t},{ke},{p},{h}"))
+        .collect();
+    cx.csv(
+        "pile.csv",
+        "time,kinetic_energy,max_penetration,time_step",
+        &rows,
+    )?;
+    let energy = Series {
+        label: format!("kinetic energy ({} bodies)", r.bodies),
+        points: r
+            .series
+            .iter()
+            .map(|x| (x.0, x.1.max(ENERGY_FLOOR)))
+            .collect(),
+    };
+    cx.plot(
+        "pile_energy.png",
+        &Axes {
+            title: "pile under the multi-point penalty method: kinetic energy (cf. Drumwright 2008 fig. 13)",
+            x_label: "time (s)",
+            y_label: "kinetic energy (J)",
+            log_x: false,
+            log_y: true,
+        },
+        &[(&energy, Mark::Line)],
+    );
+    let pen_series = Series {
+        label: "largest penetration".into(),
+        points: r.series.iter().map(|x| (x.0, x.2)).collect(),
+    };
+    cx.plot(
+        "pile_penetration.png",
+        &Axes {
+            title: "pile under the multi-point penalty method: largest penetration",
+            x_label: "time (s)",
+            y_label: "penetration (m)",
+            log_x: false,
+            log_y: false,
+        },
+        &[(&pen_series, Mark::Line)],
+    );
+    Ok(())
+}

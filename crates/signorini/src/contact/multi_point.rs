@@ -46,11 +46,9 @@ use super::{
     ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind, ParamSpec,
     ParamValue,
 };
-use crate::collision::broad::piece_pose;
 use crate::collision::Contact;
 use crate::dynamics::{Model, State, Wrench};
-use crate::geometry::intersection::{intersect, intersect_half_space, Intersection};
-use crate::geometry::penetration::{bottom_points_incremental, contact_normal};
+use crate::geometry::penetration::bottom_points_incremental;
 use crate::geometry::Shape;
 use glam::DVec3;
 use std::collections::BTreeMap;
@@ -226,7 +224,7 @@ impl MultiPoint {
         let integral = g.ki * self.integral.get(pair_key(c));
         // (point, depth) of every bottom point, and the normal.
         let mut springs: Vec<(DVec3, f64)> = Vec::new();
-        match penetration(model, state, c) {
+        match penalty::penetration(model, state, c) {
             Some((inter, normal, depths)) => {
                 out.normal = normal;
                 // A bottom point at zero depth lies on the contact plane and has no spring to
@@ -334,45 +332,6 @@ fn is_sphere_pair(model: &Model, c: &Contact) -> bool {
     let shape = |body: usize, piece: usize| &model.bodies[body].pieces[piece].shape;
     matches!(shape(c.body_a, c.piece_a), Shape::Sphere { .. })
         || matches!(shape(c.body_b, c.piece_b), Shape::Sphere { .. })
-}
-
-/// The intersection of the contact's two pieces (polytope–polytope or polytope–half-space), the
-/// contact normal from A to B by the min–max rule, and each vertex's depth along it (how far it
-/// must move along n to leave A). `None` for pairs with a sphere or without a volume of overlap.
-fn penetration(
-    model: &Model,
-    state: &State,
-    c: &Contact,
-) -> Option<(Intersection, DVec3, Vec<f64>)> {
-    let pose_a = piece_pose(model, state, c.body_a, c.piece_a);
-    let pose_b = piece_pose(model, state, c.body_b, c.piece_b);
-    let shape_a = &model.bodies[c.body_a].pieces[c.piece_a].shape;
-    let shape_b = &model.bodies[c.body_b].pieces[c.piece_b].shape;
-    let plane = |pose: &crate::geometry::Pose, normal: DVec3| {
-        let n = pose.transform_vector(normal);
-        (n, n.dot(pose.translation))
-    };
-    match (shape_a, shape_b) {
-        (Shape::Polytope(pa), Shape::Polytope(pb)) => {
-            let inter = intersect(pa, &pose_a, pb, &pose_b)?;
-            let cn = contact_normal(&inter);
-            Some((inter, cn.normal, cn.depths))
-        }
-        (Shape::Polytope(pa), Shape::HalfSpace { normal }) => {
-            let (n, d) = plane(&pose_b, *normal);
-            let inter = intersect_half_space(pa, &pose_a, n, d)?;
-            let cn = contact_normal(&inter);
-            Some((inter, cn.normal, cn.depths))
-        }
-        (Shape::HalfSpace { normal }, Shape::Polytope(pb)) => {
-            // The intersection sees the polytope as its A: swap to push our B along +n.
-            let (n, d) = plane(&pose_a, *normal);
-            let inter = intersect_half_space(pb, &pose_b, n, d)?;
-            let cn = contact_normal(&inter).swapped();
-            Some((inter, cn.normal, cn.depths))
-        }
-        _ => None,
-    }
 }
 
 impl ContactModel for MultiPoint {

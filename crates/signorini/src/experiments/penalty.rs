@@ -182,3 +182,71 @@ pub fn bounce(
         trace,
     })
 }
+
+/// A body counts as at rest below this speed (m/s): 1 cm/s, a tenth of a part's size per
+/// second for the 8–16 cm parts of the pile.
+pub const REST_SPEED: f64 = 0.01;
+
+/// The pile after its run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PileRun {
+    /// (time s, kinetic energy J, largest penetration m, step s) after every step.
+    pub series: Vec<(f64, f64, f64, f64)>,
+    /// Largest speed of a body's centre of mass, or of a point at its bounding radius from it
+    /// (|v| + |ω| r), at the end (m/s), and that body's name.
+    pub largest_speed: f64,
+    pub fastest: String,
+    /// Every dynamic body slower than `REST_SPEED` at the end.
+    pub at_rest: bool,
+    /// (name, shape kind, speed m/s) of the bodies still faster than `REST_SPEED` at the end.
+    pub moving: Vec<(String, &'static str, f64)>,
+    /// Dynamic bodies whose centre of mass ended below z = 0 (the container's floor): parts pushed
+    /// through it.
+    pub fell_through: usize,
+    /// Dynamic bodies.
+    pub bodies: usize,
+}
+
+/// Run the pile scene with its own model and steps; whether it comes to rest.
+pub fn pile(scene: &Scene) -> Result<PileRun, String> {
+    let m = &scene.model;
+    let mut series = Vec::new();
+    let end = simulate(scene, None, |s, r| {
+        series.push((
+            s.time,
+            kinetic_energy(m, s),
+            penetration(r),
+            r.map_or(0.0, |r| r.time_step),
+        ))
+    })?;
+    let (mut largest_speed, mut fastest, mut fell_through, mut bodies) = (0.0, String::new(), 0, 0);
+    let mut moving = Vec::new();
+    for (body, b) in m.bodies.iter().zip(&end.bodies) {
+        if body.fixed {
+            continue;
+        }
+        bodies += 1;
+        let reach = body
+            .pieces
+            .iter()
+            .map(|p| p.pose.translation.length() + p.shape.bounding_radius())
+            .fold(0.0, f64::max);
+        let speed = b.velocity.length() + b.angular_velocity.length() * reach;
+        if speed > largest_speed {
+            (largest_speed, fastest) = (speed, body.name.clone());
+        }
+        if speed >= REST_SPEED {
+            moving.push((body.name.clone(), body.pieces[0].shape.kind(), speed));
+        }
+        fell_through += (b.position.z < 0.0) as usize;
+    }
+    Ok(PileRun {
+        series,
+        largest_speed,
+        fastest,
+        at_rest: largest_speed < REST_SPEED,
+        moving,
+        fell_through,
+        bodies,
+    })
+}
