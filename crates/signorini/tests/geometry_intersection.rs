@@ -317,6 +317,10 @@ fn tiny_overlaps_of_a_face_an_edge_and_a_vertex_have_their_closed_form_volumes()
         for (p, want, want_half, what) in cases {
             let i = intersect(&c, &m, &c, &moved(&m, &p))
                 .unwrap_or_else(|| panic!("{what} at h = {h}: no overlap"));
+            println!(
+                "{what} h = {h:e}: relative error {:.1e}",
+                rel_err(i.volume, want)
+            );
             assert!(
                 rel_err(i.volume, want) < tol,
                 "{what} h = {h}: {} vs {want}",
