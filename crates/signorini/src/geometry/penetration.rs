@@ -53,8 +53,9 @@ impl ContactNormal {
 /// minimizing max_j |n̂_i·p_j − d_i| over the penetration points p_j (the vertices of the
 /// intersection). Facets within the intersection's tolerance of the smallest maximum are tied; a
 /// tie goes to A's facets, then to the lowest face id (`FaceOrigin`'s order), so the choice does
-/// not depend on rounding. O(F V) for F faces and V vertices of the intersection.
-pub fn contact_normal(inter: &Intersection) -> ContactNormal {
+/// not depend on rounding. O(F V) for F faces and V vertices of the intersection. `None` only for
+/// an `Intersection` without faces (never one from `intersect`).
+pub fn contact_normal(inter: &Intersection) -> Option<ContactNormal> {
     let spread: Vec<f64> = inter
         .faces
         .iter()
@@ -69,8 +70,7 @@ pub fn contact_normal(inter: &Intersection) -> ContactNormal {
     let smallest = spread.iter().copied().fold(f64::INFINITY, f64::min);
     let chosen = (0..inter.faces.len())
         .filter(|&i| spread[i] <= smallest + inter.tolerance)
-        .min_by_key(|&i| inter.faces[i].origin)
-        .expect("an intersection has faces");
+        .min_by_key(|&i| inter.faces[i].origin)?;
     let face = &inter.faces[chosen];
     let normal = match face.origin {
         FaceOrigin::A(_) => face.normal,
@@ -81,7 +81,7 @@ pub fn contact_normal(inter: &Intersection) -> ContactNormal {
         .iter()
         .map(|p| normal.dot(*p))
         .fold(f64::NEG_INFINITY, f64::max);
-    ContactNormal {
+    Some(ContactNormal {
         normal,
         facet: face.origin,
         thickness: spread[chosen],
@@ -90,7 +90,7 @@ pub fn contact_normal(inter: &Intersection) -> ContactNormal {
             .iter()
             .map(|p| top - normal.dot(*p))
             .collect(),
-    }
+    })
 }
 
 /// The bottom points by definition (the brute force the fast procedure is tested against).
