@@ -63,7 +63,7 @@ fn box_tilted_into_a_plane_takes_the_plane_normal() {
         pose.translation.z = -lowest(&b, &pose) - delta;
 
         let i = intersect(&ground, &ground_pose, &b, &pose).expect("overlap");
-        let c = contact_normal(&i).expect("faces");
+        let c = contact_normal(&i);
         assert!(
             c.normal.distance(DVec3::Z) < 1e-12,
             "case {k}: {:?} from {:?}",
@@ -80,7 +80,7 @@ fn box_tilted_into_a_plane_takes_the_plane_normal() {
         assert!((deepest - delta).abs() < 1e-12);
 
         let i = intersect(&b, &pose, &ground, &ground_pose).expect("overlap");
-        let c = contact_normal(&i).expect("faces");
+        let c = contact_normal(&i);
         assert!(
             c.normal.distance(-DVec3::Z) < 1e-12,
             "case {k}: {:?}",
@@ -88,7 +88,7 @@ fn box_tilted_into_a_plane_takes_the_plane_normal() {
         );
 
         let i = intersect_half_space(&b, &pose, DVec3::Z, 0.0).expect("overlap");
-        let c = contact_normal(&i).expect("faces");
+        let c = contact_normal(&i);
         assert!(
             c.normal.distance(-DVec3::Z) < 1e-12,
             "case {k}: {:?}",
@@ -132,7 +132,7 @@ fn boxes_in_face_contact_take_the_face_normal() {
         );
         let m = random_pose(&mut rng, 10.0);
         let i = intersect(&cuboid(ha), &m, &cuboid(hb), &m.mul(&pb)).expect("overlap");
-        let c = contact_normal(&i).expect("faces");
+        let c = contact_normal(&i);
         let up = m.rotation * DVec3::Z;
         assert!(c.normal.distance(up) < 1e-12, "case {k}: {:?}", c.facet);
         assert!(
@@ -189,7 +189,7 @@ fn paper_figure_4_trapezoid_prism_in_the_ground() {
         let gp = Pose::new(DVec3::new(0.0, 0.0, -1.0), DQuat::IDENTITY);
         let i = intersect(&ground, &gp, &p, &pose).expect("overlap");
         assert_eq!(i.vertices.len(), 8);
-        let c = contact_normal(&i).expect("faces");
+        let c = contact_normal(&i);
         assert!(c.normal.distance(DVec3::Z) < 1e-12);
         let brute = bottom_points(&i, c.normal);
         assert_eq!(brute.len(), want_bottom);
@@ -302,7 +302,7 @@ fn incremental_procedure_against_brute_force_on_random_intersections() {
             }
         };
         let Some(i) = inter else { continue };
-        let c = contact_normal(&i).expect("faces");
+        let c = contact_normal(&i);
         for (which, n) in [c.normal, -c.normal, rng.unit_vector()]
             .into_iter()
             .enumerate()
@@ -379,7 +379,8 @@ fn degenerate_point_sets() {
     let twice = [DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::ZERO + DVec3::Z];
     // (0, 0, 1) projects onto (0, 0, 0), which is deeper: discarded.
     assert_eq!(bottom_points_incremental(&twice, DVec3::Z), vec![0, 1, 2]);
-    // A hand-made intersection without faces has no contact normal and no bottom points.
+    // A hand-made intersection without faces has no facet (zero normal, no depths) and no bottom
+    // points.
     let empty = Intersection {
         vertices: vec![],
         faces: vec![],
@@ -387,6 +388,10 @@ fn degenerate_point_sets() {
         centroid: DVec3::ZERO,
         tolerance: 0.0,
     };
-    assert!(contact_normal(&empty).is_none());
+    let c = contact_normal(&empty);
+    assert_eq!(
+        (c.normal, c.thickness, c.depths.len()),
+        (DVec3::ZERO, 0.0, 0)
+    );
     assert!(bottom_points(&empty, DVec3::Z).is_empty());
 }
