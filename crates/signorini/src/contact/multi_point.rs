@@ -6,8 +6,9 @@
 //!    n (from A to B) by the min–max facet rule (appendix I, eq. 4) and the depth of each of its
 //!    vertices along n (`geometry::penetration::contact_normal`);
 //! 2. the points on the bottom of the intersection volume (§III-A), by the O(N log N) incremental
-//!    procedure (`geometry::penetration::bottom_points_incremental`): the surface of B deepest in
-//!    A, where the virtual springs act;
+//!    procedure (`geometry::penetration::bottom_points_incremental`; `bottom = "exact"` takes the
+//!    definition instead, `bottom_points`): the surface of B deepest in A, where the virtual
+//!    springs act;
 //! 3. at each bottom point y (eqs. 1–3), with d(y) its depth and v(y) the normal relative velocity
 //!    (positive when separating),
 //!
@@ -48,7 +49,7 @@ use super::{
 };
 use crate::collision::Contact;
 use crate::dynamics::{Model, State, Wrench};
-use crate::geometry::penetration::bottom_points_incremental;
+use crate::geometry::penetration::{bottom_points, bottom_points_incremental};
 use crate::geometry::Shape;
 use glam::DVec3;
 use std::collections::BTreeMap;
@@ -109,6 +110,13 @@ pub const SPEC: ModelSpec = ModelSpec {
             kind: ParamKind::Number { min: 0.0 },
         },
         ParamSpec {
+            name: "bottom",
+            unit: "-",
+            default: ParamDefault::Word("incremental"),
+            description: "how the bottom points are found: \"incremental\" (Drumwright's O(N log N) procedure on the points, section III-A; may keep a few upper points) or \"exact\" (the vertices of the intersection's faces that face away from B)",
+            kind: ParamKind::Choice(&["incremental", "exact"]),
+        },
+        ParamSpec {
             name: "friction_stiffness",
             unit: "N/m",
             default: ParamDefault::Derived("kp"),
@@ -167,6 +175,7 @@ pub struct MultiPoint {
     ki: Option<f64>,
     per_kg: [f64; 3],
     forgetting: f64,
+    exact_bottom: bool,
     kt: Option<f64>,
     dt: Option<f64>,
     integral: IntegralMemory,
@@ -186,8 +195,9 @@ impl MultiPoint {
             ki: values[2].value(),
             per_kg: [value(3), value(4), value(5)],
             forgetting,
-            kt: values[7].value(),
-            dt: values[8].value(),
+            exact_bottom: values[7].word() == Some("exact"),
+            kt: values[8].value(),
+            dt: values[9].value(),
             integral: IntegralMemory::default(),
             springs: BTreeMap::new(),
         })
@@ -231,7 +241,12 @@ impl MultiPoint {
                 // stretch: a box tilted by a hair has side faces that face slightly down, which
                 // would put the points where its vertical edges cross the plane among the bottom
                 // points, with only the integral term to carry (and r jumping as it rocks).
-                for i in bottom_points_incremental(&inter.vertices, normal) {
+                let bottom = if self.exact_bottom {
+                    bottom_points(&inter, normal)
+                } else {
+                    bottom_points_incremental(&inter.vertices, normal)
+                };
+                for i in bottom {
                     if depths[i] > inter.tolerance {
                         springs.push((inter.vertices[i], depths[i]));
                     }
