@@ -1632,3 +1632,46 @@ fn experiment_block_penetrating_plane_quick_writes_both_methods() {
     assert_png(&out.join("block_penetrating_plane_energy.png"));
     assert_png(&out.join("block_penetrating_plane_penetration.png"));
 }
+
+/// `experiment pile --quick` (1.5 s): the CSV's columns, no part pushed through the floor, the
+/// kinetic energy down by more than 100× from its peak by the end (measured: 270×), the rest
+/// verdict printed, and both plots.
+#[test]
+fn experiment_pile_quick_settles_without_parts_falling_through() {
+    let tmp = TempDir::new("exp-pile");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "pile",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "experiment pile --quick");
+    let csv = Csv::read(&out.join("pile.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "time,kinetic_energy,max_penetration,time_step"
+    );
+    csv.assert_well_formed("pile.csv", &[]);
+    let ke = csv.f64s("kinetic_energy");
+    let peak = ke.iter().copied().fold(0.0, f64::max);
+    assert!(
+        ke[ke.len() - 1] < peak / 100.0,
+        "{} of {peak}",
+        ke[ke.len() - 1]
+    );
+    assert!(
+        o.stdout.contains("pushed through the floor: 0"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("comes to rest: "), "{}", o.stdout);
+    assert_png(&out.join("pile_energy.png"));
+    assert_png(&out.join("pile_penetration.png"));
+}
