@@ -420,6 +420,9 @@ pub(super) fn pile(cx: &mut Context) -> Result<(), Failure> {
         r.fell_through
     );
     say!("  comes to rest: {}", if r.at_rest { "yes" } else { "no" });
+    for (name, kind, speed) in &r.moving {
+        say!("    still moving: {name} ({kind}) at {speed:.3e} m/s");
+    }
     let rows: Vec<String> = r
         .series
         .iter()
