@@ -259,6 +259,19 @@ pub fn contact_jacobian_row(
     )
 }
 
+/// Parameter names paired with the values in effect (`values` in the order of `params`), what
+/// `ContactModel::parameters` returns.
+pub fn named_values(
+    params: &[ParamSpec],
+    values: &[ParamValue],
+) -> Vec<(&'static str, ParamValue)> {
+    params
+        .iter()
+        .map(|p| p.name)
+        .zip(values.iter().cloned())
+        .collect()
+}
+
 /// Build the model `name` with `params` (name, value) from the scene; absent ones take defaults.
 pub fn build(
     name: &str,
