@@ -69,6 +69,15 @@ pub enum StepError {
         speed: f64,
         limit: f64,
     },
+    #[error("step {step} (t = {time} s): bodies `{body_a}` and `{body_b}` are {depth:.3e} m into each other, more than the size of the smaller piece ({size:.3e} m): the contact model has lost them (one passed into or through the other). Try a smaller time step or other contact gains")]
+    PassedThrough {
+        step: u64,
+        time: f64,
+        body_a: String,
+        body_b: String,
+        depth: f64,
+        size: f64,
+    },
     #[error("step {step} (t = {time} s): contact model failed: {source}")]
     Contact {
         step: u64,
@@ -301,6 +310,10 @@ pub fn advance(
     let act = contact_model.activation_distance(model, state);
     detect(model, state, act, ws, &mut times);
     ws.fresh = true;
+    if let Err(e) = check_depths(model, state, &ws.contacts) {
+        ws.wrenches = wrenches;
+        return Err(e);
+    }
     if integrator == Integrator::SemiImplicitEuler {
         if let Some(w) = work.as_mut() {
             // Trapezoid: the power at the end state needs the forces there.
@@ -329,6 +342,28 @@ pub fn advance(
         },
         work,
     })
+}
+
+/// Stop when a contact is deeper than the smaller of its two pieces is wide (twice its bounding
+/// radius): the piece lies wholly inside the other and no contact model can recover the pair.
+/// Half-spaces are unbounded and never the smaller piece.
+fn check_depths(model: &Model, state: &State, contacts: &[Contact]) -> Result<(), StepError> {
+    for c in contacts {
+        let radius =
+            |body: usize, piece: usize| model.bodies[body].pieces[piece].shape.bounding_radius();
+        let size = 2.0 * radius(c.body_a, c.piece_a).min(radius(c.body_b, c.piece_b));
+        if -c.gap > size {
+            return Err(StepError::PassedThrough {
+                step: state.step,
+                time: state.time,
+                body_a: model.bodies[c.body_a].name.clone(),
+                body_b: model.bodies[c.body_b].name.clone(),
+                depth: -c.gap,
+                size,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Stop on a non-finite or runaway state, naming the step and the body.
