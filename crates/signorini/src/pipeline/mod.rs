@@ -1,9 +1,11 @@
 //! One time step, read as the pipeline: broad phase → narrow phase → contacts → model → solve →
 //! integrate. Each stage is timed into the [`StepReport`].
 pub mod adaptive;
+pub mod impulse;
 pub mod run;
 
 use crate::collision::{max_penetration, BroadPhase, Contact, NarrowPhase, PiecePair};
+use crate::contact::impulse::ImpulseReport;
 use crate::contact::{ContactError, ContactModel, ModelStats};
 use crate::dynamics::forces::add_scheduled;
 use crate::dynamics::integrate::{self, Derivative};
@@ -49,6 +51,8 @@ pub struct StepReport {
     pub model_stats: ModelStats,
     /// The step length h (s).
     pub time_step: f64,
+    /// Impulses, sweeps and substeps of an impulse-based model's step (all zero otherwise).
+    pub impulses: ImpulseReport,
 }
 
 /// Why a step could not be completed.
@@ -86,6 +90,8 @@ pub struct Workspace {
     /// Contacts of the current state (valid when `fresh`).
     pub contacts: Vec<Contact>,
     fresh: bool,
+    /// Activation distance `contacts` were detected with (m).
+    act: f64,
     wrenches: Vec<Wrench>,
     stage: State,
     k: [Vec<Derivative>; 4],
@@ -110,6 +116,7 @@ pub fn detect(model: &Model, state: &State, act: f64, ws: &mut Workspace, times:
     ws.narrow
         .detect(model, state, &ws.pairs, act, &mut ws.contacts);
     let t2 = Instant::now();
+    ws.act = act;
     times.broad += (t1 - t0).as_secs_f64();
     times.narrow += (t2 - t1).as_secs_f64();
 }
@@ -216,6 +223,11 @@ pub fn advance(
     clock: Clock,
     measure_work: bool,
 ) -> Result<Attempt, StepError> {
+    if let Some(settings) = contact_model.impulse_loop() {
+        // Impulses change velocities at instants: the impulse loop takes the step (no work
+        // measurement: adaptive steps refuse impulse-based models).
+        return impulse::advance(model, state, ws, contact_model, settings, h, clock);
+    }
     let mut times = StageTimes::default();
     if !ws.fresh {
         let act = contact_model.activation_distance(model, state);
@@ -326,6 +338,7 @@ pub fn advance(
             times,
             model_stats,
             time_step: h,
+            impulses: ImpulseReport::default(),
         },
         work,
     })
