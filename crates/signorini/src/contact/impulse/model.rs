@@ -429,7 +429,7 @@ impl ContactModel for ImpulseModel {
         model: &Model,
         state: &State,
         contacts: &[Contact],
-        h: f64,
+        _h: f64,
         out: &mut [Wrench],
     ) -> Result<ModelStats, ContactError> {
         self.horizon = f64::INFINITY;
