@@ -522,9 +522,9 @@ pub struct PlateRun {
     pub toi_iterations: u64,
 }
 
-/// Shoot the scene's `ball` down at `speed` (m/s) against its fixed `plate` (the plate's top at
-/// z = `top`, bottom at z = `bottom`), with steps of `h` (s) and the time-of-impact regression on
-/// or off, for the scene's duration.
+/// Shoot the scene's `ball` down at `speed` (m/s) against its fixed plate (bottom at z =
+/// `bottom`), with steps of `h` (s) and the time-of-impact regression on or off, for long enough
+/// to cross 2.5 m (at least 3 steps): the ball starts above the plate, within 1.25 m.
 pub fn thin_plate(
     scene: &Scene,
     speed: f64,
@@ -539,6 +539,8 @@ pub fn thin_plate(
         "thin_plate",
     );
     scene.model.settings.time_step = h;
+    scene.model.settings.duration = (2.5 / speed).max(3.0 * h);
+    scene.model.settings.max_speed = scene.model.settings.max_speed.max(2.0 * speed);
     let ball = scene
         .model
         .body_index("ball")

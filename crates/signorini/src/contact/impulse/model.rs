@@ -261,7 +261,10 @@ impl ImpulseModel {
             let names = values[13].words();
             let options = RestingOptions {
                 gap_tolerance: contact_distance,
-                velocity_tolerance: resting_threshold,
+                // After the impulses no point approaches faster than ε_c; the resting set is the
+                // points within ε_c of v_n = 0. A point separating faster is left out, so gravity
+                // can bring it back: in the LCP its a_n ≥ 0 would hold it separating for ever.
+                velocity_tolerance: number(4).max(1e-9),
                 // A slip below this sticks: the collision threshold, so a stopped slip is one.
                 slip_tolerance: number(4).max(1e-9),
                 ..RestingOptions::default()
@@ -315,10 +318,13 @@ impl ImpulseModel {
         let touching = p.gap <= self.loop_settings.contact_distance;
         match (self.kind, stage) {
             (ImpulseLoop::Guendelman, Stage::Collisions) => {
-                if p.gap + h * u_n < 0.0 && u_n < -eps_c {
-                    Response::Collide { e: p.restitution }
-                } else {
+                if p.gap + h * u_n >= 0.0 || u_n >= -eps_c {
                     Response::Skip
+                } else if -u_n <= eps_r {
+                    // Resting by its normal velocity (slide 2): no bounce.
+                    Response::Plastic { allowance: 0.0 }
+                } else {
+                    Response::Collide { e: p.restitution }
                 }
             }
             (ImpulseLoop::Guendelman, Stage::Contacts) => {
@@ -469,6 +475,19 @@ impl ContactModel for ImpulseModel {
             let decel = (rate(c.body_b) - rate(c.body_a)).dot(direction);
             if decel < 0.0 && slip > 0.0 {
                 self.horizon = self.horizon.min(-slip / decel);
+            }
+        }
+        // Likewise a touching point that separates slowly but decelerates (d̈ < 0 after the
+        // forces) comes back to v_n = 0 after s* = −v_n / d̈: the substep ends there, and the
+        // next one has it in the resting set. (Held outside the LCP for the whole step, it would
+        // fall back unsupported; held inside, its a_n ≥ 0 would keep it separating.)
+        for &i in &rf.separating {
+            let c = &contacts[i];
+            let v_n = sequential::relative_velocity(state, c.body_a, c.body_b, c.midpoint())
+                .dot(c.normal);
+            let a_n = rf.normal_acceleration[i];
+            if v_n > 0.0 && a_n < 0.0 {
+                self.horizon = self.horizon.min(-v_n / a_n);
             }
         }
         Ok(ModelStats {
