@@ -331,25 +331,25 @@ pub fn box_drop(
 /// prioritization along gravity, and the global option.
 pub const BOOK_STACK_RUNS: [LoopRun; 5] = [
     LoopRun {
-        label: "guendelman, gravity",
+        label: "guendelman (gravity)",
         model: "impulse",
         words: &[("loop", "guendelman"), ("priority", "gravity")],
         numbers: &[],
     },
     LoopRun {
-        label: "guendelman, none",
+        label: "guendelman (none)",
         model: "impulse",
         words: &[("loop", "guendelman"), ("priority", "none")],
         numbers: &[],
     },
     LoopRun {
-        label: "sequential, gravity",
+        label: "sequential (gravity)",
         model: "impulse",
         words: &[("loop", "sequential"), ("priority", "gravity")],
         numbers: &[],
     },
     LoopRun {
-        label: "sequential, none",
+        label: "sequential (none)",
         model: "impulse",
         words: &[("loop", "sequential"), ("priority", "none")],
         numbers: &[],
@@ -384,7 +384,8 @@ pub struct StackRun {
 }
 
 /// The scene with only its bottom `books` books: the bodies named `book<k>` with k ≥ `books` are
-/// removed (the scene must name its books `book0` at the bottom, `book1` above, ...).
+/// removed (the scene must name its books `book0` at the bottom, `book1` above, ...); the
+/// settings and materials are `scene`'s.
 pub fn first_books(scene: &Scene, books: usize) -> Result<Scene, String> {
     let mut desc = scene.desc.clone();
     desc.bodies.retain(|b| {
@@ -404,7 +405,11 @@ pub fn first_books(scene: &Scene, books: usize) -> Result<Scene, String> {
             scene.desc.file
         ));
     }
-    crate::scene::build(desc).map_err(|e| e.to_string())
+    let mut built = crate::scene::build(desc).map_err(|e| e.to_string())?;
+    // Settings and materials as the caller may have changed them.
+    built.model.settings = scene.model.settings.clone();
+    built.model.materials = scene.model.materials.clone();
+    Ok(built)
 }
 
 /// Run the bottom `books` books of the stack under `run` and count the impulses of every step.
