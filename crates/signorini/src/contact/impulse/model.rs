@@ -22,10 +22,13 @@
 //!   solveLCP(restingC)". Points approaching faster than ε_r collide (law, e); slower approaches
 //!   are resting and get a plastic impulse that stops them (e = 0: an LCP on accelerations cannot
 //!   undo a velocity); then Baraff's resting-contact LCP (`contact::resting`, with friction) gives
-//!   the forces of the resting set (|u_n| ≤ ε_r), held over the substep.
+//!   the forces of the resting set — the touching points within ε_c of u_n = 0 — held over the
+//!   substep. The forces hold until an event (`ImpulseStages::force_horizon`): a sliding point's
+//!   slip reaching zero (then it sticks) or a slowly separating touching point decelerating back
+//!   to u_n = 0 (then it rests), whichever comes first; the substep ends there.
 //! - `guendelman` (Guendelman, Bridson & Fedkiw 2003, as in Drumwright §II-E): collisions
 //!   (points whose gap predicted with the current velocities, ψ + h u_n, is negative get the law
-//!   with e) → velocity integration → contacts (with the new velocities, points with
+//!   with e, or e = 0 when they approach slower than ε_r) → velocity integration → contacts (with the new velocities, points with
 //!   ψ + h u_n < 0 get a plastic impulse, e = 0) → position integration. No time-of-impact
 //!   regression: collisions are handled up to a step early, where predicted, so a body can stop
 //!   short of contact by up to h |u_n| (and then falls the rest by |g| h² per step). (Letting the
@@ -142,7 +145,7 @@ const PARAMS: &[ParamSpec] = &[
         name: "resting_threshold",
         unit: "m/s",
         default: ParamDefault::Value(0.1),
-        description: "epsilon_r: global and microcollisions: a touching point with |u_n| <= this rests (slide 2); must exceed |g| h, the approach one step of gravity gives a resting body",
+        description: "epsilon_r: a touching point approaching slower than this rests (slide 2): global and guendelman stop it without bounce, microcollisions give it a microcollision; faster ones collide with the pair's e. Must exceed |g| h, the approach one step of gravity gives a resting body",
         kind: ParamKind::Number { min: 0.0 },
     },
     ParamSpec {
