@@ -279,3 +279,64 @@ fn guendelman_takes_one_substep_whatever_the_regression_setting() {
         0.0
     );
 }
+
+/// An impulse-based model that applies nothing and whose forces never hold (horizon 0).
+struct Stalling(signorini::contact::impulse::LoopSettings);
+
+impl signorini::contact::impulse::ImpulseStages for Stalling {
+    fn apply_impulses(
+        &mut self,
+        _: &signorini::dynamics::Model,
+        _: &mut signorini::dynamics::State,
+        _: &[signorini::collision::Contact],
+        _: signorini::contact::impulse::Stage,
+        _: f64,
+    ) -> Result<signorini::contact::impulse::ImpulseReport, signorini::contact::ContactError> {
+        Ok(Default::default())
+    }
+
+    fn force_horizon(&self) -> f64 {
+        0.0
+    }
+}
+
+impl ContactModel for Stalling {
+    fn spec(&self) -> signorini::contact::ModelSpec {
+        SPEC
+    }
+    fn parameters(&self) -> Vec<(&'static str, signorini::contact::ParamValue)> {
+        Vec::new()
+    }
+    fn contact_forces(
+        &mut self,
+        _: &signorini::dynamics::Model,
+        _: &signorini::dynamics::State,
+        _: &[signorini::collision::Contact],
+        _: f64,
+        _: &mut [signorini::dynamics::Wrench],
+    ) -> Result<signorini::contact::ModelStats, signorini::contact::ContactError> {
+        Ok(Default::default())
+    }
+    fn impulse_loop(&self) -> Option<signorini::contact::impulse::LoopSettings> {
+        Some(self.0)
+    }
+    fn impulse_stages(&mut self) -> Option<&mut dyn signorini::contact::impulse::ImpulseStages> {
+        Some(self)
+    }
+}
+
+#[test]
+fn a_zero_force_horizon_cannot_stall_a_step() {
+    let s = plastic_drop(0.5, 1e-5);
+    let cm = signorini::contact::build("impulse", &[]).unwrap();
+    let mut settings = cm.impulse_loop().unwrap();
+    settings.max_substeps = 7;
+    let mut model = Stalling(settings);
+    let mut state = s.initial.clone();
+    let mut ws = Workspace::new();
+    let r = step(&s.model, &mut state, &mut ws, &mut model).unwrap();
+    // Six substeps of length zero, then the last one takes the whole step (free fall).
+    assert_eq!(r.impulses.substeps, 7);
+    assert_eq!(state.time, 1e-3);
+    assert_eq!(state.bodies[1].velocity.z, 1e-3 * -9.81);
+}

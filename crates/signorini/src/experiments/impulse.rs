@@ -414,6 +414,9 @@ pub fn first_books(scene: &Scene, books: usize) -> Result<Scene, String> {
 
 /// Run the bottom `books` books of the stack under `run` and count the impulses of every step.
 pub fn book_stack(scene: &Scene, run: &LoopRun, books: usize) -> Result<StackRun, String> {
+    if books == 0 {
+        return Err("book stack: need at least one book".into());
+    }
     let scene = first_books(&run.apply(scene), books)?;
     let top = scene
         .model
@@ -537,6 +540,11 @@ pub fn thin_plate(
     regress: bool,
     bottom: f64,
 ) -> Result<PlateRun, String> {
+    if !(speed > 0.0 && speed.is_finite() && h > 0.0 && h.is_finite()) {
+        return Err(format!(
+            "thin plate: need a finite speed > 0 and step > 0 (got {speed} m/s, {h} s)"
+        ));
+    }
     let mut scene = scene.clone();
     scene.set_param(
         "time_of_impact",

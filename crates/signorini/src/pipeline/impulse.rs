@@ -284,14 +284,19 @@ pub(super) fn advance(
                     )
                     .map_err(fail)?;
                     first_stats.get_or_insert(stats);
-                    // The forces hold at most this long.
-                    let span = contact_model
-                        .impulse_stages()
-                        .expect("impulse_loop and impulse_stages go together")
-                        .force_horizon()
-                        .clamp(0.0, left);
                     impulses.substeps += 1;
                     let last = impulses.substeps >= settings.max_substeps as u64;
+                    // The forces hold at most this long; the last substep takes the rest of the
+                    // step whatever they say (so a horizon of zero cannot stall the step).
+                    let span = if last {
+                        left
+                    } else {
+                        contact_model
+                            .impulse_stages()
+                            .expect("impulse_loop and impulse_stages go together")
+                            .force_horizon()
+                            .clamp(0.0, left)
+                    };
                     if regress && last {
                         // The rest of the step goes without regression.
                         regress = false;

@@ -50,8 +50,8 @@ pub struct LoopSettings {
     /// Regression iterations per substep; a substep that reaches it ends there (still without
     /// penetration) and is counted.
     pub max_toi_iterations: usize,
-    /// Substeps (time-of-impact events) per step; once reached, the rest of the step is
-    /// integrated without regression (counted in `ImpulseReport::toi_capped`).
+    /// Substeps (time-of-impact events, force horizons) per step; the last one takes the rest of
+    /// the step without regression (counted in `ImpulseReport::toi_capped`).
     pub max_substeps: usize,
 }
 
