@@ -1056,7 +1056,7 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
 // 8. `experiment`
 // ---------------------------------------------------------------------------------------------
 
-const EXPERIMENTS: [&str; 8] = [
+const EXPERIMENTS: [&str; 12] = [
     "activation",
     "ramp",
     "box-stack",
@@ -1065,6 +1065,10 @@ const EXPERIMENTS: [&str; 8] = [
     "pile",
     "bounce",
     "impulse-laws",
+    "box-drop",
+    "book-stack",
+    "impulse-bounce",
+    "thin-plate",
 ];
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 const EXAMPLES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");
@@ -1631,6 +1635,321 @@ fn experiment_block_penetrating_plane_quick_writes_both_methods() {
     }
     assert_png(&out.join("block_penetrating_plane_energy.png"));
     assert_png(&out.join("block_penetrating_plane_penetration.png"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Impulse-based models: runs and experiments
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn impulse_run_writes_impulses_per_step_and_their_totals() {
+    let tmp = TempDir::new("impulse-run");
+    let out = tmp.join("out");
+    signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("box_drop.toml"),
+            "--param",
+            "loop=sequential",
+            "--duration",
+            "1",
+            "--out",
+            s(&out),
+        ],
+    )
+    .expect_code(0, "run box_drop.toml, sequential loop");
+    let metrics = Csv::read(&out.join("metrics.csv"));
+    metrics.assert_well_formed("metrics.csv", &["solver"]);
+    let summary = read_summary(&out);
+    assert_eq!(summary["model"]["name"], "impulse");
+    assert_eq!(summary["model"]["parameters"]["loop"], "sequential");
+    assert_eq!(summary["integrator"], "semi-implicit-euler (impulse loop)");
+    let totals = &summary["impulses"];
+    for (column, key) in [
+        ("collisions", "collisions"),
+        ("microcollisions", "microcollisions"),
+        ("contact_impulses", "contact_impulses"),
+        ("impulse_sweeps", "sweeps"),
+        ("unresolved", "unresolved"),
+        ("substeps", "substeps"),
+    ] {
+        let sum: f64 = metrics.f64s(column).iter().sum();
+        assert_eq!(Some(sum as u64), totals[key].as_u64(), "{column}");
+    }
+    // Every step has at least one substep (the initial row none); the box lands, and from then
+    // on its four corners collide at every step (pure impulses: resting contact is a train of
+    // collisions).
+    let substeps = metrics.f64s("substeps");
+    assert_eq!(substeps[0], 0.0);
+    assert!(substeps[1..].iter().all(|&n| n >= 1.0));
+    let collisions = metrics.f64s("collisions");
+    assert!(
+        collisions[900..].iter().all(|&n| n == 4.0),
+        "{:?}",
+        &collisions[900..910]
+    );
+    assert!(totals["max_impulses_per_step"].as_u64().unwrap() >= 4);
+    // A force-based model writes zeros in the new columns and no totals.
+    let out2 = tmp.join("penalty");
+    signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("block_penetrating_plane.toml"),
+            "--duration",
+            "0.01",
+            "--out",
+            s(&out2),
+        ],
+    )
+    .expect_code(0, "run block_penetrating_plane.toml");
+    let m2 = Csv::read(&out2.join("metrics.csv"));
+    assert!(m2.f64s("substeps").iter().all(|&v| v == 0.0));
+    assert!(read_summary(&out2)["impulses"].is_null());
+}
+
+#[test]
+fn impulse_runs_are_deterministic() {
+    let tmp = TempDir::new("det-impulse");
+    let out = assert_deterministic(&tmp, example!("box_drop.toml"), "1");
+    // The comparison covers the impacts: the box lands within the first second.
+    let collisions = Csv::read(&out.join("metrics.csv")).f64s("collisions");
+    assert!(collisions.iter().any(|&c| c > 0.0));
+    let tmp = TempDir::new("det-hybrid");
+    for dir in ["a", "b"] {
+        signorini(
+            tmp.path(),
+            &[
+                "run",
+                example!("box_drop.toml"),
+                "--model",
+                "hybrid",
+                "--param",
+                "kp_per_kg=1e4",
+                "--duration",
+                "1",
+                "--out",
+                s(&tmp.join(dir)),
+            ],
+        )
+        .expect_code(0, "run box_drop.toml --model hybrid");
+    }
+    assert_eq!(
+        std::fs::read(tmp.join("a/trajectory.csv")).unwrap(),
+        std::fs::read(tmp.join("b/trajectory.csv")).unwrap()
+    );
+}
+
+#[test]
+fn adaptive_steps_refuse_impulse_models_with_exit_2() {
+    let tmp = TempDir::new("impulse-adaptive");
+    let scene = tmp.write(
+        "adaptive.toml",
+        "[simulation]\nduration = 0.1\n[simulation.adaptive]\nenergy_tolerance = 1e-6\n\
+         [contact]\nmodel = \"impulse\"\n",
+    );
+    let o = signorini(tmp.path(), &["run", s(&scene), "--out", s(&tmp.join("o"))]);
+    o.expect_code(2, "adaptive impulse run");
+    assert!(o.stderr.contains("impulse-based"), "{}", o.stderr);
+}
+
+#[test]
+fn experiment_box_drop_quick_shows_pure_impulses_sinking_and_the_others_settling() {
+    let tmp = TempDir::new("exp-box-drop");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "box-drop",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "experiment box-drop --quick");
+    let csv = Csv::read(&out.join("box_drop.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "loop,time,kinetic_energy,height,penetration,impulses,substeps"
+    );
+    csv.assert_well_formed("box_drop.csv", &["loop"]);
+    let col = csv.col("loop");
+    let rows = |label: &str| -> Vec<&Vec<String>> {
+        csv.rows.iter().filter(|r| r[col] == label).collect()
+    };
+    let f = |r: &Vec<String>, c: &str| -> f64 { r[csv.col(c)].parse().unwrap() };
+    for label in [
+        "sequential",
+        "microcollisions",
+        "global",
+        "guendelman",
+        "hybrid",
+    ] {
+        // 1.5 s at 1 ms, and the initial state.
+        assert_eq!(rows(label).len(), 1501, "{label}");
+    }
+    // Pure impulses: the box sinks into the ground over the last half second (at g h / (1 + e)
+    // per second, 6.5 mm/s for e = 0.5), with its four corners colliding at every step.
+    let seq = rows("sequential");
+    let sink = f(seq[1000], "height") - f(seq[1500], "height");
+    assert!(sink > 2e-3, "sequential sank {sink} m in 0.5 s");
+    assert!(seq[1000..].iter().all(|r| f(r, "impulses") == 4.0));
+    // The global option and the hybrid come to rest; microcollisions never penetrate.
+    for label in ["global", "hybrid"] {
+        let last = rows(label);
+        assert!(f(last[1500], "kinetic_energy") < 1e-6, "{label}");
+    }
+    assert!(rows("microcollisions")
+        .iter()
+        .all(|r| f(r, "penetration") == 0.0));
+    let rate = Csv::read(&out.join("box_drop_rate.csv"));
+    assert_eq!(
+        rate.header.join(","),
+        "loop,window_start,impulses_per_second"
+    );
+    for png in [
+        "box_drop_energy.png",
+        "box_drop_impacts.png",
+        "box_drop_height.png",
+    ] {
+        assert_png(&out.join(png));
+    }
+    assert!(o.stdout.contains("at rest"), "{}", o.stdout);
+}
+
+#[test]
+fn experiment_thin_plate_quick_never_tunnels_with_regression() {
+    let tmp = TempDir::new("exp-thin-plate");
+    let out = tmp.join("out");
+    signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "thin-plate",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    )
+    .expect_code(0, "experiment thin-plate --quick");
+    let csv = Csv::read(&out.join("thin_plate.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "speed,time_step,regression,tunnelled,final_vz,max_penetration,substeps,toi_iterations"
+    );
+    csv.assert_well_formed("thin_plate.csv", &[]);
+    // 4 speeds × 2 steps × regression on/off.
+    assert_eq!(csv.rows.len(), 16);
+    let (reg, tun, speed, vz) = (
+        csv.f64s("regression"),
+        csv.f64s("tunnelled"),
+        csv.f64s("speed"),
+        csv.f64s("final_vz"),
+    );
+    for i in 0..csv.rows.len() {
+        if reg[i] == 1.0 {
+            // Bounced with e = 0.8, at every speed.
+            assert_eq!(tun[i], 0.0, "{:?}", csv.rows[i]);
+            assert!(
+                (vz[i] - 0.8 * speed[i]).abs() < 1e-9 * speed[i],
+                "{:?}",
+                csv.rows[i]
+            );
+        } else if speed[i] == 1000.0 {
+            assert_eq!(
+                tun[i], 1.0,
+                "a plain step lets 1 km/s through: {:?}",
+                csv.rows[i]
+            );
+        }
+    }
+    assert_png(&out.join("thin_plate.png"));
+}
+
+#[test]
+fn experiment_impulse_bounce_quick_measures_the_restitution_of_every_law() {
+    let tmp = TempDir::new("exp-impulse-bounce");
+    let out = tmp.join("out");
+    signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "impulse-bounce",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    )
+    .expect_code(0, "experiment impulse-bounce --quick");
+    let csv = Csv::read(&out.join("impulse_bounce.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "law,restitution,bounce,time,speed_in,speed_out,measured_restitution,apex"
+    );
+    csv.assert_well_formed("impulse_bounce.csv", &["law"]);
+    let (e, m) = (csv.f64s("restitution"), csv.f64s("measured_restitution"));
+    let (v_in, v_out) = (csv.f64s("speed_in"), csv.f64s("speed_out"));
+    let (g, h, delta) = (9.81f64, 1e-3f64, 1e-6);
+    for i in 0..csv.rows.len() {
+        // The library test's bound: semi-implicit Euler's one-step error g²h² in v², and an
+        // impact up to the scene's contact distance δ from contact (2 g δ in v_out²).
+        let tol = e[i]
+            * (0.5 * g * g * h * h * (v_out[i].powi(-2) + v_in[i].powi(-2))
+                + 2.0 * g * delta * v_out[i].powi(-2));
+        assert!((m[i] - e[i]).abs() <= tol, "{:?} tol {tol}", csv.rows[i]);
+    }
+    let law = csv.col("law");
+    for l in ["newton", "poisson", "stronge", "algebraic-newton"] {
+        assert!(csv.rows.iter().any(|r| r[law] == l), "{l}");
+    }
+    assert_png(&out.join("impulse_bounce_restitution.png"));
+    assert_png(&out.join("impulse_bounce_apex.png"));
+}
+
+#[test]
+fn experiment_book_stack_quick_counts_impulses_with_and_without_priority() {
+    let tmp = TempDir::new("exp-book-stack");
+    let out = tmp.join("out");
+    signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "book-stack",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    )
+    .expect_code(0, "experiment book-stack --quick");
+    let csv = Csv::read(&out.join("book_stack.csv"));
+    csv.assert_well_formed("book_stack.csv", &["run"]);
+    // 3 stack heights × 5 runs.
+    assert_eq!(csv.rows.len(), 15);
+    let (run, books) = (csv.col("run"), csv.f64s("books"));
+    let (mean, unresolved) = (csv.f64s("mean_impulses_per_step"), csv.f64s("unresolved"));
+    for i in 0..csv.rows.len() {
+        // Every stage converged (the sweep limit, 2000, was never reached).
+        assert_eq!(unresolved[i], 0.0, "{:?}", csv.rows[i]);
+        if csv.rows[i][run] == "global" {
+            assert_eq!(mean[i], 0.0, "the LCP holds the stack without impulses");
+        } else {
+            assert!(mean[i] > books[i], "{:?}", csv.rows[i]);
+        }
+    }
+    let steps = Csv::read(&out.join("book_stack_steps.csv"));
+    assert_eq!(steps.header.join(","), "run,books,time,impulses,sweeps");
+    assert_png(&out.join("book_stack_impulses.png"));
+    assert_png(&out.join("book_stack_growth.png"));
 }
 
 /// `experiment pile --quick` (1.5 s): the CSV's columns, no part pushed through the floor, the

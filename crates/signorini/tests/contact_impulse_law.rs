@@ -770,6 +770,7 @@ fn near_marginal_sticking_falls_back_to_the_secular_equation() {
         }
         secular += 1;
         let limit = -test.friction_rate / test.required_friction;
+        worst = worst.max((ray.direction - limit).length());
         // The ray is the λ → 0 limit to round-off (the bisection ends at λ of a few ulps, where
         // ŝ(λ) is f*'s direction to the last bit) and its rate is zero to round-off.
         assert!((ray.direction.length() - 1.0).abs() < 1e-15);

@@ -21,7 +21,7 @@ struct Experiment {
     run: fn(&mut Context) -> Result<(), Failure>,
 }
 
-const EXPERIMENTS: [Experiment; 8] = [
+const EXPERIMENTS: [Experiment; 12] = [
     Experiment {
         name: "activation",
         summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
@@ -61,6 +61,26 @@ const EXPERIMENTS: [Experiment; 8] = [
         name: "impulse-laws",
         summary: "Newton, Poisson, Stronge and algebraic collision laws on a rough rod and sphere against impact angle",
         run: impulse::laws,
+    },
+    Experiment {
+        name: "box-drop",
+        summary: "box dropped on the ground under each impulse loop and the hybrid: impact rate, kinetic energy, sinking (Deguet 1998 2.1, slides 41-42)",
+        run: impulse::box_drop,
+    },
+    Experiment {
+        name: "book-stack",
+        summary: "stacks of 2, 5, 10 books: impulses per step with and without prioritization along gravity (slides 14, 43)",
+        run: impulse::book_stack,
+    },
+    Experiment {
+        name: "impulse-bounce",
+        summary: "ball bouncing under each collision law for e = 0.3, 0.6, 0.9: measured restitution and apex per bounce",
+        run: impulse::impulse_bounce,
+    },
+    Experiment {
+        name: "thin-plate",
+        summary: "fast ball against a 1 cm plate, 1 m/s to 5 km/s: tunnelling with and without time-of-impact regression",
+        run: impulse::thin_plate,
     },
 ];
 

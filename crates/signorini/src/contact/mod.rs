@@ -96,6 +96,8 @@ pub fn catalog() -> Vec<ModelSpec> {
         multi_point::SPEC,
         stewart_trinkle::SPEC_STEWART_TRINKLE,
         stewart_trinkle::SPEC_ANITESCU_POTRA,
+        impulse::model::SPEC,
+        impulse::hybrid::SPEC,
     ]
 }
 
@@ -239,6 +241,17 @@ pub trait ContactModel: Send {
     fn activation_distance(&self, model: &Model, _state: &State) -> f64 {
         model.settings.activation_distance
     }
+
+    /// Impulse-based models (`contact::impulse`) return the loop the pipeline must run them with
+    /// (`pipeline::impulse`); `None`, the default, for force-based and velocity-level models.
+    fn impulse_loop(&self) -> Option<impulse::LoopSettings> {
+        None
+    }
+
+    /// Impulse-based models: their impulse stages (`Some` exactly when `impulse_loop` is).
+    fn impulse_stages(&mut self) -> Option<&mut dyn impulse::ImpulseStages> {
+        None
+    }
 }
 
 /// The Jacobian row of contact `c`'s relative velocity (point on B minus point on A) along `d`.
@@ -297,6 +310,8 @@ pub fn build(
             stewart_trinkle::Formulation::AnitescuPotra,
             &values,
         )?),
+        impulse::model::NAME => Box::new(impulse::model::ImpulseModel::new(&values)?),
+        impulse::hybrid::NAME => Box::new(impulse::hybrid::Hybrid::new(&values)?),
         _ => unreachable!("every catalogued model is buildable"),
     })
 }
