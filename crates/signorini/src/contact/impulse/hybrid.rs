@@ -379,11 +379,7 @@ impl ContactModel for Hybrid {
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
-        PARAMS
-            .iter()
-            .map(|p| p.name)
-            .zip(self.values.iter().cloned())
-            .collect()
+        crate::contact::named_values(PARAMS, &self.values)
     }
 
     /// The multi-point penalty forces of the pairs in the resting phase.

@@ -424,11 +424,7 @@ impl ContactModel for ImpulseModel {
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
-        PARAMS
-            .iter()
-            .map(|p| p.name)
-            .zip(self.values.iter().cloned())
-            .collect()
+        crate::contact::named_values(PARAMS, &self.values)
     }
 
     /// The global option's resting-contact forces (Baraff's LCP over the resting set); nothing
