@@ -1056,12 +1056,19 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
 // 8. `experiment`
 // ---------------------------------------------------------------------------------------------
 
-const EXPERIMENTS: [&str; 5] = [
+const EXPERIMENTS: [&str; 12] = [
     "activation",
     "ramp",
     "box-stack",
     "perturbed-block",
+    "block-penetrating-plane",
+    "pile",
     "bounce",
+    "impulse-laws",
+    "box-drop",
+    "book-stack",
+    "impulse-bounce",
+    "thin-plate",
 ];
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 const EXAMPLES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");
@@ -1176,6 +1183,59 @@ fn experiment_ramp_quick_writes_csv_and_plot() {
     assert_png(&out.join("ramp.png"));
     // The table is printed: one line per μ.
     assert!(o.stdout.contains("measured"), "{}", o.stdout);
+}
+
+#[test]
+fn experiment_impulse_laws_quick_writes_csv_and_plots() {
+    // No scene needed: run from an empty directory.
+    let tmp = TempDir::new("exp-impulse");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &["experiment", "impulse-laws", "--quick", "--out", s(&out)],
+    );
+    o.expect_code(0, "experiment impulse-laws --quick");
+    let csv = Csv::read(&out.join("impulse_laws.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "case,law,friction,restitution,angle_deg,u0_t,u0_n,impulse_t,impulse_n,u_t,u_n,\
+         kinematic,kinetic,energetic,energy_ratio,stick"
+    );
+    csv.assert_well_formed("impulse_laws.csv", &["case", "law", "stick"]);
+    // 2 cases × 4 laws × 9 angles (−80° to 80° by 20°).
+    assert_eq!(csv.rows.len(), 72);
+    let (case, law) = (csv.col("case"), csv.col("law"));
+    let (ratio, kinematic) = (csv.f64s("energy_ratio"), csv.f64s("kinematic"));
+    let impulse_n = csv.f64s("impulse_n");
+    for (i, row) in csv.rows.iter().enumerate() {
+        // Stronge never gains energy; Newton's law leaves at u_n = e |u_n0| (closed-form planar
+        // paths: round-off only).
+        if row[law] == "stronge" {
+            assert!(ratio[i] <= 0.0, "{row:?}");
+        }
+        if row[law] == "newton" {
+            assert!((kinematic[i] - 0.9).abs() < 1e-12, "{row:?}");
+        }
+    }
+    // On the sphere (no normal–tangent coupling) every law gives the same normal impulse.
+    let sphere: Vec<usize> = (0..csv.rows.len())
+        .filter(|&i| csv.rows[i][case] == "sphere")
+        .collect();
+    assert_eq!(sphere.len(), 36);
+    for &i in &sphere {
+        let same = sphere
+            .iter()
+            .find(|&&j| csv.rows[j][csv.col("angle_deg")] == csv.rows[i][csv.col("angle_deg")])
+            .unwrap();
+        assert!(
+            (impulse_n[i] - impulse_n[*same]).abs() < 1e-12,
+            "{:?}",
+            csv.rows[i]
+        );
+    }
+    assert_png(&out.join("impulse_laws_energy.png"));
+    assert_png(&out.join("impulse_laws_restitution.png"));
+    assert!(o.stdout.contains("largest ΔT/T₀"), "{}", o.stdout);
 }
 
 #[test]
@@ -1489,4 +1549,448 @@ fn adaptive_run_reports_its_steps_and_refuses_velocity_level_models() {
         "{}",
         o.stderr
     );
+}
+
+/// `experiment perturbed-block`: one series per model run (the paper's deepest-point and
+/// multi-point gains, the stiff multi-point gains, stewart-trinkle) in the CSV, 10001 rows each
+/// (10 s at 1e-3 s plus the initial state), and both plots.
+#[test]
+fn experiment_perturbed_block_writes_every_model() {
+    let tmp = TempDir::new("exp-perturbed");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "perturbed-block",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "experiment perturbed-block");
+    let csv = Csv::read(&out.join("perturbed_block.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "model,step,time,kinetic_energy,penetration"
+    );
+    csv.assert_well_formed("perturbed_block.csv", &["model"]);
+    let model = csv.col("model");
+    for label in [
+        "deepest-point",
+        "multi-point",
+        "multi-point (stiff)",
+        "stewart-trinkle",
+    ] {
+        let n = csv.rows.iter().filter(|r| r[model] == label).count();
+        assert_eq!(n, 10001, "{label}");
+    }
+    assert_png(&out.join("perturbed_block_energy.png"));
+    assert_png(&out.join("perturbed_block_penetration.png"));
+    assert!(o.stdout.contains("multi-point (stiff)"), "{}", o.stdout);
+}
+
+/// `experiment block-penetrating-plane --quick`: both methods, one row per step from the initial
+/// state, the starting depth of 5 cm in the first step's penetration, and both plots.
+#[test]
+fn experiment_block_penetrating_plane_quick_writes_both_methods() {
+    let tmp = TempDir::new("exp-block");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "block-penetrating-plane",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "experiment block-penetrating-plane --quick");
+    let csv = Csv::read(&out.join("block_penetrating_plane.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "model,step,kinetic_energy,penetration"
+    );
+    csv.assert_well_formed("block_penetrating_plane.csv", &["model"]);
+    let (model, pen) = (csv.col("model"), csv.f64s("penetration"));
+    for label in ["deepest-point", "multi-point"] {
+        let rows: Vec<usize> = (0..csv.rows.len())
+            .filter(|&i| csv.rows[i][model] == label)
+            .collect();
+        assert_eq!(
+            rows.len(),
+            1001,
+            "{label}: 1 s at 1e-3 s plus the initial state"
+        );
+        // The first step ends still about 5 cm deep (the block has barely moved).
+        assert!(
+            (pen[rows[1]] - 0.05).abs() < 1e-3,
+            "{label}: {}",
+            pen[rows[1]]
+        );
+    }
+    assert_png(&out.join("block_penetrating_plane_energy.png"));
+    assert_png(&out.join("block_penetrating_plane_penetration.png"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Impulse-based models: runs and experiments
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn impulse_run_writes_impulses_per_step_and_their_totals() {
+    let tmp = TempDir::new("impulse-run");
+    let out = tmp.join("out");
+    signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("box_drop.toml"),
+            "--param",
+            "loop=sequential",
+            "--duration",
+            "1",
+            "--out",
+            s(&out),
+        ],
+    )
+    .expect_code(0, "run box_drop.toml, sequential loop");
+    let metrics = Csv::read(&out.join("metrics.csv"));
+    metrics.assert_well_formed("metrics.csv", &["solver"]);
+    let summary = read_summary(&out);
+    assert_eq!(summary["model"]["name"], "impulse");
+    assert_eq!(summary["model"]["parameters"]["loop"], "sequential");
+    assert_eq!(summary["integrator"], "semi-implicit-euler (impulse loop)");
+    let totals = &summary["impulses"];
+    for (column, key) in [
+        ("collisions", "collisions"),
+        ("microcollisions", "microcollisions"),
+        ("contact_impulses", "contact_impulses"),
+        ("impulse_sweeps", "sweeps"),
+        ("unresolved", "unresolved"),
+        ("substeps", "substeps"),
+    ] {
+        let sum: f64 = metrics.f64s(column).iter().sum();
+        assert_eq!(Some(sum as u64), totals[key].as_u64(), "{column}");
+    }
+    // Every step has at least one substep (the initial row none); the box lands, and from then
+    // on its four corners collide at every step (pure impulses: resting contact is a train of
+    // collisions).
+    let substeps = metrics.f64s("substeps");
+    assert_eq!(substeps[0], 0.0);
+    assert!(substeps[1..].iter().all(|&n| n >= 1.0));
+    let collisions = metrics.f64s("collisions");
+    assert!(
+        collisions[900..].iter().all(|&n| n == 4.0),
+        "{:?}",
+        &collisions[900..910]
+    );
+    assert!(totals["max_impulses_per_step"].as_u64().unwrap() >= 4);
+    // A force-based model writes zeros in the new columns and no totals.
+    let out2 = tmp.join("penalty");
+    signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("block_penetrating_plane.toml"),
+            "--duration",
+            "0.01",
+            "--out",
+            s(&out2),
+        ],
+    )
+    .expect_code(0, "run block_penetrating_plane.toml");
+    let m2 = Csv::read(&out2.join("metrics.csv"));
+    assert!(m2.f64s("substeps").iter().all(|&v| v == 0.0));
+    assert!(read_summary(&out2)["impulses"].is_null());
+}
+
+#[test]
+fn impulse_runs_are_deterministic() {
+    let tmp = TempDir::new("det-impulse");
+    let out = assert_deterministic(&tmp, example!("box_drop.toml"), "1");
+    // The comparison covers the impacts: the box lands within the first second.
+    let collisions = Csv::read(&out.join("metrics.csv")).f64s("collisions");
+    assert!(collisions.iter().any(|&c| c > 0.0));
+    let tmp = TempDir::new("det-hybrid");
+    for dir in ["a", "b"] {
+        signorini(
+            tmp.path(),
+            &[
+                "run",
+                example!("box_drop.toml"),
+                "--model",
+                "hybrid",
+                "--param",
+                "kp_per_kg=1e4",
+                "--duration",
+                "1",
+                "--out",
+                s(&tmp.join(dir)),
+            ],
+        )
+        .expect_code(0, "run box_drop.toml --model hybrid");
+    }
+    assert_eq!(
+        std::fs::read(tmp.join("a/trajectory.csv")).unwrap(),
+        std::fs::read(tmp.join("b/trajectory.csv")).unwrap()
+    );
+}
+
+#[test]
+fn adaptive_steps_refuse_impulse_models_with_exit_2() {
+    let tmp = TempDir::new("impulse-adaptive");
+    let scene = tmp.write(
+        "adaptive.toml",
+        "[simulation]\nduration = 0.1\n[simulation.adaptive]\nenergy_tolerance = 1e-6\n\
+         [contact]\nmodel = \"impulse\"\n",
+    );
+    let o = signorini(tmp.path(), &["run", s(&scene), "--out", s(&tmp.join("o"))]);
+    o.expect_code(2, "adaptive impulse run");
+    assert!(o.stderr.contains("impulse-based"), "{}", o.stderr);
+}
+
+#[test]
+fn experiment_box_drop_quick_shows_pure_impulses_sinking_and_the_others_settling() {
+    let tmp = TempDir::new("exp-box-drop");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "box-drop",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "experiment box-drop --quick");
+    let csv = Csv::read(&out.join("box_drop.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "loop,time,kinetic_energy,height,penetration,impulses,substeps"
+    );
+    csv.assert_well_formed("box_drop.csv", &["loop"]);
+    let col = csv.col("loop");
+    let rows = |label: &str| -> Vec<&Vec<String>> {
+        csv.rows.iter().filter(|r| r[col] == label).collect()
+    };
+    let f = |r: &Vec<String>, c: &str| -> f64 { r[csv.col(c)].parse().unwrap() };
+    for label in [
+        "sequential",
+        "microcollisions",
+        "global",
+        "guendelman",
+        "hybrid",
+    ] {
+        // 1.5 s at 1 ms, and the initial state.
+        assert_eq!(rows(label).len(), 1501, "{label}");
+    }
+    // Pure impulses: the box sinks into the ground over the last half second (at g h / (1 + e)
+    // per second, 6.5 mm/s for e = 0.5), with its four corners colliding at every step.
+    let seq = rows("sequential");
+    let sink = f(seq[1000], "height") - f(seq[1500], "height");
+    assert!(sink > 2e-3, "sequential sank {sink} m in 0.5 s");
+    assert!(seq[1000..].iter().all(|r| f(r, "impulses") == 4.0));
+    // The global option and the hybrid come to rest; microcollisions never penetrate.
+    for label in ["global", "hybrid"] {
+        let last = rows(label);
+        assert!(f(last[1500], "kinetic_energy") < 1e-6, "{label}");
+    }
+    assert!(rows("microcollisions")
+        .iter()
+        .all(|r| f(r, "penetration") == 0.0));
+    let rate = Csv::read(&out.join("box_drop_rate.csv"));
+    assert_eq!(
+        rate.header.join(","),
+        "loop,window_start,impulses_per_second"
+    );
+    for png in [
+        "box_drop_energy.png",
+        "box_drop_impacts.png",
+        "box_drop_height.png",
+    ] {
+        assert_png(&out.join(png));
+    }
+    assert!(o.stdout.contains("at rest"), "{}", o.stdout);
+}
+
+#[test]
+fn experiment_thin_plate_quick_never_tunnels_with_regression() {
+    let tmp = TempDir::new("exp-thin-plate");
+    let out = tmp.join("out");
+    signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "thin-plate",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    )
+    .expect_code(0, "experiment thin-plate --quick");
+    let csv = Csv::read(&out.join("thin_plate.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "speed,time_step,regression,tunnelled,final_vz,max_penetration,substeps,toi_iterations"
+    );
+    csv.assert_well_formed("thin_plate.csv", &[]);
+    // 4 speeds × 2 steps × regression on/off.
+    assert_eq!(csv.rows.len(), 16);
+    let (reg, tun, speed, vz) = (
+        csv.f64s("regression"),
+        csv.f64s("tunnelled"),
+        csv.f64s("speed"),
+        csv.f64s("final_vz"),
+    );
+    for i in 0..csv.rows.len() {
+        if reg[i] == 1.0 {
+            // Bounced with e = 0.8, at every speed.
+            assert_eq!(tun[i], 0.0, "{:?}", csv.rows[i]);
+            assert!(
+                (vz[i] - 0.8 * speed[i]).abs() < 1e-9 * speed[i],
+                "{:?}",
+                csv.rows[i]
+            );
+        } else if speed[i] == 1000.0 {
+            assert_eq!(
+                tun[i], 1.0,
+                "a plain step lets 1 km/s through: {:?}",
+                csv.rows[i]
+            );
+        }
+    }
+    assert_png(&out.join("thin_plate.png"));
+}
+
+#[test]
+fn experiment_impulse_bounce_quick_measures_the_restitution_of_every_law() {
+    let tmp = TempDir::new("exp-impulse-bounce");
+    let out = tmp.join("out");
+    signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "impulse-bounce",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    )
+    .expect_code(0, "experiment impulse-bounce --quick");
+    let csv = Csv::read(&out.join("impulse_bounce.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "law,restitution,bounce,time,speed_in,speed_out,measured_restitution,apex"
+    );
+    csv.assert_well_formed("impulse_bounce.csv", &["law"]);
+    let (e, m) = (csv.f64s("restitution"), csv.f64s("measured_restitution"));
+    let (v_in, v_out) = (csv.f64s("speed_in"), csv.f64s("speed_out"));
+    let (g, h, delta) = (9.81f64, 1e-3f64, 1e-6);
+    for i in 0..csv.rows.len() {
+        // The library test's bound: semi-implicit Euler's one-step error g²h² in v², and an
+        // impact up to the scene's contact distance δ from contact (2 g δ in v_out²).
+        let tol = e[i]
+            * (0.5 * g * g * h * h * (v_out[i].powi(-2) + v_in[i].powi(-2))
+                + 2.0 * g * delta * v_out[i].powi(-2));
+        assert!((m[i] - e[i]).abs() <= tol, "{:?} tol {tol}", csv.rows[i]);
+    }
+    let law = csv.col("law");
+    for l in ["newton", "poisson", "stronge", "algebraic-newton"] {
+        assert!(csv.rows.iter().any(|r| r[law] == l), "{l}");
+    }
+    assert_png(&out.join("impulse_bounce_restitution.png"));
+    assert_png(&out.join("impulse_bounce_apex.png"));
+}
+
+#[test]
+fn experiment_book_stack_quick_counts_impulses_with_and_without_priority() {
+    let tmp = TempDir::new("exp-book-stack");
+    let out = tmp.join("out");
+    signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "book-stack",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    )
+    .expect_code(0, "experiment book-stack --quick");
+    let csv = Csv::read(&out.join("book_stack.csv"));
+    csv.assert_well_formed("book_stack.csv", &["run"]);
+    // 3 stack heights × 5 runs.
+    assert_eq!(csv.rows.len(), 15);
+    let (run, books) = (csv.col("run"), csv.f64s("books"));
+    let (mean, unresolved) = (csv.f64s("mean_impulses_per_step"), csv.f64s("unresolved"));
+    for i in 0..csv.rows.len() {
+        // Every stage converged (the sweep limit, 2000, was never reached).
+        assert_eq!(unresolved[i], 0.0, "{:?}", csv.rows[i]);
+        if csv.rows[i][run] == "global" {
+            assert_eq!(mean[i], 0.0, "the LCP holds the stack without impulses");
+        } else {
+            assert!(mean[i] > books[i], "{:?}", csv.rows[i]);
+        }
+    }
+    let steps = Csv::read(&out.join("book_stack_steps.csv"));
+    assert_eq!(steps.header.join(","), "run,books,time,impulses,sweeps");
+    assert_png(&out.join("book_stack_impulses.png"));
+    assert_png(&out.join("book_stack_growth.png"));
+}
+
+/// `experiment pile --quick` (1.5 s): the CSV's columns, no part pushed through the floor, the
+/// kinetic energy down by more than 100× from its peak by the end (measured: 270×), the rest
+/// verdict printed, and both plots.
+#[test]
+fn experiment_pile_quick_settles_without_parts_falling_through() {
+    let tmp = TempDir::new("exp-pile");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "pile",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "experiment pile --quick");
+    let csv = Csv::read(&out.join("pile.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "time,kinetic_energy,max_penetration,time_step"
+    );
+    csv.assert_well_formed("pile.csv", &[]);
+    let ke = csv.f64s("kinetic_energy");
+    let peak = ke.iter().copied().fold(0.0, f64::max);
+    assert!(
+        ke[ke.len() - 1] < peak / 100.0,
+        "{} of {peak}",
+        ke[ke.len() - 1]
+    );
+    assert!(
+        o.stdout.contains("pushed through the floor: 0"),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stdout.contains("comes to rest: "), "{}", o.stdout);
+    assert_png(&out.join("pile_energy.png"));
+    assert_png(&out.join("pile_penetration.png"));
 }

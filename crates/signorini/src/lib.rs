@@ -19,4 +19,4 @@ pub mod scene;
 pub mod solvers;
 pub mod util;
 
-pub use glam::{DMat3, DQuat, DVec3};
+pub use glam::{DMat3, DQuat, DVec2, DVec3};

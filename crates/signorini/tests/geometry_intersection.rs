@@ -317,6 +317,10 @@ fn tiny_overlaps_of_a_face_an_edge_and_a_vertex_have_their_closed_form_volumes()
         for (p, want, want_half, what) in cases {
             let i = intersect(&c, &m, &c, &moved(&m, &p))
                 .unwrap_or_else(|| panic!("{what} at h = {h}: no overlap"));
+            println!(
+                "{what} h = {h:e}: relative error {:.1e}",
+                rel_err(i.volume, want)
+            );
             assert!(
                 rel_err(i.volume, want) < tol,
                 "{what} h = {h}: {} vs {want}",
@@ -378,6 +382,104 @@ fn random_intersections_are_closed_convex_polytopes_inside_both_inputs() {
     for w in worst {
         assert!(w < 1e-9, "{worst:?}");
     }
+}
+
+/// The support vertex of a posed polytope in direction `-n` (its lowest point along n).
+fn lowest_along(p: &Polytope, pose: &Pose, n: DVec3) -> DVec3 {
+    p.vertices
+        .iter()
+        .map(|v| pose.transform_point(*v))
+        .min_by(|a, b| a.dot(n).total_cmp(&b.dot(n)))
+        .unwrap()
+}
+
+#[test]
+fn degenerate_contacts_of_random_polytopes() {
+    // Random A; a face f of A (outward n, plane n·x = d, centroid q). B random, placed three ways:
+    // (1) its lowest vertex along n at q (vertex on a face), (2) one of its faces turned to −n and
+    // laid on f around q (face on face), (3) one of its faces turned to +n, coplanar with f from
+    // inside A (coplanar faces, same side). Then pushed into A by h (along −n) for h = 0 and
+    // h = 1e-9, 1e-6, 1e-3 of the size. Asserted: h = 0 in (1) and (2) is touching (None); every
+    // result passes the structural checks (closed, convex, inside both, one face per plane, so no
+    // slivers where faces are coplanar); in (1) and (2) the volume is below h π R_B² (B's part
+    // below the plane lies in a slab of thickness h and within B's bounding radius R_B).
+    let mut rng = Rng::new(19);
+    let mut overlaps = 0;
+    for k in 0..300 {
+        let (na, nb) = (6 + rng.below(30), 6 + rng.below(30));
+        let a = random_polytope(&mut rng, na, 1.0);
+        let b = random_polytope(&mut rng, nb, 1.0);
+        let pa = random_pose(&mut rng, 5.0);
+        let f = &a.faces[rng.below(a.faces.len())];
+        let n = pa.rotation * f.normal;
+        let q = pa.transform_point(
+            f.vertices
+                .iter()
+                .map(|&v| a.vertices[v as usize])
+                .sum::<DVec3>()
+                / f.vertices.len() as f64,
+        );
+        let mode = k % 3;
+        let qb = match mode {
+            0 => rng.rotation(),
+            _ => {
+                let g = &b.faces[rng.below(b.faces.len())];
+                let target = if mode == 1 { -n } else { n };
+                DQuat::from_rotation_arc(g.normal, target) * rot(g.normal, rng.uniform(0.0, 6.3))
+            }
+        };
+        // Translation putting B's contact feature at q.
+        let mut pb = Pose::new(DVec3::ZERO, qb);
+        let anchor = if mode == 0 {
+            lowest_along(&b, &pb, n)
+        } else {
+            // The face of B turned to −n (mode 1) or +n (mode 2): its centroid goes to q.
+            let target = if mode == 1 { -n } else { n };
+            let g = b
+                .faces
+                .iter()
+                .max_by(|x, y| {
+                    (qb * x.normal)
+                        .dot(target)
+                        .total_cmp(&(qb * y.normal).dot(target))
+                })
+                .unwrap();
+            pb.transform_point(
+                g.vertices
+                    .iter()
+                    .map(|&v| b.vertices[v as usize])
+                    .sum::<DVec3>()
+                    / g.vertices.len() as f64,
+            )
+        };
+        pb.translation = q - anchor;
+        let wa = world_planes(&a, &pa);
+        for h in [0.0, 1e-9, 1e-6, 1e-3] {
+            let pose = Pose::new(pb.translation - h * n, pb.rotation);
+            let wb = world_planes(&b, &pose);
+            let got = intersect(&a, &pa, &b, &pose);
+            if h == 0.0 && mode < 2 {
+                assert!(got.is_none(), "case {k} mode {mode}: touching gave {got:?}");
+                continue;
+            }
+            let Some(i) = got else { continue };
+            overlaps += 1;
+            let (off, nonconvex, outside) = check_intersection(&i, &[&wa, &wb]);
+            assert!(
+                off.max(nonconvex).max(outside) < 1e-9,
+                "case {k}: {off} {nonconvex} {outside}"
+            );
+            if mode < 2 {
+                assert!(
+                    i.volume <= h * PI * b.radius * b.radius,
+                    "case {k}: {} at h {h}",
+                    i.volume
+                );
+            }
+        }
+    }
+    println!("{overlaps} overlapping configurations checked");
+    assert!(overlaps > 500, "{overlaps}");
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! the bundled scenes, print its figures as a table and write a CSV file and plots. The
 //! experiments, their sources and their files are described in `docs/experiments.md`.
 mod complementarity;
+mod impulse;
 mod penalty;
 
 use crate::plot::{self, Axes, Mark, Series};
@@ -20,7 +21,7 @@ struct Experiment {
     run: fn(&mut Context) -> Result<(), Failure>,
 }
 
-const EXPERIMENTS: [Experiment; 5] = [
+const EXPERIMENTS: [Experiment; 12] = [
     Experiment {
         name: "activation",
         summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
@@ -38,13 +39,48 @@ const EXPERIMENTS: [Experiment; 5] = [
     },
     Experiment {
         name: "perturbed-block",
-        summary: "resting cube under 10 random pushes: energy and penetration per model (Drumwright 2008)",
-        run: complementarity::perturbed_block,
+        summary: "resting cube under 10 random pushes: energy and penetration, deepest-point, multi-point, stewart-trinkle (Drumwright 2008 figs 10-12)",
+        run: penalty::perturbed_block,
+    },
+    Experiment {
+        name: "block-penetrating-plane",
+        summary: "tilted cube starting 5 cm in the ground: kinetic energy and penetration, deepest-point vs multi-point (Drumwright 2008 figs 7-9)",
+        run: penalty::block_penetrating_plane,
+    },
+    Experiment {
+        name: "pile",
+        summary: "boxes, prisms and spheres of 0-100 kg dropped into a box under the multi-point method: does it come to rest (Drumwright 2008 fig 13)",
+        run: penalty::pile,
     },
     Experiment {
         name: "bounce",
         summary: "ball dropped on the ground under Hunt-Crossley for e = 0.3, 0.6, 0.9: measured restitution per impact (Deguet 1998)",
         run: penalty::bounce,
+    },
+    Experiment {
+        name: "impulse-laws",
+        summary: "Newton, Poisson, Stronge and algebraic collision laws on a rough rod and sphere against impact angle",
+        run: impulse::laws,
+    },
+    Experiment {
+        name: "box-drop",
+        summary: "box dropped on the ground under each impulse loop and the hybrid: impact rate, kinetic energy, sinking (Deguet 1998 2.1, slides 41-42)",
+        run: impulse::box_drop,
+    },
+    Experiment {
+        name: "book-stack",
+        summary: "stacks of 2, 5, 10 books: impulses per step with and without prioritization along gravity (slides 14, 43)",
+        run: impulse::book_stack,
+    },
+    Experiment {
+        name: "impulse-bounce",
+        summary: "ball bouncing under each collision law for e = 0.3, 0.6, 0.9: measured restitution and apex per bounce",
+        run: impulse::impulse_bounce,
+    },
+    Experiment {
+        name: "thin-plate",
+        summary: "fast ball against a 1 cm plate, 1 m/s to 5 km/s: tunnelling with and without time-of-impact regression",
+        run: impulse::thin_plate,
     },
 ];
 

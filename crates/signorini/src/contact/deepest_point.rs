@@ -115,11 +115,7 @@ impl ContactModel for DeepestPoint {
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
-        SPEC.params
-            .iter()
-            .map(|p| p.name)
-            .zip(self.values.iter().cloned())
-            .collect()
+        super::named_values(SPEC.params, &self.values)
     }
 
     fn contact_forces(

@@ -26,15 +26,29 @@
 //!   independent of m and λ. The exit speed e v_i < 1/c keeps 1 + c ẋ > 0: the force never has to
 //!   be clipped in a single impact.
 //!
-//! The force acts along the contact normal at the pair's deepest point (`penetration = "depth"`);
-//! sliding friction is Coulomb's (`penalty::sliding_friction`).
+//! What x measures is selectable (Deguet §3.3):
+//!
+//! - `penetration = "depth"`: x is the depth of the pair's deepest point, the force acts there
+//!   along the narrow phase's normal, λ in N/m;
+//! - `penetration = "volume"`: x is the volume of the intersection of the two pieces
+//!   (`geometry::overlap`), F = max(λ_V V (1 + c ẋ), 0) with ẋ the normal approach rate at the
+//!   intersection's centroid, along the min–max normal (`geometry::penetration`), λ_V in N/m³. For
+//!   a flat face of area A pressed in, V = A d and this is the depth model with λ = λ_V A, so the
+//!   exact damping law still gives e; where the contact area changes with depth (a corner, a
+//!   sphere) it is only approximately e. A pair with a sphere takes the narrow phase's normal and
+//!   deepest point.
+//!
+//! Sliding friction is Coulomb's (`penalty::sliding_friction`).
 use super::penalty::{self, pair_key, PairKey};
 use super::{
     ConfigError, ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind,
     ParamSpec, ParamValue,
 };
+use crate::collision::broad::piece_pose;
 use crate::collision::Contact;
 use crate::dynamics::{Material, Model, State, Wrench};
+use crate::geometry::overlap::overlap_volume;
+use glam::DVec3;
 use std::collections::BTreeMap;
 
 pub const NAME: &str = "hunt-crossley";
@@ -44,6 +58,7 @@ pub const NAME: &str = "hunt-crossley";
 pub const MIN_RESTITUTION: f64 = 1e-3;
 
 const DAMPING_LAWS: &[&str] = &["exact", "hunt-crossley"];
+const PENETRATIONS: &[&str] = &["depth", "volume"];
 
 pub const SPEC: ModelSpec = ModelSpec {
     name: NAME,
@@ -76,6 +91,20 @@ pub const SPEC: ModelSpec = ModelSpec {
             default: ParamDefault::Word("exact"),
             description: "how c = mu/lambda follows from e and the impact speed v_i: \"exact\" (zeta(e)/v_i, rebound at exactly e v_i) or \"hunt-crossley\" (1.5 (1 - e)/v_i, Deguet eq. 5)",
             kind: ParamKind::Choice(DAMPING_LAWS),
+        },
+        ParamSpec {
+            name: "penetration",
+            unit: "-",
+            default: ParamDefault::Word("depth"),
+            description: "what x measures: \"depth\" of the deepest point (lambda in N/m) or \"volume\" of the intersection of the two pieces (Deguet 3.3, lambda in N/m^3)",
+            kind: ParamKind::Choice(PENETRATIONS),
+        },
+        ParamSpec {
+            name: "volume_stiffness",
+            unit: "N/m^3",
+            default: ParamDefault::Derived("stiffness / L^2, L = cube root of the smaller piece's volume"),
+            description: "lambda_V of the volume measure: a face of area L^2 pressed in then has the depth stiffness",
+            kind: ParamKind::Number { min: 0.0 },
         },
         ParamSpec {
             name: "min_impact_speed",
@@ -136,6 +165,8 @@ pub struct HuntCrossley {
     stiffness_per_kg: f64,
     restitution: Option<f64>,
     law: DampingLaw,
+    by_volume: bool,
+    volume_stiffness: Option<f64>,
     min_impact_speed: f64,
     /// Impact speed v_i (m/s) of every pair in contact at the end of the last step.
     impact_speed: BTreeMap<PairKey, f64>,
@@ -163,7 +194,9 @@ impl HuntCrossley {
                 Some("hunt-crossley") => DampingLaw::HuntCrossley,
                 _ => DampingLaw::Exact,
             },
-            min_impact_speed: values[4].value().expect("min_impact_speed has a value"),
+            by_volume: values[4].word() == Some("volume"),
+            volume_stiffness: values[5].value(),
+            min_impact_speed: values[6].value().expect("min_impact_speed has a value"),
             impact_speed: BTreeMap::new(),
         })
     }
@@ -180,6 +213,93 @@ impl HuntCrossley {
                 &model.materials[model.bodies[a].material],
                 &model.materials[model.bodies[b].material],
             )
+        })
+    }
+}
+
+/// What the force law needs of a penetrating pair.
+struct Measure {
+    /// x: depth (m) or volume (m³).
+    x: f64,
+    /// λ for x: N/m or N/m³.
+    stiffness: f64,
+    /// Normal approach rate ẋ of the point (m/s, positive approaching).
+    rate: f64,
+    normal: DVec3,
+    point: DVec3,
+    /// Depth of the deepest point (m) and the stiffness against it (N/m: λ, or the secant
+    /// λ_V V/depth), for the impact speed.
+    depth: f64,
+    secant: f64,
+}
+
+impl Measure {
+    /// The pair's impact speed from its state at first sight (`impact_speed`), with the secant
+    /// stiffness λ_V V/depth in volume mode (exact for a flat face pressed in, where V ∝ depth).
+    fn impact_speed(&self, model: &Model, state: &State, c: &Contact, zeta: f64) -> f64 {
+        let lambda = self.secant;
+        let probe = Contact {
+            point_a: self.point,
+            point_b: self.point,
+            normal: self.normal,
+            gap: -self.depth,
+            ..*c
+        };
+        impact_speed(model, state, &probe, self.rate, lambda, zeta)
+    }
+}
+
+impl HuntCrossley {
+    /// The pair's penetration measure, or `None` when it does not penetrate.
+    fn measure(&self, model: &Model, state: &State, group: &[Contact]) -> Option<Measure> {
+        let (c, rate) = deepest(state, group);
+        if c.gap >= 0.0 {
+            return None;
+        }
+        let (a, b) = (c.body_a, c.body_b);
+        let lambda = self.lambda(model, a, b);
+        if !self.by_volume {
+            return Some(Measure {
+                x: -c.gap,
+                stiffness: lambda,
+                rate,
+                normal: c.normal,
+                point: c.midpoint(),
+                depth: -c.gap,
+                secant: lambda,
+            });
+        }
+        let piece = |body: usize, piece: usize| &model.bodies[body].pieces[piece];
+        let (pa, pb) = (piece(a, c.piece_a), piece(b, c.piece_b));
+        let volume = overlap_volume(
+            &pa.shape,
+            &piece_pose(model, state, a, c.piece_a),
+            &pb.shape,
+            &piece_pose(model, state, b, c.piece_b),
+        );
+        if !(volume > 0.0) {
+            return None;
+        }
+        let stiffness = self.volume_stiffness.unwrap_or_else(|| {
+            let size = [&pa.shape, &pb.shape]
+                .iter()
+                .filter_map(|s| s.mass_properties(1.0).map(|m| m.mass))
+                .fold(f64::INFINITY, f64::min);
+            lambda / size.cbrt().powi(2)
+        });
+        let (normal, point) = match penalty::penetration(model, state, &c) {
+            Some((inter, normal, _)) => (normal, inter.centroid),
+            None => (c.normal, c.midpoint()),
+        };
+        let rate = -penalty::relative_velocity(state, a, b, point).dot(normal);
+        Some(Measure {
+            x: volume,
+            stiffness,
+            rate,
+            normal,
+            point,
+            depth: -c.gap,
+            secant: stiffness * volume / -c.gap,
         })
     }
 }
@@ -257,11 +377,7 @@ impl ContactModel for HuntCrossley {
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
-        SPEC.params
-            .iter()
-            .map(|p| p.name)
-            .zip(self.values.iter().cloned())
-            .collect()
+        super::named_values(SPEC.params, &self.values)
     }
 
     fn contact_forces(
@@ -274,38 +390,34 @@ impl ContactModel for HuntCrossley {
     ) -> Result<ModelStats, ContactError> {
         let mut stats = ModelStats::default();
         for group in penalty::pairs(contacts) {
-            let (c, rate) = deepest(state, group);
-            let x = -c.gap;
-            if x <= 0.0 {
+            let Some(m) = self.measure(model, state, group) else {
                 continue;
-            }
-            let (a, b) = (c.body_a, c.body_b);
-            let lambda = self.lambda(model, a, b);
+            };
+            let (c, a, b) = (&group[0], group[0].body_a, group[0].body_b);
             let zeta = self.law.zeta(self.pair_restitution(model, a, b));
             // A pair touching for the first time in this step has no record yet.
             let v_i = self
                 .impact_speed
-                .get(&pair_key(&c))
+                .get(&pair_key(c))
                 .copied()
-                .unwrap_or_else(|| impact_speed(model, state, &c, rate, lambda, zeta))
+                .unwrap_or_else(|| m.impact_speed(model, state, c, zeta))
                 .max(self.min_impact_speed);
             let damping = zeta / v_i;
-            let f_n = (lambda * x * (1.0 + damping * rate)).max(0.0);
+            let f_n = (m.stiffness * m.x * (1.0 + damping * m.rate)).max(0.0);
             if !f_n.is_finite() {
                 return Err(ContactError(format!(
-                    "hunt-crossley: non-finite force between `{}` and `{}` (depth {x} m, rate {rate} m/s)",
-                    model.bodies[a].name, model.bodies[b].name
+                    "hunt-crossley: non-finite force between `{}` and `{}` (penetration {}, rate {} m/s)",
+                    model.bodies[a].name, model.bodies[b].name, m.x, m.rate
                 )));
             }
             if f_n == 0.0 {
                 continue;
             }
             stats.active_points += 1;
-            let p = c.midpoint();
-            let f =
-                f_n * c.normal + penalty::sliding_friction(model, state, a, b, p, c.normal, f_n, h);
-            out[b].add_at(f, p, state.bodies[b].position);
-            out[a].add_at(-f, p, state.bodies[a].position);
+            let f = f_n * m.normal
+                + penalty::sliding_friction(model, state, a, b, m.point, m.normal, f_n, h);
+            out[b].add_at(f, m.point, state.bodies[b].position);
+            out[a].add_at(-f, m.point, state.bodies[a].position);
         }
         Ok(stats)
     }
@@ -313,19 +425,19 @@ impl ContactModel for HuntCrossley {
     fn end_step(&mut self, model: &Model, state: &State, contacts: &[Contact]) {
         let mut next = BTreeMap::new();
         for group in penalty::pairs(contacts) {
-            let (c, rate) = deepest(state, group);
-            if c.gap < 0.0 {
-                let key = pair_key(&c);
-                let v_i = match self.impact_speed.get(&key) {
-                    Some(&v) => v,
-                    None => {
-                        let (a, b) = (c.body_a, c.body_b);
-                        let zeta = self.law.zeta(self.pair_restitution(model, a, b));
-                        impact_speed(model, state, &c, rate, self.lambda(model, a, b), zeta)
-                    }
-                };
-                next.insert(key, v_i);
-            }
+            let Some(m) = self.measure(model, state, group) else {
+                continue;
+            };
+            let c = &group[0];
+            let key = pair_key(c);
+            let v_i = match self.impact_speed.get(&key) {
+                Some(&v) => v,
+                None => {
+                    let e = self.pair_restitution(model, c.body_a, c.body_b);
+                    m.impact_speed(model, state, c, self.law.zeta(e))
+                }
+            };
+            next.insert(key, v_i);
         }
         self.impact_speed = next;
     }

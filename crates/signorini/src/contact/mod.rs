@@ -7,6 +7,8 @@
 pub mod cone;
 pub mod deepest_point;
 pub mod hunt_crossley;
+pub mod impulse;
+pub mod multi_point;
 pub mod peg;
 pub mod penalty;
 pub mod resting;
@@ -93,9 +95,12 @@ pub fn catalog() -> Vec<ModelSpec> {
     vec![
         deepest_point::SPEC,
         hunt_crossley::SPEC,
+        multi_point::SPEC,
         stewart_trinkle::SPEC_STEWART_TRINKLE,
         stewart_trinkle::SPEC_ANITESCU_POTRA,
         peg::SPEC,
+        impulse::model::SPEC,
+        impulse::hybrid::SPEC,
     ]
 }
 
@@ -246,6 +251,17 @@ pub trait ContactModel: Send {
     fn activation_distance(&self, model: &Model, _state: &State) -> f64 {
         model.settings.activation_distance
     }
+
+    /// Impulse-based models (`contact::impulse`) return the loop the pipeline must run them with
+    /// (`pipeline::impulse`); `None`, the default, for force-based and velocity-level models.
+    fn impulse_loop(&self) -> Option<impulse::LoopSettings> {
+        None
+    }
+
+    /// Impulse-based models: their impulse stages (`Some` exactly when `impulse_loop` is).
+    fn impulse_stages(&mut self) -> Option<&mut dyn impulse::ImpulseStages> {
+        None
+    }
 }
 
 /// The Jacobian row of contact `c`'s relative velocity (point on B minus point on A) along `d`.
@@ -266,6 +282,19 @@ pub fn contact_jacobian_row(
     )
 }
 
+/// Parameter names paired with the values in effect (`values` in the order of `params`), what
+/// `ContactModel::parameters` returns.
+pub fn named_values(
+    params: &[ParamSpec],
+    values: &[ParamValue],
+) -> Vec<(&'static str, ParamValue)> {
+    params
+        .iter()
+        .map(|p| p.name)
+        .zip(values.iter().cloned())
+        .collect()
+}
+
 /// Build the model `name` with `params` (name, value) from the scene; absent ones take defaults.
 pub fn build(
     name: &str,
@@ -282,6 +311,7 @@ pub fn build(
     Ok(match spec.name {
         deepest_point::NAME => Box::new(deepest_point::DeepestPoint::new(&values)?),
         hunt_crossley::NAME => Box::new(hunt_crossley::HuntCrossley::new(&values)?),
+        multi_point::NAME => Box::new(multi_point::MultiPoint::new(&values)?),
         stewart_trinkle::NAME_STEWART_TRINKLE => Box::new(stewart_trinkle::TimeStepping::new(
             stewart_trinkle::Formulation::StewartTrinkle,
             &values,
@@ -291,6 +321,8 @@ pub fn build(
             &values,
         )?),
         peg::NAME => Box::new(peg::Peg::new(&values)?),
+        impulse::model::NAME => Box::new(impulse::model::ImpulseModel::new(&values)?),
+        impulse::hybrid::NAME => Box::new(impulse::hybrid::Hybrid::new(&values)?),
         _ => unreachable!("every catalogued model is buildable"),
     })
 }

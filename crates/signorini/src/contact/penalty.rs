@@ -1,7 +1,11 @@
 //! Pieces shared by the force-based (penalty) models: pair identity and per-pair memory, the
 //! pair's masses, and Coulomb sliding friction capped so an explicit step never reverses a slip.
+use crate::collision::broad::piece_pose;
 use crate::collision::Contact;
 use crate::dynamics::{Model, State};
+use crate::geometry::intersection::{intersect, intersect_half_space, Intersection};
+use crate::geometry::penetration::contact_normal;
+use crate::geometry::Shape;
 use glam::DVec3;
 use std::collections::BTreeMap;
 
@@ -132,4 +136,59 @@ pub fn sliding_friction(
     let t = v_t / slip;
     let stop = effective_mass(model, state, a, b, p, t) * slip / h;
     -(mu * f_n).min(stop) * t
+}
+
+/// The intersection of the contact's two pieces (polytope–polytope or polytope–half-space), the
+/// contact normal from A to B and each vertex's depth along it (how far it must move along n to
+/// leave A). `None` for pairs with a sphere or without a volume of overlap.
+///
+/// The normal is the min–max facet rule's (Drumwright, appendix I, eq. 4), except against a
+/// half-space: its plane is the only facet on its side and its normal is exact whatever the depth,
+/// while the rule, once a polytope is more than half submerged, prefers one of the polytope's own
+/// facets (the only ones still "inside the other geometry") and pushes it sideways or down — a
+/// collapsing stack under `hunt-crossley` volume mode fell 3.9 km through the ground that way.
+pub fn penetration(
+    model: &Model,
+    state: &State,
+    c: &Contact,
+) -> Option<(Intersection, DVec3, Vec<f64>)> {
+    let pose_a = piece_pose(model, state, c.body_a, c.piece_a);
+    let pose_b = piece_pose(model, state, c.body_b, c.piece_b);
+    let shape_a = &model.bodies[c.body_a].pieces[c.piece_a].shape;
+    let shape_b = &model.bodies[c.body_b].pieces[c.piece_b].shape;
+    let plane = |pose: &crate::geometry::Pose, normal: DVec3| {
+        let n = pose.transform_vector(normal);
+        (n, n.dot(pose.translation))
+    };
+    // Depth of every vertex along `n`: how far below the top of the volume (the side facing B).
+    let along = |inter: &Intersection, n: DVec3| {
+        let top = inter
+            .vertices
+            .iter()
+            .map(|p| n.dot(*p))
+            .fold(f64::NEG_INFINITY, f64::max);
+        inter.vertices.iter().map(|p| top - n.dot(*p)).collect()
+    };
+    match (shape_a, shape_b) {
+        (Shape::Polytope(pa), Shape::Polytope(pb)) => {
+            let inter = intersect(pa, &pose_a, pb, &pose_b)?;
+            let cn = contact_normal(&inter);
+            Some((inter, cn.normal, cn.depths))
+        }
+        (Shape::Polytope(pa), Shape::HalfSpace { normal }) => {
+            // From the polytope into the half-space's material: against its outward normal.
+            let (n, d) = plane(&pose_b, *normal);
+            let inter = intersect_half_space(pa, &pose_a, n, d)?;
+            let depths = along(&inter, -n);
+            Some((inter, -n, depths))
+        }
+        (Shape::HalfSpace { normal }, Shape::Polytope(pb)) => {
+            // From the half-space out of its material, into the polytope.
+            let (n, d) = plane(&pose_a, *normal);
+            let inter = intersect_half_space(pb, &pose_b, n, d)?;
+            let depths = along(&inter, n);
+            Some((inter, n, depths))
+        }
+        _ => None,
+    }
 }

@@ -214,9 +214,11 @@ pub fn perturbed_block(scene: &Scene, model: Option<&str>) -> Result<PerturbedRe
             continue;
         }
         let mid = 0.5 * (end + next);
+        // States strictly before the next pulse: with RK4 the step ending at `next` already feels
+        // the pulse that starts there (its last stage is evaluated at t = next).
         let in_half: Vec<f64> = series
             .iter()
-            .filter(|r| r.0 >= mid && r.0 <= next)
+            .filter(|r| r.0 >= mid && r.0 < next - 0.5 * m.settings.time_step)
             .map(|r| r.1)
             .collect();
         let last = in_half.last().copied().unwrap_or(0.0);

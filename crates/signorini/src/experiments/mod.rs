@@ -1,7 +1,9 @@
 //! The papers' experiments as library functions, shared by the tests that assert their claims and
 //! by the CLI's `experiment` command that writes their CSV files and plots. Each takes a bundled
-//! scene (`examples/`) and returns the figures the paper reports.
+//! scene (`examples/`), or for single-collision experiments (`impulse`) a collision matrix built
+//! in code, and returns the figures the paper reports.
 pub mod complementarity;
+pub mod impulse;
 pub mod peg;
 pub mod penalty;
 

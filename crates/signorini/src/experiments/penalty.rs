@@ -1,8 +1,86 @@
 //! Experiments of the penalty family (Drumwright 2008; Deguet, Joukhadar & Laugier 1998): the
+//! block penetrating a plane, the perturbed block with each model's gains, the pile, and the
 //! Hunt–Crossley bounce.
-use super::simulate;
+use super::{penetration, simulate};
 use crate::contact::ParamInput;
+use crate::metrics::kinetic_energy;
 use crate::scene::Scene;
+
+/// A contact model with the parameters an experiment gives it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ModelRun {
+    /// Label in tables, CSV files and plots.
+    pub label: &'static str,
+    pub model: &'static str,
+    /// Parameters set on top of the scene's (name, value).
+    pub params: &'static [(&'static str, f64)],
+}
+
+impl ModelRun {
+    /// `scene` with this run's parameters set (ready for `simulate(&scene, Some(self.model), ..)`).
+    pub fn apply(&self, scene: &Scene) -> Scene {
+        let mut scene = scene.clone();
+        for &(name, value) in self.params {
+            scene.set_param(name, ParamInput::Number(value), self.label);
+        }
+        scene
+    }
+}
+
+/// Drumwright's deepest-point gains of §IV-A (k_p = 6000 N/m, k_v = 3000 N s/m, k_i = 200 N/m).
+pub const DEEPEST_POINT_PAPER: ModelRun = ModelRun {
+    label: "deepest-point",
+    model: "deepest-point",
+    params: &[("kp", 6000.0), ("kv", 3000.0), ("ki", 200.0)],
+};
+
+/// Drumwright's multi-point gains of §IV-A (k_p = 5000 N/m, k_v = 2500 N s/m, k_i = 100 N/m).
+pub const MULTI_POINT_PAPER: ModelRun = ModelRun {
+    label: "multi-point",
+    model: "multi-point",
+    params: &[("kp", 5000.0), ("kv", 2500.0), ("ki", 100.0)],
+};
+
+/// The multi-point method with a stiff spring for the 10 kg cube: k_p = 1e5 N/m (ω = 100 rad/s,
+/// 0.1 rad per step of 1e-3 s), k_v = 2000 N s/m (critical damping of the cube's vertical motion),
+/// k_i = 2000 N/m (Drumwright's ratio k_i/k_p = 0.02). Drumwright's own ratio k_v/k_p = 0.5 at
+/// this stiffness is a damping rate of 5000/s, beyond RK4's stability at h = 1e-3 s.
+pub const MULTI_POINT_STIFF: ModelRun = ModelRun {
+    label: "multi-point (stiff)",
+    model: "multi-point",
+    params: &[("kp", 1e5), ("kv", 2000.0), ("ki", 2000.0)],
+};
+
+/// Block penetrating a plane (Drumwright §IV-A, figs. 7–9): the two methods with the paper's gains.
+pub const BLOCK_RUNS: [ModelRun; 2] = [DEEPEST_POINT_PAPER, MULTI_POINT_PAPER];
+
+/// The perturbed block (§IV-B, figs. 10–12): deepest point and multi-point with the paper's gains,
+/// the multi-point method stiff enough for the paper's penetration, and the LCP model.
+pub const PERTURBED_RUNS: [ModelRun; 4] = [
+    DEEPEST_POINT_PAPER,
+    MULTI_POINT_PAPER,
+    MULTI_POINT_STIFF,
+    ModelRun {
+        label: "stewart-trinkle",
+        model: "stewart-trinkle",
+        params: &[],
+    },
+];
+
+/// (step, kinetic energy J, largest penetration m) after every step of `scene` under `run`
+/// (step 0: the initial state).
+pub fn energy_and_penetration(
+    scene: &Scene,
+    run: &ModelRun,
+) -> Result<Vec<(u64, f64, f64)>, String> {
+    let scene = run.apply(scene);
+    let mut series = Vec::new();
+    let m = &scene.model;
+    simulate(&scene, Some(run.model), |s, r| {
+        series.push((s.step, kinetic_energy(m, s), penetration(r)))
+    })?;
+    Ok(series)
+}
 
 /// One impact of a bouncing ball.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -102,5 +180,73 @@ pub fn bounce(
         max_penetration: worst,
         steps,
         trace,
+    })
+}
+
+/// A body counts as at rest below this speed (m/s): 1 cm/s, a tenth of a part's size per
+/// second for the 8–16 cm parts of the pile.
+pub const REST_SPEED: f64 = 0.01;
+
+/// The pile after its run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PileRun {
+    /// (time s, kinetic energy J, largest penetration m, step s) after every step.
+    pub series: Vec<(f64, f64, f64, f64)>,
+    /// Largest speed of a body's centre of mass, or of a point at its bounding radius from it
+    /// (|v| + |ω| r), at the end (m/s), and that body's name.
+    pub largest_speed: f64,
+    pub fastest: String,
+    /// Every dynamic body slower than `REST_SPEED` at the end.
+    pub at_rest: bool,
+    /// (name, shape kind, speed m/s) of the bodies still faster than `REST_SPEED` at the end.
+    pub moving: Vec<(String, &'static str, f64)>,
+    /// Dynamic bodies whose centre of mass ended below z = 0 (the container's floor): parts pushed
+    /// through it.
+    pub fell_through: usize,
+    /// Dynamic bodies.
+    pub bodies: usize,
+}
+
+/// Run the pile scene with its own model and steps; whether it comes to rest.
+pub fn pile(scene: &Scene) -> Result<PileRun, String> {
+    let m = &scene.model;
+    let mut series = Vec::new();
+    let end = simulate(scene, None, |s, r| {
+        series.push((
+            s.time,
+            kinetic_energy(m, s),
+            penetration(r),
+            r.map_or(0.0, |r| r.time_step),
+        ))
+    })?;
+    let (mut largest_speed, mut fastest, mut fell_through, mut bodies) = (0.0, String::new(), 0, 0);
+    let mut moving = Vec::new();
+    for (body, b) in m.bodies.iter().zip(&end.bodies) {
+        if body.fixed {
+            continue;
+        }
+        bodies += 1;
+        let reach = body
+            .pieces
+            .iter()
+            .map(|p| p.pose.translation.length() + p.shape.bounding_radius())
+            .fold(0.0, f64::max);
+        let speed = b.velocity.length() + b.angular_velocity.length() * reach;
+        if speed > largest_speed {
+            (largest_speed, fastest) = (speed, body.name.clone());
+        }
+        if speed >= REST_SPEED {
+            moving.push((body.name.clone(), body.pieces[0].shape.kind(), speed));
+        }
+        fell_through += (b.position.z < 0.0) as usize;
+    }
+    Ok(PileRun {
+        series,
+        largest_speed,
+        fastest,
+        at_rest: largest_speed < REST_SPEED,
+        moving,
+        fell_through,
+        bodies,
     })
 }

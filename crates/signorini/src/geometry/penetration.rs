@@ -53,7 +53,9 @@ impl ContactNormal {
 /// minimizing max_j |n̂_i·p_j − d_i| over the penetration points p_j (the vertices of the
 /// intersection). Facets within the intersection's tolerance of the smallest maximum are tied; a
 /// tie goes to A's facets, then to the lowest face id (`FaceOrigin`'s order), so the choice does
-/// not depend on rounding. O(F V) for F faces and V vertices of the intersection.
+/// not depend on rounding. O(F V) for F faces and V vertices of the intersection. An
+/// `Intersection` without faces (never one from `intersect`, only a hand-made one) has no facet:
+/// it gets a zero normal, zero thickness and no depths, never a panic or a NaN.
 pub fn contact_normal(inter: &Intersection) -> ContactNormal {
     let spread: Vec<f64> = inter
         .faces
@@ -67,10 +69,17 @@ pub fn contact_normal(inter: &Intersection) -> ContactNormal {
         })
         .collect();
     let smallest = spread.iter().copied().fold(f64::INFINITY, f64::min);
-    let chosen = (0..inter.faces.len())
+    let Some(chosen) = (0..inter.faces.len())
         .filter(|&i| spread[i] <= smallest + inter.tolerance)
         .min_by_key(|&i| inter.faces[i].origin)
-        .expect("an intersection has faces");
+    else {
+        return ContactNormal {
+            normal: DVec3::ZERO,
+            facet: FaceOrigin::HalfSpace,
+            thickness: 0.0,
+            depths: Vec::new(),
+        };
+    };
     let face = &inter.faces[chosen];
     let normal = match face.origin {
         FaceOrigin::A(_) => face.normal,

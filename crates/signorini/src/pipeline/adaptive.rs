@@ -79,6 +79,8 @@ impl AdaptiveStats {
 pub enum AdaptiveError {
     #[error("adaptive time steps need a force-based contact model; `{0}` is velocity-level time stepping (its LCP is posed for one fixed h)")]
     VelocityLevel(String),
+    #[error("adaptive time steps need a force-based contact model; `{0}` is impulse-based (impulses change the energy at instants, which the energy-balance test would reject)")]
+    ImpulseBased(String),
     #[error("adaptive time steps: {0}")]
     Settings(String),
 }
@@ -100,6 +102,11 @@ impl AdaptiveStepper {
     ) -> Result<Self, AdaptiveError> {
         if contact_model.velocity_level() {
             return Err(AdaptiveError::VelocityLevel(
+                contact_model.spec().name.to_string(),
+            ));
+        }
+        if contact_model.impulse_loop().is_some() {
+            return Err(AdaptiveError::ImpulseBased(
                 contact_model.spec().name.to_string(),
             ));
         }

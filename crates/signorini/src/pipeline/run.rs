@@ -3,6 +3,7 @@
 //! readable files and a summary saying why it stopped.
 use super::adaptive::{AdaptiveError, AdaptiveStats, Stepper};
 use super::{StageTimes, StepError, StepReport, Workspace};
+use crate::contact::impulse::ImpulseReport;
 use crate::contact::{ContactModel, SolveReport};
 use crate::dynamics::{Model, State};
 use crate::metrics::{kinetic_energy, potential_energy};
@@ -42,6 +43,30 @@ pub struct RunSummary {
     pub error: Option<StepError>,
     /// Step sizes, for adaptive runs.
     pub adaptive: Option<AdaptiveStats>,
+    /// Impulse totals, for impulse-based models.
+    pub impulses: Option<ImpulseTotals>,
+}
+
+/// The impulse stages over a run (impulse-based models).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ImpulseTotals {
+    /// Sums over the run's steps.
+    pub total: ImpulseReport,
+    /// Most impulses of every kind in one step.
+    pub max_impulses: u64,
+    /// Most substeps in one step.
+    pub max_substeps: u64,
+    /// Steps with at least one impulse.
+    pub steps_with_impulses: u64,
+}
+
+impl ImpulseTotals {
+    fn add(&mut self, r: &ImpulseReport) {
+        self.total.add(r);
+        self.max_impulses = self.max_impulses.max(r.impulses());
+        self.max_substeps = self.max_substeps.max(r.substeps);
+        self.steps_with_impulses += (r.impulses() > 0) as u64;
+    }
 }
 
 /// Complementarity solves over a run (all zero for penalty models).
@@ -127,7 +152,7 @@ impl Writer {
 }
 
 pub const TRAJECTORY_HEADER: &str = "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
-pub const METRICS_HEADER: &str = "time,kinetic_energy,potential_energy,total_energy,max_penetration,contacts,active_points,step_seconds,broad_seconds,narrow_seconds,model_seconds,solve_seconds,integrate_seconds,lcp_rows,solver,solver_iterations,solver_residual,solver_failed,time_step";
+pub const METRICS_HEADER: &str = "time,kinetic_energy,potential_energy,total_energy,max_penetration,contacts,active_points,step_seconds,broad_seconds,narrow_seconds,model_seconds,solve_seconds,integrate_seconds,lcp_rows,solver,solver_iterations,solver_residual,solver_failed,time_step,collisions,microcollisions,contact_impulses,impulse_sweeps,unresolved,substeps";
 
 fn trajectory_rows(model: &Model, state: &State, w: &mut Writer) -> Result<(), RunError> {
     let mut s = String::new();
@@ -199,6 +224,9 @@ pub fn run(
     };
     let initial_ke = metric_row(model, &state, &initial, &mut metrics)?;
     let mut solver = SolverTotals::default();
+    let mut impulses = contact_model
+        .impulse_loop()
+        .map(|_| ImpulseTotals::default());
     trajectory_rows(model, &state, &mut traj)?;
     let mut last_traj = 0.0;
     let mut error = None;
@@ -215,6 +243,9 @@ pub fn run(
                 let ke = metric_row(model, &state, &report, &mut metrics)?;
                 if let Some(r) = &report.model_stats.solve {
                     solver.add(r);
+                }
+                if let Some(t) = impulses.as_mut() {
+                    t.add(&report.impulses);
                 }
                 let due =
                     state.time - last_traj >= cfg.trajectory_interval - 1e-9 * report.time_step;
@@ -256,6 +287,7 @@ pub fn run(
         final_state: state,
         error,
         adaptive: stepper.adaptive_stats().cloned(),
+        impulses,
     };
     write_summary(cfg, contact_model, &summary)?;
     Ok(summary)
@@ -278,8 +310,9 @@ fn metric_row(
         None => "0,,0,0,0".to_string(),
     };
     let t = &r.times;
+    let i = &r.impulses;
     w.line(&format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
         state.time,
         ke,
         pe,
@@ -294,7 +327,13 @@ fn metric_row(
         t.solve,
         t.integrate,
         solve,
-        r.time_step
+        r.time_step,
+        i.collisions,
+        i.microcollisions,
+        i.contact_impulses,
+        i.sweeps,
+        i.unresolved,
+        i.substeps
     ))?;
     Ok(ke)
 }
@@ -314,6 +353,8 @@ fn write_summary(cfg: &RunConfig, cm: &dyn ContactModel, s: &RunSummary) -> Resu
         "model": { "name": cm.spec().name, "parameters": params },
         "integrator": if cm.velocity_level() {
             "semi-implicit-euler (velocity-level time stepping)"
+        } else if cm.impulse_loop().is_some() {
+            "semi-implicit-euler (impulse loop)"
         } else {
             m.settings.integrator.name()
         },
@@ -336,6 +377,19 @@ fn write_summary(cfg: &RunConfig, cm: &dyn ContactModel, s: &RunSummary) -> Resu
                 "to": 2f64.powi(k + 1),
                 "count": n,
             })).collect::<Vec<_>>(),
+        })),
+        "impulses": s.impulses.as_ref().map(|t| json!({
+            "collisions": t.total.collisions,
+            "microcollisions": t.total.microcollisions,
+            "contact_impulses": t.total.contact_impulses,
+            "sweeps": t.total.sweeps,
+            "unresolved": t.total.unresolved,
+            "substeps": t.total.substeps,
+            "toi_iterations": t.total.toi_iterations,
+            "toi_capped": t.total.toi_capped,
+            "max_impulses_per_step": t.max_impulses,
+            "max_substeps_per_step": t.max_substeps,
+            "steps_with_impulses": t.steps_with_impulses,
         })),
         "duration": m.settings.duration,
         "activation_distance": m.settings.activation_distance,

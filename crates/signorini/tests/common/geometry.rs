@@ -161,7 +161,7 @@ pub fn monte_carlo_overlap(
 /// - every face has ≥ 3 vertices, a unit normal, and its vertices on its plane;
 /// - the face loop is counter-clockwise about the normal (Newell normal · normal > 0);
 /// - closed 2-manifold: every directed edge appears once and its reverse once;
-/// - Euler characteristic 2;
+/// - Euler characteristic 2, and no two faces in one plane;
 /// - convex: every vertex is on the inner side of every face plane;
 /// - every vertex and the centroid inside `inputs` (world planes of the input solids).
 ///
@@ -181,18 +181,24 @@ pub fn check_intersection(inter: &Intersection, inputs: &[&[(DVec3, f64)]]) -> (
             f.vertices.len()
         );
         assert!((f.normal.length() - 1.0).abs() < 1e-12);
+        // Twice the vector area, about the first corner (not the origin: a tiny face far away
+        // would lose it to cancellation).
         let mut newell = DVec3::ZERO;
+        let origin = inter.vertices[f.vertices[0] as usize];
         for i in 0..f.vertices.len() {
             let (a, b) = (f.vertices[i], f.vertices[(i + 1) % f.vertices.len()]);
             assert!((a as usize) < nv && (b as usize) < nv && a != b);
             edges.push((a, b));
             let (p, q) = (inter.vertices[a as usize], inter.vertices[b as usize]);
-            newell += p.cross(q);
+            newell += (p - origin).cross(q - origin);
             off_plane = off_plane.max((f.normal.dot(p) - f.offset).abs());
         }
         assert!(
             newell.dot(f.normal) > 0.0,
-            "face loop not counter-clockwise about its normal"
+            "face loop not counter-clockwise about its normal: {:?}, 2·area·n {newell:?}, {} vertices {:?}",
+            f.origin,
+            f.vertices.len(),
+            f.vertices.iter().map(|&v| inter.vertices[v as usize]).collect::<Vec<_>>()
         );
     }
     let mut sorted = edges.clone();
@@ -207,6 +213,18 @@ pub fn check_intersection(inter: &Intersection, inputs: &[&[(DVec3, f64)]]) -> (
         );
     }
     assert_eq!(inter.euler_characteristic(), 2, "V - E + F");
+    // One face per plane: coplanar input faces must have merged, never left as slivers.
+    for (i, f) in inter.faces.iter().enumerate() {
+        for g in &inter.faces[i + 1..] {
+            assert!(
+                !(f.normal.dot(g.normal) > 1.0 - 1e-12
+                    && (f.offset - g.offset).abs() <= 10.0 * inter.tolerance),
+                "two faces in one plane: {:?} and {:?}",
+                f.origin,
+                g.origin
+            );
+        }
+    }
     let mut used = vec![false; nv];
     for &(a, _) in &edges {
         used[a as usize] = true;

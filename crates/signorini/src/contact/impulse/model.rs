@@ -1,0 +1,515 @@
+//! The `impulse` contact model: collisions resolved by sequential impulses of a collision law
+//! (`law`, `sequential`), with four loops (parameter `loop`; `pipeline::impulse` runs them):
+//!
+//! - `sequential` (Mirtich; slides 13–15 without the LCP): at each (sub)step, every touching
+//!   point (ψ ≤ δ) that approaches faster than the collision threshold ε_c gets the law's impulse
+//!   with the pair's restitution e; then free flight up to the next time of impact. Resting
+//!   contact is nothing but a train of collisions (slide 41).
+//! - `microcollisions` (slides 41–42): as `sequential`, but a touching point that approaches
+//!   slower than the resting threshold ε_r — resting contact, by the normal velocity (slide 2) —
+//!   gets a microcollision whose restitution rises as the distance falls, e_mc = max(e,
+//!   v_mc(ψ)/|u_n|) with
+//!
+//!   ```text
+//!     v_mc(ψ) = √(2 |g| (δ_mc − ψ)⁺)                                                    (I1)
+//!   ```
+//!
+//!   the speed that carries the contact back up to the microcollision distance δ_mc under
+//!   gravity: e_mc > 1 for a slow approach, more the deeper the point. The slides give only
+//!   "ε = f(Distance(A, B))", "applied only if normal velocity is small", and Drumwright (§II-C)
+//!   notes Mirtich's restitution above one; (I1) is our choice of f, stated here.
+//! - `global` (Baraff's global option, slide 15): "while C.isColliding(): applyImpulses; then
+//!   solveLCP(restingC)". Points approaching faster than ε_r collide (law, e); slower approaches
+//!   are resting and get a plastic impulse that stops them (e = 0: an LCP on accelerations cannot
+//!   undo a velocity); then Baraff's resting-contact LCP (`contact::resting`, with friction) gives
+//!   the forces of the resting set — the touching points within ε_c of u_n = 0 — held over the
+//!   substep. The forces hold until an event (`ImpulseStages::force_horizon`): a sliding point's
+//!   slip reaching zero (then it sticks) or a slowly separating touching point decelerating back
+//!   to u_n = 0 (then it rests), whichever comes first; the substep ends there.
+//! - `guendelman` (Guendelman, Bridson & Fedkiw 2003, as in Drumwright §II-E): collisions
+//!   (points whose gap predicted with the current velocities, ψ + h u_n, is negative get the law
+//!   with e, or e = 0 when they approach slower than ε_r) → velocity integration → contacts (with the new velocities, points with
+//!   ψ + h u_n < 0 get a plastic impulse, e = 0) → position integration. No time-of-impact
+//!   regression: collisions are handled up to a step early, where predicted, so a body can stop
+//!   short of contact by up to h |u_n| (and then falls the rest by |g| h² per step). (Letting the
+//!   contact stage close the gap, u_n = −ψ/h, leaves an approach that the next collision stage
+//!   bounces with e: a resting box rocked for ever.)
+//!
+//! Sequential impulses visit points lowest along gravity first with `priority = "gravity"`
+//! (slide 14). Units: SI (m, m/s, s).
+use super::law::{IntegrationOptions, Law};
+use super::sequential::{self, ImpactPoint, Priority, Response, SequentialOptions};
+use super::{default_activation, ImpulseReport, ImpulseStages, LoopSettings, LoopVariant, Stage};
+use crate::collision::Contact;
+use crate::contact::resting::{ContactClass, RestingContact, RestingError, RestingOptions};
+use crate::contact::{
+    ConfigError, ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind,
+    ParamSpec, ParamValue,
+};
+use crate::dynamics::{Model, State, Wrench};
+
+pub const NAME: &str = "impulse";
+
+/// The four loops, in the order of the `loop` parameter's words.
+pub const LOOPS: &[&str] = &["global", "sequential", "microcollisions", "guendelman"];
+/// Collision laws by name (`law::Law::name`).
+pub const LAWS: &[&str] = &["stronge", "newton", "poisson", "algebraic-newton"];
+/// Solvers of the global option's resting-contact LCP.
+const SOLVERS: &[&str] = &["lemke", "fischer-burmeister", "pgs"];
+
+/// Parameters shared with `hybrid` (same names, units and defaults).
+pub(crate) const LAW_PARAM: ParamSpec = ParamSpec {
+    name: "law",
+    unit: "-",
+    default: ParamDefault::Word("stronge"),
+    description: "collision law of every impulse: \"stronge\" (energetic), \"newton\" (kinematic), \"poisson\" (kinetic), integrated with Coulomb friction by Mirtich's method, or \"algebraic-newton\" (frictionless Newton + clamped tangential impulse)",
+    kind: ParamKind::Choice(LAWS),
+};
+pub(crate) const PRIORITY_PARAM: ParamSpec = ParamSpec {
+    name: "priority",
+    unit: "-",
+    default: ParamDefault::Word("gravity"),
+    description: "order of the sequential impulses: \"gravity\" (lowest points along gravity first, slide 14) or \"none\" (the narrow phase's order)",
+    kind: ParamKind::Choice(&["gravity", "none"]),
+};
+pub(crate) const TOI_PARAM: ParamSpec = ParamSpec {
+    name: "time_of_impact",
+    unit: "-",
+    default: ParamDefault::Word("regress"),
+    description: "\"regress\": cut the step at each time of impact by conservative advancement (no tunnelling); \"off\": plain fixed steps",
+    kind: ParamKind::Choice(&["regress", "off"]),
+};
+pub(crate) const CONTACT_DISTANCE_PARAM: ParamSpec = ParamSpec {
+    name: "contact_distance",
+    unit: "m",
+    default: ParamDefault::Value(1e-4),
+    description: "delta: points with gap at most this touch (impulses act on touching points only)",
+    kind: ParamKind::Number { min: 0.0 },
+};
+pub(crate) const TOI_TOLERANCE_PARAM: ParamSpec = ParamSpec {
+    name: "toi_tolerance",
+    unit: "m",
+    default: ParamDefault::Value(1e-5),
+    description: "the time-of-impact regression stops once a new point is within this gap (at most contact_distance); impacts are found with 0 < gap <= this",
+    kind: ParamKind::Number { min: 0.0 },
+};
+pub(crate) const MAX_SWEEPS_PARAM: ParamSpec = ParamSpec {
+    name: "max_sweeps",
+    unit: "-",
+    default: ParamDefault::Value(100.0),
+    description:
+        "Gauss-Seidel sweeps of the sequential impulses per stage before giving up (integer)",
+    kind: ParamKind::Number { min: 1.0 },
+};
+pub(crate) const MAX_SUBSTEPS_PARAM: ParamSpec = ParamSpec {
+    name: "max_substeps",
+    unit: "-",
+    default: ParamDefault::Value(50.0),
+    description: "time-of-impact substeps per step; the rest of a step that reaches it is integrated without regression (counted) (integer)",
+    kind: ParamKind::Number { min: 1.0 },
+};
+pub(crate) const MAX_TOI_ITERATIONS_PARAM: ParamSpec = ParamSpec {
+    name: "max_toi_iterations",
+    unit: "-",
+    default: ParamDefault::Value(100.0),
+    description: "conservative-advancement iterations per substep; a substep that reaches it ends there, without penetration (counted) (integer)",
+    kind: ParamKind::Number { min: 1.0 },
+};
+pub(crate) const ON_UNRESOLVED_PARAM: ParamSpec = ParamSpec {
+    name: "on_unresolved",
+    unit: "-",
+    default: ParamDefault::Word("stop"),
+    description: "when points still approach after max_sweeps: \"stop\" the run naming them, or \"continue\" (counted in metrics.csv)",
+    kind: ParamKind::Choice(&["stop", "continue"]),
+};
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "loop",
+        unit: "-",
+        default: ParamDefault::Word("global"),
+        description: "\"global\" (impulses until nothing collides, then Baraff's resting-contact LCP), \"sequential\" (impulses only: resting contact is a train of collisions), \"microcollisions\" (slow approaches get a restitution raised with the distance), \"guendelman\" (collisions, velocity integration, contacts, position integration)",
+        kind: ParamKind::Choice(LOOPS),
+    },
+    LAW_PARAM,
+    PRIORITY_PARAM,
+    TOI_PARAM,
+    ParamSpec {
+        name: "collision_threshold",
+        unit: "m/s",
+        default: ParamDefault::Value(1e-6),
+        description: "epsilon_c: a touching point collides when it approaches faster than this (the sequential impulses stop when none does)",
+        kind: ParamKind::Number { min: 0.0 },
+    },
+    ParamSpec {
+        name: "resting_threshold",
+        unit: "m/s",
+        default: ParamDefault::Value(0.1),
+        description: "epsilon_r: a touching point approaching slower than this rests (slide 2): global and guendelman stop it without bounce, microcollisions give it a microcollision; faster ones collide with the pair's e. Must exceed |g| h, the approach one step of gravity gives a resting body",
+        kind: ParamKind::Number { min: 0.0 },
+    },
+    ParamSpec {
+        name: "micro_distance",
+        unit: "m",
+        default: ParamDefault::Value(2e-4),
+        description: "delta_mc: microcollisions send a point back up to this gap, e_mc = max(e, sqrt(2|g|(delta_mc - gap))/|u_n|); above contact_distance, so the hop leaves the contact",
+        kind: ParamKind::Number { min: 0.0 },
+    },
+    CONTACT_DISTANCE_PARAM,
+    TOI_TOLERANCE_PARAM,
+    MAX_SWEEPS_PARAM,
+    MAX_SUBSTEPS_PARAM,
+    MAX_TOI_ITERATIONS_PARAM,
+    ON_UNRESOLVED_PARAM,
+    ParamSpec {
+        name: "solvers",
+        unit: "-",
+        default: ParamDefault::Words(&["lemke", "fischer-burmeister"]),
+        description: "global: LCP solvers of the resting-contact forces, tried in this order",
+        kind: ParamKind::List(SOLVERS),
+    },
+];
+
+pub const SPEC: ModelSpec = ModelSpec {
+    name: NAME,
+    summary: "impulse-based: sequential impulses of a collision law (Newton, Poisson, Stronge with Mirtich's integration) with time-of-impact regression; loops: global (Baraff's resting LCP), sequential, microcollisions, guendelman",
+    params: PARAMS,
+};
+
+/// The loop of the `impulse` model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImpulseLoop {
+    Global,
+    Sequential,
+    Microcollisions,
+    Guendelman,
+}
+
+impl ImpulseLoop {
+    pub fn by_name(name: &str) -> Option<Self> {
+        match name {
+            "global" => Some(ImpulseLoop::Global),
+            "sequential" => Some(ImpulseLoop::Sequential),
+            "microcollisions" => Some(ImpulseLoop::Microcollisions),
+            "guendelman" => Some(ImpulseLoop::Guendelman),
+            _ => None,
+        }
+    }
+}
+
+/// A whole-number parameter (errors when it has a fraction).
+pub(crate) fn integer(values: &[ParamValue], i: usize, name: &str) -> Result<usize, ConfigError> {
+    let v = values[i].value().expect("numeric parameters have values");
+    if v.fract() != 0.0 {
+        return Err(ConfigError::Invalid {
+            param: name.into(),
+            value: v.to_string(),
+            expected: "an integer".into(),
+        });
+    }
+    Ok(v as usize)
+}
+
+/// toi_tolerance ≤ contact_distance, or an error naming both.
+pub(crate) fn check_distances(contact: f64, toi: f64) -> Result<(), ConfigError> {
+    if toi > contact {
+        return Err(ConfigError::Invalid {
+            param: "toi_tolerance".into(),
+            value: toi.to_string(),
+            expected: format!(
+                "at most contact_distance = {contact} m (an impact must be found touching)"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The `impulse` contact model.
+pub struct ImpulseModel {
+    values: Vec<ParamValue>,
+    pub kind: ImpulseLoop,
+    pub sequential: SequentialOptions,
+    pub collision_threshold: f64,
+    pub resting_threshold: f64,
+    pub micro_distance: f64,
+    loop_settings: LoopSettings,
+    stop_unresolved: bool,
+    resting: Option<RestingContact>,
+    /// How long the last resting forces hold (s): until the first sliding contact stops.
+    horizon: f64,
+}
+
+impl ImpulseModel {
+    /// `values` in the order of `SPEC.params`.
+    pub fn new(values: &[ParamValue]) -> Result<Self, ConfigError> {
+        let word = |i: usize| values[i].word().expect("choice parameters have words");
+        let number = |i: usize| values[i].value().expect("numeric parameters have values");
+        let kind = ImpulseLoop::by_name(word(0)).expect("checked against LOOPS");
+        let law = Law::by_name(word(1)).expect("checked against LAWS");
+        let priority = Priority::by_name(word(2)).expect("checked against the choices");
+        let (contact_distance, toi_tolerance) = (number(7), number(8));
+        check_distances(contact_distance, toi_tolerance)?;
+        let micro_distance = number(6);
+        if kind == ImpulseLoop::Microcollisions && micro_distance <= contact_distance {
+            return Err(ConfigError::Invalid {
+                param: "micro_distance".into(),
+                value: micro_distance.to_string(),
+                expected: format!(
+                    "above contact_distance = {contact_distance} m (a microcollision must carry the point out of contact)"
+                ),
+            });
+        }
+        let resting_threshold = number(5);
+        let resting = if kind == ImpulseLoop::Global {
+            let names = values[13].words();
+            let options = RestingOptions {
+                gap_tolerance: contact_distance,
+                // After the impulses no point approaches faster than ε_c; the resting set is the
+                // points within ε_c of v_n = 0. A point separating faster is left out, so gravity
+                // can bring it back: in the LCP its a_n ≥ 0 would hold it separating for ever.
+                velocity_tolerance: number(4).max(1e-9),
+                // A slip below this sticks: the collision threshold, so a stopped slip is one.
+                slip_tolerance: number(4).max(1e-9),
+                ..RestingOptions::default()
+            };
+            Some(
+                RestingContact::with_solver_names(options, &names).map_err(|e| {
+                    ConfigError::Invalid {
+                        param: "solvers".into(),
+                        value: format!("{names:?}"),
+                        expected: format!("solvers of this build ({e})"),
+                    }
+                })?,
+            )
+        } else {
+            None
+        };
+        Ok(ImpulseModel {
+            values: values.to_vec(),
+            kind,
+            sequential: SequentialOptions {
+                law,
+                priority,
+                max_sweeps: integer(values, 9, "max_sweeps")?,
+                integration: IntegrationOptions::default(),
+            },
+            collision_threshold: number(4),
+            resting_threshold,
+            micro_distance,
+            loop_settings: LoopSettings {
+                variant: if kind == ImpulseLoop::Guendelman {
+                    LoopVariant::Guendelman
+                } else {
+                    LoopVariant::Collide
+                },
+                time_of_impact: word(3) == "regress" && kind != ImpulseLoop::Guendelman,
+                contact_distance,
+                toi_tolerance,
+                max_toi_iterations: integer(values, 11, "max_toi_iterations")?,
+                max_substeps: integer(values, 10, "max_substeps")?,
+            },
+            stop_unresolved: word(12) == "stop",
+            resting,
+            horizon: f64::INFINITY,
+        })
+    }
+
+    /// What a point with normal velocity `u_n` gets in `stage` (module documentation); `h` is the
+    /// time left in the step and `g` the magnitude of gravity (m/s²).
+    fn respond(&self, p: &ImpactPoint, u_n: f64, stage: Stage, h: f64, g: f64) -> Response {
+        let (eps_c, eps_r) = (self.collision_threshold, self.resting_threshold);
+        let touching = p.gap <= self.loop_settings.contact_distance;
+        match (self.kind, stage) {
+            (ImpulseLoop::Guendelman, Stage::Collisions) => {
+                if p.gap + h * u_n >= 0.0 || u_n >= -eps_c {
+                    Response::Skip
+                } else if -u_n <= eps_r {
+                    // Resting by its normal velocity (slide 2): no bounce.
+                    Response::Plastic { allowance: 0.0 }
+                } else {
+                    Response::Collide { e: p.restitution }
+                }
+            }
+            (ImpulseLoop::Guendelman, Stage::Contacts) => {
+                if p.gap + h * u_n < 0.0 && u_n < -eps_c {
+                    Response::Plastic { allowance: 0.0 }
+                } else {
+                    Response::Skip
+                }
+            }
+            (_, Stage::Contacts) => Response::Skip,
+            _ if !touching || u_n >= -eps_c => Response::Skip,
+            (ImpulseLoop::Sequential, _) => Response::Collide { e: p.restitution },
+            (ImpulseLoop::Microcollisions, _) if -u_n <= eps_r => {
+                // (I1): back up to δ_mc, or the pair's own restitution if that is more.
+                let v_mc = (2.0 * g * (self.micro_distance - p.gap).max(0.0)).sqrt();
+                Response::Micro {
+                    target: v_mc.max(-p.restitution * u_n),
+                }
+            }
+            (ImpulseLoop::Microcollisions, _) => Response::Collide { e: p.restitution },
+            (ImpulseLoop::Global, _) if -u_n <= eps_r => Response::Plastic { allowance: 0.0 },
+            (ImpulseLoop::Global, _) => Response::Collide { e: p.restitution },
+        }
+    }
+}
+
+/// The unresolved points as an error naming the first few pairs.
+pub(crate) fn unresolved_error(
+    model: &Model,
+    points: &[ImpactPoint],
+    report: &ImpulseReport,
+    max_sweeps: usize,
+) -> ContactError {
+    let mut pairs: Vec<String> = points
+        .iter()
+        .map(|p| {
+            format!(
+                "`{}`-`{}`",
+                model.bodies[p.body_a].name, model.bodies[p.body_b].name
+            )
+        })
+        .collect();
+    pairs.dedup();
+    pairs.truncate(4);
+    ContactError(format!(
+        "sequential impulses did not converge in {max_sweeps} sweeps: {} points still approach (among pairs {}); raise max_sweeps or set on_unresolved = \"continue\"",
+        report.unresolved,
+        pairs.join(", ")
+    ))
+}
+
+impl ImpulseStages for ImpulseModel {
+    fn apply_impulses(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        contacts: &[Contact],
+        stage: Stage,
+        h: f64,
+    ) -> Result<ImpulseReport, ContactError> {
+        let points: Vec<ImpactPoint> = contacts
+            .iter()
+            .filter(|c| !(model.bodies[c.body_a].fixed && model.bodies[c.body_b].fixed))
+            .map(|c| ImpactPoint::from_contact(model, c))
+            .collect();
+        let g = model.settings.gravity.length();
+        let report = sequential::resolve(
+            model,
+            state,
+            &points,
+            &self.sequential,
+            &mut [],
+            |p, u_n| self.respond(p, u_n, stage, h, g),
+        )?;
+        if report.unresolved > 0 && self.stop_unresolved {
+            return Err(unresolved_error(
+                model,
+                &points,
+                &report,
+                self.sequential.max_sweeps,
+            ));
+        }
+        Ok(report)
+    }
+
+    fn force_horizon(&self) -> f64 {
+        self.horizon
+    }
+}
+
+impl ContactModel for ImpulseModel {
+    fn spec(&self) -> ModelSpec {
+        SPEC
+    }
+
+    fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
+        crate::contact::named_values(PARAMS, &self.values)
+    }
+
+    /// The global option's resting-contact forces (Baraff's LCP over the resting set); nothing
+    /// for the other loops.
+    fn contact_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        _h: f64,
+        out: &mut [Wrench],
+    ) -> Result<ModelStats, ContactError> {
+        self.horizon = f64::INFINITY;
+        let Some(resting) = &self.resting else {
+            return Ok(ModelStats::default());
+        };
+        let applied = out.to_vec();
+        let rf = resting
+            .solve(model, state, contacts, &applied)
+            .map_err(|e| {
+                ContactError(match e {
+                    RestingError::NotSolved { .. } => format!("global option: {e}"),
+                    _ => format!("global option: resting contact: {e}"),
+                })
+            })?;
+        for (o, w) in out.iter_mut().zip(&rf.wrenches) {
+            o.force += w.force;
+            o.torque += w.torque;
+        }
+        // Baraff's sliding friction holds only until the slip stops: the substep ends there
+        // (the loop's force horizon), and the next one finds the contact sticking. With the
+        // accelerations held over the substep the slip velocity of a point changes at
+        // u̇_t = (a_B + α_B × r_B − a_A − α_A × r_A)_t, so along the slip direction t̂ it reaches
+        // zero after s* = −(u_t·t̂)/(u̇_t·t̂) when u̇_t·t̂ < 0. Without this the friction held over
+        // a whole step reverses a slip smaller than μ|g|h every step and never lets it stick.
+        self.horizon = f64::INFINITY;
+        for (i, c) in contacts.iter().enumerate() {
+            let ContactClass::Sliding { direction } = rf.class[i] else {
+                continue;
+            };
+            let p = c.midpoint();
+            let rate = |b: usize| {
+                let (a, alpha) = rf.accelerations[b];
+                a + alpha.cross(p - state.bodies[b].position)
+            };
+            let slip = sequential::relative_velocity(state, c.body_a, c.body_b, p).dot(direction);
+            let decel = (rate(c.body_b) - rate(c.body_a)).dot(direction);
+            if decel < 0.0 && slip > 0.0 {
+                self.horizon = self.horizon.min(-slip / decel);
+            }
+        }
+        // Likewise a touching point that separates slowly but decelerates (d̈ < 0 after the
+        // forces) comes back to v_n = 0 after s* = −v_n / d̈: the substep ends there, and the
+        // next one has it in the resting set. (Held outside the LCP for the whole step, it would
+        // fall back unsupported; held inside, its a_n ≥ 0 would keep it separating.)
+        for &i in &rf.separating {
+            let c = &contacts[i];
+            let v_n = sequential::relative_velocity(state, c.body_a, c.body_b, c.midpoint())
+                .dot(c.normal);
+            let a_n = rf.normal_acceleration[i];
+            if v_n > 0.0 && a_n < 0.0 {
+                self.horizon = self.horizon.min(-v_n / a_n);
+            }
+        }
+        Ok(ModelStats {
+            active_points: rf.normal.iter().filter(|&&f| f > 0.0).count(),
+            solve: rf.solve,
+            ..ModelStats::default()
+        })
+    }
+
+    fn activation_distance(&self, model: &Model, state: &State) -> f64 {
+        default_activation(
+            model,
+            state,
+            self.loop_settings.contact_distance,
+            model.settings.time_step,
+        )
+    }
+
+    fn impulse_loop(&self) -> Option<LoopSettings> {
+        Some(self.loop_settings)
+    }
+
+    fn impulse_stages(&mut self) -> Option<&mut dyn ImpulseStages> {
+        Some(self)
+    }
+}

@@ -1,0 +1,260 @@
+//! Sequential impulses: one single-point collision (`law`) at a time over many contact points,
+//! swept Gauss–Seidel fashion until no point approaches (slides 13–14: "impulses often applied in
+//! local contact resolution scheme … applied iteratively, until all resting contacts are
+//! resolved").
+//!
+//! Each impulse is the collision law at one point with the collision matrix K of the two bodies
+//! there (L1), so an impulse at one point changes the velocity of every other point of the same
+//! bodies; a sweep visits every point once, in an order, and the sweeps stop when one applies
+//! nothing. The order matters for convergence: slide 14 prioritizes "contact points along major
+//! axes of acceleration (gravity)" — [`Priority::Gravity`] visits the points lowest along gravity
+//! first, so in a stack an impulse at the bottom has reached the contact above before that one is
+//! visited, and the correction travels up the stack in one sweep.
+//!
+//! What a point gets is the caller's choice ([`Response`]), from its normal velocity u_n (m/s,
+//! u_n < 0 approaching) at the moment it is visited:
+//!
+//! ```text
+//!   Collide { e }      the law with restitution e ∈ [0, 1]
+//!   Plastic { a }      the law with e = 0 applied to u + a n: it leaves at u_n = −a (a ≥ 0 is an
+//!                      approach allowed to remain, Guendelman's predicted gap ψ/h; 0 otherwise)
+//!   Micro { target }   leave at u_n = target ≥ 0 even when target > |u_n| (restitution above 1):
+//!                      the law with e = 1 applied to u − w n, w = (target + u_n)/2, leaves at
+//!                      ũ_n = (target − u_n)/2, i.e. u_n = target when the law's exit normal
+//!                      velocity is −e ũ_n (exact without normal–tangent coupling in K)
+//! ```
+//!
+//! The shifts leave u_t unchanged and K constant, so the impulse is the law's own impulse P for
+//! the shifted velocity and the velocity after is u + K P. Units: SI; impulses in N s.
+use super::law::{collide, collision_matrix, BodyAtContact, ContactFrame, IntegrationOptions, Law};
+use super::ImpulseReport;
+use crate::collision::Contact;
+use crate::contact::ContactError;
+use crate::dynamics::{Model, State};
+use glam::DVec3;
+
+/// Where an impulse acts: a contact point of bodies A and B.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImpactPoint {
+    pub body_a: usize,
+    pub body_b: usize,
+    /// World point where the impulse acts (m): the midpoint of a contact's two points, or the
+    /// centroid of a pair's touching points.
+    pub point: DVec3,
+    /// Unit normal from A to B.
+    pub normal: DVec3,
+    /// Gap ψ (m), negative when penetrating.
+    pub gap: f64,
+    /// μ of the pair (`Model::friction`).
+    pub friction: f64,
+    /// e of the pair (`Material::pair_restitution`).
+    pub restitution: f64,
+}
+
+impl ImpactPoint {
+    /// The point of a narrow-phase contact: its midpoint, normal and gap, and the pair's μ and e.
+    pub fn from_contact(model: &Model, c: &Contact) -> Self {
+        ImpactPoint {
+            body_a: c.body_a,
+            body_b: c.body_b,
+            point: c.midpoint(),
+            normal: c.normal,
+            gap: c.gap,
+            friction: model.friction(c.body_a, c.body_b),
+            restitution: pair_restitution(model, c.body_a, c.body_b),
+        }
+    }
+}
+
+/// e of a pair: `Material::pair_restitution` of the bodies' materials.
+pub fn pair_restitution(model: &Model, a: usize, b: usize) -> f64 {
+    crate::dynamics::Material::pair_restitution(
+        &model.materials[model.bodies[a].material],
+        &model.materials[model.bodies[b].material],
+    )
+}
+
+/// What a visited point gets (module documentation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Response {
+    /// Nothing.
+    Skip,
+    /// The collision law with restitution e ∈ [0, 1]; counted as a collision.
+    Collide { e: f64 },
+    /// Plastic impulse leaving at u_n = −allowance (allowance ≥ 0, m/s); counted as a contact
+    /// impulse.
+    Plastic { allowance: f64 },
+    /// Microcollision leaving at u_n = target ≥ 0 (m/s); counted as a microcollision.
+    Micro { target: f64 },
+}
+
+/// The order points are visited in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Priority {
+    /// As given (the narrow phase's order: by pair of bodies and pieces).
+    None,
+    /// Lowest along gravity first (slide 14); ties keep the given order. Without gravity, as
+    /// given.
+    Gravity,
+}
+
+impl Priority {
+    pub fn name(self) -> &'static str {
+        match self {
+            Priority::None => "none",
+            Priority::Gravity => "gravity",
+        }
+    }
+
+    pub fn by_name(name: &str) -> Option<Priority> {
+        [Priority::None, Priority::Gravity]
+            .into_iter()
+            .find(|p| p.name() == name)
+    }
+}
+
+/// Settings of a resolution.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SequentialOptions {
+    pub law: Law,
+    pub priority: Priority,
+    /// Sweeps before giving up (≥ 1).
+    pub max_sweeps: usize,
+    pub integration: IntegrationOptions,
+}
+
+/// Velocity of B's material point at `p` relative to A's (m/s).
+pub fn relative_velocity(state: &State, a: usize, b: usize, p: DVec3) -> DVec3 {
+    state.bodies[b].point_velocity(p) - state.bodies[a].point_velocity(p)
+}
+
+/// u_n = (v_B(p) − v_A(p))·n at an impact point (m/s).
+pub fn normal_velocity(state: &State, p: &ImpactPoint) -> f64 {
+    relative_velocity(state, p.body_a, p.body_b, p.point).dot(p.normal)
+}
+
+/// Indices of `points` in visiting order.
+pub fn visiting_order(points: &[ImpactPoint], priority: Priority, gravity: DVec3) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    if priority == Priority::Gravity && gravity.length() > 0.0 {
+        let up = -gravity.normalize();
+        // Stable: equal heights keep the given order.
+        order.sort_by(|&i, &j| points[i].point.dot(up).total_cmp(&points[j].point.dot(up)));
+    }
+    order
+}
+
+/// What one body looks like to the collision matrix at `p` (None for a fixed body).
+fn at_contact(model: &Model, state: &State, i: usize, p: DVec3) -> Option<BodyAtContact> {
+    let body = &model.bodies[i];
+    if body.fixed {
+        return None;
+    }
+    let bs = &state.bodies[i];
+    Some(BodyAtContact {
+        inverse_mass: body.inv_mass,
+        inverse_inertia: bs.world_inverse_inertia(&body.inv_inertia),
+        r: p - bs.position,
+    })
+}
+
+/// Apply `response` at `p`: compute the law's impulse for the bodies' current velocities and add
+/// it to both (+J on B, −J on A at the point). Returns the world impulse J on B (N s), or `None`
+/// when the response asks for nothing or the (shifted) velocity does not approach.
+pub fn apply(
+    model: &Model,
+    state: &mut State,
+    p: &ImpactPoint,
+    response: Response,
+    law: Law,
+    options: &IntegrationOptions,
+) -> Result<Option<DVec3>, ContactError> {
+    let names = || {
+        format!(
+            "`{}` and `{}`",
+            model.bodies[p.body_a].name, model.bodies[p.body_b].name
+        )
+    };
+    let fail = |e: super::law::LawError| ContactError(format!("impulse between {}: {e}", names()));
+    let frame = ContactFrame::from_normal(p.normal).map_err(fail)?;
+    let a = at_contact(model, state, p.body_a, p.point);
+    let b = at_contact(model, state, p.body_b, p.point);
+    let k = collision_matrix(&frame, a.as_ref(), b.as_ref()).map_err(fail)?;
+    let u = frame.to_contact(relative_velocity(state, p.body_a, p.body_b, p.point));
+    // The velocity the law sees (module documentation) and its restitution.
+    let (shifted, e) = match response {
+        Response::Skip => return Ok(None),
+        Response::Collide { e } => (u, e),
+        Response::Plastic { allowance } => (u + DVec3::Z * allowance, 0.0),
+        Response::Micro { target } => (u - DVec3::Z * (0.5 * (target + u.z)), 1.0),
+    };
+    if !(shifted.z < 0.0) {
+        return Ok(None);
+    }
+    let c = collide(law, &k, shifted, p.friction, e, options).map_err(fail)?;
+    let j = frame.to_world(c.impulse);
+    for (i, sign) in [(p.body_a, -1.0), (p.body_b, 1.0)] {
+        let body = &model.bodies[i];
+        if body.fixed {
+            continue;
+        }
+        let bs = &mut state.bodies[i];
+        let inv_inertia = bs.world_inverse_inertia(&body.inv_inertia);
+        bs.velocity += sign * body.inv_mass * j;
+        bs.angular_velocity += inv_inertia * (p.point - bs.position).cross(sign * j);
+    }
+    Ok(Some(j))
+}
+
+/// Sweep `points` in `options.priority` order, asking `respond(point, u_n)` at each visit, until a
+/// sweep applies no impulse or `options.max_sweeps` sweeps are done. Bodies that received an
+/// impulse are flagged in `touched` (indexed by body; pass an empty slice to skip). The report's
+/// `unresolved` counts the points `respond` still wants an impulse at after the last sweep.
+pub fn resolve(
+    model: &Model,
+    state: &mut State,
+    points: &[ImpactPoint],
+    options: &SequentialOptions,
+    touched: &mut [bool],
+    mut respond: impl FnMut(&ImpactPoint, f64) -> Response,
+) -> Result<ImpulseReport, ContactError> {
+    let mut report = ImpulseReport::default();
+    if points.is_empty() {
+        return Ok(report);
+    }
+    let order = visiting_order(points, options.priority, model.settings.gravity);
+    let mut converged = false;
+    for _ in 0..options.max_sweeps.max(1) {
+        report.sweeps += 1;
+        let mut applied = 0;
+        for &i in &order {
+            let p = &points[i];
+            let response = respond(p, normal_velocity(state, p));
+            if apply(model, state, p, response, options.law, &options.integration)?.is_some() {
+                applied += 1;
+                match response {
+                    Response::Collide { .. } => report.collisions += 1,
+                    Response::Plastic { .. } => report.contact_impulses += 1,
+                    Response::Micro { .. } => report.microcollisions += 1,
+                    Response::Skip => {}
+                }
+                for b in [p.body_a, p.body_b] {
+                    if let Some(t) = touched.get_mut(b) {
+                        *t = true;
+                    }
+                }
+            }
+        }
+        if applied == 0 {
+            converged = true;
+            break;
+        }
+    }
+    if !converged {
+        report.unresolved = points
+            .iter()
+            .filter(|p| respond(p, normal_velocity(state, p)) != Response::Skip)
+            .count() as u64;
+    }
+    Ok(report)
+}

@@ -1,0 +1,454 @@
+//! Drumwright's multi-point PID penalty method (Drumwright 2008, §III and appendix I).
+//!
+//! For every pair of convex pieces that penetrate:
+//!
+//! 1. the intersection polytope of the two pieces (`geometry::intersection`), the contact normal
+//!    n (from A to B) by the min–max facet rule (appendix I, eq. 4) and the depth of each of its
+//!    vertices along n (`geometry::penetration::contact_normal`);
+//! 2. the points on the bottom of the intersection volume (§III-A), by the O(N log N) incremental
+//!    procedure (`geometry::penetration::bottom_points_incremental`; `bottom = "exact"` takes the
+//!    definition instead, `bottom_points`): the surface of B deepest in A, where the virtual
+//!    springs act;
+//! 3. at each bottom point y (eqs. 1–3), with d(y) its depth and v(y) the normal relative velocity
+//!    (positive when separating),
+//!
+//!    ```text
+//!      f(y) = max{(k_p d(y) − k_v v(y) + k_i I) / r, 0},   I_t = φ I_{t−1} + max_y d(y, t−1)
+//!    ```
+//!
+//!    along +n on B and −n on A, r the number of bottom points whose force is non-zero (so more
+//!    points do not mean more force) and I the pair's integral term with forgetting factor φ
+//!    (eq. 2, `penalty::IntegralMemory`, with the narrow phase's depth of the pair);
+//! 4. friction: static friction by tangential spring–dampers (Hwang et al. / Yamane & Nakamura,
+//!    which Drumwright cites) spread over the bottom points like the normal force. The pair keeps
+//!    a patch elongation: a slip δ (m, in the tangent plane) and a twist θ (rad, about n), both
+//!    accumulated from the relative motion at the centre of pressure c. At bottom point y the
+//!    spring is stretched by δ + θ n × (y − c), and
+//!
+//!    ```text
+//!      f_t(y) = −w(y) (k_t (δ + θ n × (y − c)) + d_t v_t(y)),   w(y) = f(y)/f_n,   |f_t(y)| ≤ μ f(y)
+//!    ```
+//!
+//!    (v_t(y) the tangential slip velocity there, f_n = Σ f(y)): the forces sum to −k_t δ − d_t v̄_t,
+//!    and the points' lever arms resist spinning about the normal, which one force at c could not.
+//!    Shares in proportion to the normal forces make every point reach its cone together, exactly
+//!    when the pair's spring force reaches μ f_n (equal shares let a lightly loaded point slip
+//!    first: a block on a slope crept). A point beyond its cone slides with Coulomb's μ f(y); δ and
+//!    θ are pulled back so that the patch's spring force and moment stay within μ f_n and
+//!    μ Σ f(y)|y − c|. Integrating the slip (rather than anchoring springs to material points)
+//!    lets a ball roll without resistance.
+//!
+//! Pairs with a sphere have no intersection polytope: they get one spring at the narrow phase's
+//! deepest point (r = 1) with the same PID law and friction. The default gains are Drumwright's:
+//! k_p = 100 (m₁ + m₂), k_v = 50 (m₁ + m₂), k_i = 2 (m₁ + m₂), m the masses of the pair's dynamic
+//! bodies (a fixed body adds nothing).
+use super::penalty::{self, pair_key, IntegralMemory, PairKey};
+use super::{
+    ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind, ParamSpec,
+    ParamValue,
+};
+use crate::collision::Contact;
+use crate::dynamics::{Model, State, Wrench};
+use crate::geometry::penetration::{bottom_points, bottom_points_incremental};
+use crate::geometry::Shape;
+use glam::DVec3;
+use std::collections::BTreeMap;
+
+pub const NAME: &str = "multi-point";
+
+pub const SPEC: ModelSpec = ModelSpec {
+    name: NAME,
+    summary: "Drumwright's multi-point PID penalty: springs at the bottom of the intersection volume, forces normalized by their number, integral term with forgetting factor, static friction by a tangential spring",
+    params: &[
+        ParamSpec {
+            name: "kp",
+            unit: "N/m",
+            default: ParamDefault::Derived("kp_per_kg * (m_a + m_b)"),
+            description: "proportional gain; when not given, kp_per_kg times the summed mass of the pair's dynamic bodies",
+            kind: ParamKind::Number { min: 0.0 },
+        },
+        ParamSpec {
+            name: "kv",
+            unit: "N s/m",
+            default: ParamDefault::Derived("kv_per_kg * (m_a + m_b)"),
+            description: "derivative (damping) gain",
+            kind: ParamKind::Number { min: 0.0 },
+        },
+        ParamSpec {
+            name: "ki",
+            unit: "N/m",
+            default: ParamDefault::Derived("ki_per_kg * (m_a + m_b)"),
+            description: "integral gain, times I (m): the pair's largest depth summed over past steps with the forgetting factor",
+            kind: ParamKind::Number { min: 0.0 },
+        },
+        ParamSpec {
+            name: "kp_per_kg",
+            unit: "N/(m kg)",
+            default: ParamDefault::Value(100.0),
+            description: "kp per kg of the pair's dynamic mass (Drumwright: 100)",
+            kind: ParamKind::Number { min: 0.0 },
+        },
+        ParamSpec {
+            name: "kv_per_kg",
+            unit: "N s/(m kg)",
+            default: ParamDefault::Value(50.0),
+            description: "kv per kg of the pair's dynamic mass (Drumwright: 50)",
+            kind: ParamKind::Number { min: 0.0 },
+        },
+        ParamSpec {
+            name: "ki_per_kg",
+            unit: "N/(m kg)",
+            default: ParamDefault::Value(2.0),
+            description: "ki per kg of the pair's dynamic mass (Drumwright: 2)",
+            kind: ParamKind::Number { min: 0.0 },
+        },
+        ParamSpec {
+            name: "forgetting",
+            unit: "-",
+            default: ParamDefault::Value(0.85),
+            description: "forgetting factor phi of the integral term, in [0, 1) (Drumwright: 0.8 to 0.9 works)",
+            kind: ParamKind::Number { min: 0.0 },
+        },
+        ParamSpec {
+            name: "bottom",
+            unit: "-",
+            default: ParamDefault::Word("incremental"),
+            description: "how the bottom points are found: \"incremental\" (Drumwright's O(N log N) procedure on the points, section III-A; may keep a few upper points) or \"exact\" (the vertices of the intersection's faces that face away from B)",
+            kind: ParamKind::Choice(&["incremental", "exact"]),
+        },
+        ParamSpec {
+            name: "friction_stiffness",
+            unit: "N/m",
+            default: ParamDefault::Derived("kp"),
+            description: "k_t of the tangential (static friction) spring",
+            kind: ParamKind::Number { min: 0.0 },
+        },
+        ParamSpec {
+            name: "friction_damping",
+            unit: "N s/m",
+            default: ParamDefault::Derived("2 sqrt(friction_stiffness * m_pair)"),
+            description: "d_t of the tangential (static friction) damper; the default damps the pair's tangential spring critically (m_pair its reduced mass)",
+            kind: ParamKind::Number { min: 0.0 },
+        },
+    ],
+};
+
+/// Gains of one pair.
+#[derive(Clone, Copy, Debug)]
+struct Gains {
+    kp: f64,
+    kv: f64,
+    ki: f64,
+    kt: f64,
+    dt: f64,
+}
+
+/// Static-friction springs of a pair: the slip δ (m, world axes, in the tangent plane), the
+/// twist θ about the normal (rad) and the time they were last advanced (s).
+#[derive(Clone, Copy, Debug)]
+struct TangentSpring {
+    delta: DVec3,
+    twist: f64,
+    time: f64,
+}
+
+/// What one pair exerts: normal forces at points, and friction at the centre of pressure.
+#[derive(Debug, Default)]
+struct PairForces {
+    /// (point, normal force on B along +n) with the force already divided by r.
+    points: Vec<(DVec3, f64)>,
+    normal: DVec3,
+    /// Σ normal forces (N) and their centre (m).
+    total: f64,
+    centre: DVec3,
+    /// Tangential slip velocity of B relative to A at the centre (m/s).
+    slip: DVec3,
+    /// Relative spin of B about the normal (rad/s).
+    spin: f64,
+}
+
+/// Drumwright's multi-point PID penalty method.
+pub struct MultiPoint {
+    values: Vec<ParamValue>,
+    kp: Option<f64>,
+    kv: Option<f64>,
+    ki: Option<f64>,
+    per_kg: [f64; 3],
+    forgetting: f64,
+    exact_bottom: bool,
+    kt: Option<f64>,
+    dt: Option<f64>,
+    integral: IntegralMemory,
+    springs: BTreeMap<PairKey, TangentSpring>,
+}
+
+impl MultiPoint {
+    /// `values` in the order of `SPEC.params`.
+    pub fn new(values: &[ParamValue]) -> Result<Self, super::ConfigError> {
+        let value = |i: usize| values[i].value().expect("numeric parameters have values");
+        let forgetting = value(6);
+        super::deepest_point::check_forgetting(forgetting)?;
+        Ok(MultiPoint {
+            values: values.to_vec(),
+            kp: values[0].value(),
+            kv: values[1].value(),
+            ki: values[2].value(),
+            per_kg: [value(3), value(4), value(5)],
+            forgetting,
+            exact_bottom: values[7].word() == Some("exact"),
+            kt: values[8].value(),
+            dt: values[9].value(),
+            integral: IntegralMemory::default(),
+            springs: BTreeMap::new(),
+        })
+    }
+
+    fn gains(&self, model: &Model, a: usize, b: usize) -> Gains {
+        let m = penalty::mass_sum(model, a, b);
+        let kp = self.kp.unwrap_or(self.per_kg[0] * m);
+        let kt = self.kt.unwrap_or(kp);
+        Gains {
+            kp,
+            kv: self.kv.unwrap_or(self.per_kg[1] * m),
+            ki: self.ki.unwrap_or(self.per_kg[2] * m),
+            kt,
+            dt: self
+                .dt
+                .unwrap_or_else(|| 2.0 * (kt * penalty::reduced_mass(model, a, b)).sqrt()),
+        }
+    }
+
+    /// The normal forces of one pair of pieces (its narrow-phase contacts `group`) at `state`.
+    fn pair_forces(
+        &self,
+        model: &Model,
+        state: &State,
+        group: &[Contact],
+        out: &mut PairForces,
+    ) -> Result<(), ContactError> {
+        out.points.clear();
+        out.total = 0.0;
+        let c = &group[0];
+        let (a, b) = (c.body_a, c.body_b);
+        let g = self.gains(model, a, b);
+        let integral = g.ki * self.integral.get(pair_key(c));
+        // (point, depth) of every bottom point, and the normal.
+        let mut springs: Vec<(DVec3, f64)> = Vec::new();
+        match penalty::penetration(model, state, c) {
+            Some((inter, normal, depths)) => {
+                out.normal = normal;
+                // A bottom point at zero depth lies on the contact plane and has no spring to
+                // stretch: a box tilted by a hair has side faces that face slightly down, which
+                // would put the points where its vertical edges cross the plane among the bottom
+                // points, with only the integral term to carry (and r jumping as it rocks).
+                let bottom = if self.exact_bottom {
+                    bottom_points(&inter, normal)
+                } else {
+                    bottom_points_incremental(&inter.vertices, normal)
+                };
+                for i in bottom {
+                    if depths[i] > inter.tolerance {
+                        springs.push((inter.vertices[i], depths[i]));
+                    }
+                }
+            }
+            None => {
+                // A sphere, or a pair whose pieces do not overlap in volume: one spring at the
+                // narrow phase's deepest point, if it penetrates.
+                let deepest = group
+                    .iter()
+                    .min_by(|x, y| x.gap.total_cmp(&y.gap))
+                    .expect("pairs are non-empty");
+                if deepest.gap >= 0.0 || !is_sphere_pair(model, deepest) {
+                    return Ok(());
+                }
+                out.normal = deepest.normal;
+                springs.push((deepest.midpoint(), -deepest.gap));
+            }
+        }
+        // Eq. 3 before normalization; r counts the positive ones.
+        let n = out.normal;
+        let raw: Vec<f64> = springs
+            .iter()
+            .map(|&(p, d)| {
+                let v = penalty::relative_velocity(state, a, b, p).dot(n);
+                g.kp * d - g.kv * v + integral
+            })
+            .collect();
+        let r = raw.iter().filter(|&&f| f > 0.0).count();
+        if r == 0 {
+            return Ok(());
+        }
+        let mut moment = DVec3::ZERO;
+        for (&(p, _), &f) in springs.iter().zip(&raw) {
+            if f > 0.0 {
+                let f = f / r as f64;
+                if !f.is_finite() {
+                    return Err(ContactError(format!(
+                        "multi-point: non-finite force between `{}` and `{}`",
+                        model.bodies[a].name, model.bodies[b].name
+                    )));
+                }
+                out.points.push((p, f));
+                out.total += f;
+                moment += f * p;
+            }
+        }
+        out.centre = moment / out.total;
+        let v = penalty::relative_velocity(state, a, b, out.centre);
+        out.slip = v - v.dot(n) * n;
+        out.spin = (state.bodies[b].angular_velocity - state.bodies[a].angular_velocity).dot(n);
+        Ok(())
+    }
+
+    /// Friction on B at each of the pair's force points (module documentation, step 4), added to
+    /// `out` as (point, force) pairs.
+    fn friction(
+        &self,
+        model: &Model,
+        state: &State,
+        c: &Contact,
+        f: &PairForces,
+        out: &mut Vec<(DVec3, DVec3)>,
+    ) {
+        out.clear();
+        let mu = model.friction(c.body_a, c.body_b);
+        if mu == 0.0 {
+            return;
+        }
+        let g = self.gains(model, c.body_a, c.body_b);
+        let n = f.normal;
+        let (delta, twist) = self
+            .springs
+            .get(&pair_key(c))
+            .map_or((DVec3::ZERO, 0.0), |s| {
+                (s.delta - s.delta.dot(n) * n, s.twist)
+            });
+        for &(p, fn_) in &f.points {
+            let v = penalty::relative_velocity(state, c.body_a, c.body_b, p);
+            let slip = v - v.dot(n) * n;
+            let stretch = delta + twist * n.cross(p - f.centre);
+            let trial = -(fn_ / f.total) * (g.kt * stretch + g.dt * slip);
+            let (size, cap) = (trial.length(), mu * fn_);
+            out.push((
+                p,
+                if size <= cap {
+                    trial
+                } else {
+                    trial * (cap / size)
+                },
+            ));
+        }
+    }
+}
+
+/// Do the contact's pieces include a sphere?
+fn is_sphere_pair(model: &Model, c: &Contact) -> bool {
+    let shape = |body: usize, piece: usize| &model.bodies[body].pieces[piece].shape;
+    matches!(shape(c.body_a, c.piece_a), Shape::Sphere { .. })
+        || matches!(shape(c.body_b, c.piece_b), Shape::Sphere { .. })
+}
+
+impl ContactModel for MultiPoint {
+    fn spec(&self) -> ModelSpec {
+        SPEC
+    }
+
+    fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
+        super::named_values(SPEC.params, &self.values)
+    }
+
+    fn contact_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        _h: f64,
+        out: &mut [Wrench],
+    ) -> Result<ModelStats, ContactError> {
+        let mut stats = ModelStats::default();
+        let mut f = PairForces::default();
+        let mut tangential = Vec::new();
+        for group in penalty::pairs(contacts) {
+            if penalty::pair_depth(group) <= 0.0 {
+                continue;
+            }
+            self.pair_forces(model, state, group, &mut f)?;
+            if f.points.is_empty() {
+                continue;
+            }
+            let c = &group[0];
+            let (a, b) = (c.body_a, c.body_b);
+            let (com_a, com_b) = (state.bodies[a].position, state.bodies[b].position);
+            for &(p, fn_) in &f.points {
+                out[b].add_at(fn_ * f.normal, p, com_b);
+                out[a].add_at(-fn_ * f.normal, p, com_a);
+            }
+            self.friction(model, state, c, &f, &mut tangential);
+            for &(p, ft) in &tangential {
+                out[b].add_at(ft, p, com_b);
+                out[a].add_at(-ft, p, com_a);
+            }
+            stats.active_points += f.points.len();
+        }
+        Ok(stats)
+    }
+
+    /// Advance the integral sums (eq. 2) and the friction springs: δ ← δ + v_t Δt in the tangent
+    /// plane and θ ← θ + ω_n Δt at the centre of pressure, pulled back so that k_t |δ| ≤ μ f_n and
+    /// k_t |θ| Σ w(y)|y − c|² ≤ μ Σ f(y)|y − c| when the pair slides or spins; pairs that stopped
+    /// penetrating forget both.
+    fn end_step(&mut self, model: &Model, state: &State, contacts: &[Contact]) {
+        self.integral.advance(self.forgetting, contacts);
+        let mut next = BTreeMap::new();
+        let mut f = PairForces::default();
+        for group in penalty::pairs(contacts) {
+            if penalty::pair_depth(group) <= 0.0 {
+                continue;
+            }
+            let c = &group[0];
+            let mu = model.friction(c.body_a, c.body_b);
+            if mu == 0.0 || self.pair_forces(model, state, group, &mut f).is_err() {
+                continue;
+            }
+            if f.points.is_empty() {
+                continue;
+            }
+            let key = pair_key(c);
+            let (delta, twist, dt) = match self.springs.get(&key) {
+                Some(s) => (s.delta, s.twist, state.time - s.time),
+                None => (DVec3::ZERO, 0.0, 0.0),
+            };
+            let n = f.normal;
+            let mut delta = delta - delta.dot(n) * n + f.slip * dt;
+            let mut twist = twist + f.spin * dt;
+            let kt = self.gains(model, c.body_a, c.body_b).kt;
+            let cap = mu * f.total;
+            if kt * delta.length() > cap {
+                delta *= cap / (kt * delta.length());
+            }
+            let (arm2, arm): (f64, f64) = f
+                .points
+                .iter()
+                .map(|&(p, fn_)| {
+                    let d = p - f.centre;
+                    let t = d - d.dot(n) * n;
+                    (fn_ / f.total * t.length_squared(), fn_ * t.length())
+                })
+                .fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+            let (torque, twist_cap) = (kt * twist.abs() * arm2, mu * arm);
+            if torque > twist_cap {
+                twist *= twist_cap / torque;
+            }
+            next.insert(
+                key,
+                TangentSpring {
+                    delta,
+                    twist,
+                    time: state.time,
+                },
+            );
+        }
+        self.springs = next;
+    }
+}

@@ -1,0 +1,411 @@
+//! The step of an impulse-based contact model (`ContactModel::impulse_loop` is `Some`): impulses
+//! change velocities at instants, so the step is cut into substeps at the times of impact, and
+//! the velocity and position updates may be interleaved with impulse stages.
+//!
+//! **`LoopVariant::Collide`** (the `impulse` model's `global`, `sequential` and `microcollisions`
+//! loops, and `hybrid`), following slide 15 of "Rigid Body Dynamics (II)":
+//!
+//! ```text
+//!   left ← h
+//!   repeat
+//!     C ← contacts(X)                                   broad + narrow
+//!     applyImpulses(X, C)                               model stage (collisions)
+//!     F ← scheduled forces + the model's forces at X    model + solve stages (global: resting LCP)
+//!     s ← time of impact in (0, left] from X under F    conservative advancement (below)
+//!     X ← X advanced by s (semi-implicit Euler, F held)  integrate stage
+//!     left ← left − s
+//!   until left = 0
+//! ```
+//!
+//! **Time of impact by conservative advancement.** Over a substep every point of body i moves at
+//! most U_i per second (`contact::impulse::speed_bound`: U = |v| + 2h|a| + (|ω| + 2h|α|) r), so
+//! the gap of a contact point of bodies a and b cannot fall faster than U_a + U_b. Points that
+//! touch at the start of the substep (ψ ≤ δ) are left out — they are the contacts the impulses
+//! just resolved, or resting ones, and would stop the advancement at once. From s = 0, with the
+//! trial state X(s) (one semi-implicit Euler step of length s from X) and its contacts:
+//!
+//! ```text
+//!   if some other point has ψ ≤ τ_toi:  impact at s
+//!   τ = min over the other points of (ψ − τ_toi/2) / (U_a + U_b)
+//!   if s + τ ≥ left: no impact in the substep, s = left;  else s ← s + τ
+//! ```
+//!
+//! Each advance keeps every gap above τ_toi/2 > 0 (the bound is conservative), so an impact is
+//! found with 0 < ψ ≤ τ_toi and a body never passes through another, however thin and however
+//! fast, as long as the narrow phase reports the pair: detection at trial states uses the
+//! activation distance δ + 2 left max_i U_i, which covers any approach over the substep. Points
+//! are identified across detections by (bodies, pieces, features); a point whose features change
+//! while it touches counts as a new point (at worst an extra substep). A point that touches at
+//! the start of a substep is not regressed in that substep even if it bounces off and comes back
+//! (a hop shorter than the substep): it is caught, slightly penetrating, at the next collision
+//! stage. This is what bounds the number of impacts per step where exact regression would follow
+//! a Zeno sequence of ever shorter bounces.
+//!
+//! **`LoopVariant::Guendelman`**: one pass per step, no regression (Drumwright §II-E):
+//!
+//! ```text
+//!   C ← contacts(X);  collisions(X, C, h)   v changed where ψ + h u_n < 0
+//!   v ← v + h M⁻¹ F                          velocity integration
+//!   contacts(X, C, h)                        plastic impulses where ψ + h u_n < 0, new v
+//!   x ← x + h v;  q ← exp(h ω) q              position integration
+//! ```
+//!
+//! Both variants integrate by semi-implicit Euler whatever the scene's integrator (the forces are
+//! held over a substep, which the speed bound assumes). The contacts detected at the end of the
+//! step (with the activation distance the model asks for) give the step's metrics and the next
+//! step's first contacts. Stage times: detections at trial states go to broad/narrow, trial and
+//! final integrations to integrate, the impulse stages and forces to model (solver time to solve).
+use super::{
+    check_depths, check_state, detect, evaluate_forces, Attempt, Clock, StageTimes, StepError,
+    StepReport, Workspace,
+};
+use crate::collision::{max_penetration, Contact};
+use crate::contact::impulse::{
+    body_radius, default_activation, speed_bound, ImpulseReport, LoopSettings, LoopVariant, Stage,
+};
+use crate::contact::{ContactError, ContactModel, ModelStats};
+use crate::dynamics::integrate::{accelerations, rotate_by, semi_implicit_euler};
+use crate::dynamics::{Model, State, Wrench};
+use crate::geometry::Feature;
+use std::time::Instant;
+
+/// A contact point's identity across detections.
+type PointKey = (usize, usize, usize, usize, Feature, Feature);
+
+fn key(c: &Contact) -> PointKey {
+    (
+        c.body_a,
+        c.piece_a,
+        c.body_b,
+        c.piece_b,
+        c.feature_a,
+        c.feature_b,
+    )
+}
+
+/// How a regression ended.
+struct Regression {
+    /// Length of the substep (s).
+    length: f64,
+    /// Trial states detected.
+    iterations: u64,
+    /// The iteration limit ended it.
+    capped: bool,
+}
+
+/// Conservative advancement from `start` under `wrenches` over at most `left` seconds (module
+/// documentation). When it returns a length below `left`, `trial` holds the state there and
+/// `ws.contacts` its contacts.
+#[allow(clippy::too_many_arguments)]
+fn time_of_impact(
+    model: &Model,
+    start: &State,
+    wrenches: &[Wrench],
+    left: f64,
+    settings: &LoopSettings,
+    radii: &[f64],
+    ws: &mut Workspace,
+    times: &mut StageTimes,
+    trial: &mut State,
+) -> Regression {
+    let t0 = Instant::now();
+    let bound: Vec<f64> = (0..model.bodies.len())
+        .map(|i| {
+            let acc = accelerations(model, start, i, &wrenches[i]);
+            speed_bound(model, start, i, acc, left, radii[i])
+        })
+        .collect();
+    times.integrate += t0.elapsed().as_secs_f64();
+    let fastest = bound.iter().copied().fold(0.0, f64::max);
+    let mut done = Regression {
+        length: left,
+        iterations: 0,
+        capped: false,
+    };
+    if fastest == 0.0 {
+        return done;
+    }
+    let act = settings.contact_distance + 2.0 * left * fastest;
+    if !ws.fresh || ws.act < act {
+        detect(model, start, act, ws, times);
+        ws.fresh = true;
+    }
+    let mut excluded: Vec<PointKey> = ws
+        .contacts
+        .iter()
+        .filter(|c| c.gap <= settings.contact_distance)
+        .map(key)
+        .collect();
+    excluded.sort();
+    let toi = settings.toi_tolerance;
+    let mut s = 0.0;
+    loop {
+        let mut tau = f64::INFINITY;
+        for c in &ws.contacts {
+            if excluded.binary_search(&key(c)).is_ok() {
+                continue;
+            }
+            if c.gap <= toi {
+                // An impact (s > 0: at s = 0 every point that is not left out has ψ > δ ≥ τ_toi).
+                done.length = s;
+                return done;
+            }
+            let closing = bound[c.body_a] + bound[c.body_b];
+            if closing > 0.0 {
+                tau = tau.min((c.gap - 0.5 * toi) / closing);
+            }
+        }
+        if s + tau >= left {
+            done.length = left;
+            return done;
+        }
+        if done.iterations >= settings.max_toi_iterations as u64 {
+            done.length = s;
+            done.capped = true;
+            return done;
+        }
+        s += tau;
+        let t0 = Instant::now();
+        trial.clone_from(start);
+        semi_implicit_euler(model, trial, wrenches, s);
+        times.integrate += t0.elapsed().as_secs_f64();
+        detect(model, trial, act, ws, times);
+        done.iterations += 1;
+    }
+}
+
+/// v ← v + h a, ω ← ω + h α for every moving body (Guendelman's velocity integration; held
+/// bodies wait for their release).
+fn integrate_velocities(model: &Model, state: &mut State, wrenches: &[Wrench], h: f64) {
+    for i in 0..model.bodies.len() {
+        if !model.bodies[i].moves(state.time) {
+            continue;
+        }
+        let (a, alpha) = accelerations(model, state, i, &wrenches[i]);
+        let bs = &mut state.bodies[i];
+        bs.velocity += h * a;
+        bs.angular_velocity += h * alpha;
+    }
+}
+
+/// x ← x + h v, q ← exp(h ω) q for every moving body (Guendelman's position integration).
+fn integrate_positions(model: &Model, state: &mut State, h: f64) {
+    let t = state.time;
+    for (body, bs) in model.bodies.iter().zip(state.bodies.iter_mut()) {
+        if !body.moves(t) {
+            continue;
+        }
+        bs.position += h * bs.velocity;
+        bs.orientation = rotate_by(bs.orientation, h * bs.angular_velocity);
+    }
+}
+
+/// One impulse stage, timed as the model stage.
+fn impulse_stage(
+    model: &Model,
+    state: &mut State,
+    ws: &Workspace,
+    contact_model: &mut dyn ContactModel,
+    stage: Stage,
+    h: f64,
+    times: &mut StageTimes,
+) -> Result<ImpulseReport, ContactError> {
+    let t0 = Instant::now();
+    let stages = contact_model
+        .impulse_stages()
+        .expect("impulse_loop and impulse_stages go together");
+    let r = stages.apply_impulses(model, state, &ws.contacts, stage, h);
+    times.model += t0.elapsed().as_secs_f64();
+    r
+}
+
+/// Advance `state` by `h` with the impulse loop `settings` of `contact_model` (module
+/// documentation), without accepting the step.
+pub(super) fn advance(
+    model: &Model,
+    state: &mut State,
+    ws: &mut Workspace,
+    contact_model: &mut dyn ContactModel,
+    settings: LoopSettings,
+    h: f64,
+    clock: Clock,
+) -> Result<Attempt, StepError> {
+    let mut times = StageTimes::default();
+    let mut impulses = ImpulseReport::default();
+    let (step_no, time) = (state.step, state.time);
+    let fail = |failure| StepError::Contact {
+        step: step_no + 1,
+        time,
+        failure,
+    };
+    let t0 = Instant::now();
+    let radii: Vec<f64> = (0..model.bodies.len())
+        .map(|i| body_radius(model, i))
+        .collect();
+    contact_model
+        .impulse_stages()
+        .expect("impulse_loop and impulse_stages go together")
+        .begin_step(model, state);
+    times.model += t0.elapsed().as_secs_f64();
+    let mut wrenches = std::mem::take(&mut ws.wrenches);
+    let mut trial = std::mem::take(&mut ws.stage);
+    let mut first_stats: Option<ModelStats> = None;
+    let delta = settings.contact_distance;
+    // The step being taken, for failures inside it (restored by the clock below).
+    state.step = step_no + 1;
+    let result = (|| -> Result<(), StepError> {
+        match settings.variant {
+            LoopVariant::Collide => {
+                let mut left = h;
+                let mut regress = settings.time_of_impact;
+                loop {
+                    let act = default_activation(model, state, delta, left);
+                    if !ws.fresh || ws.act < act {
+                        detect(model, state, act, ws, &mut times);
+                        ws.fresh = true;
+                    }
+                    let r = impulse_stage(
+                        model,
+                        state,
+                        ws,
+                        contact_model,
+                        Stage::Collisions,
+                        left,
+                        &mut times,
+                    )
+                    .map_err(fail)?;
+                    impulses.add(&r);
+                    let stats = evaluate_forces(
+                        model,
+                        state,
+                        &ws.contacts,
+                        contact_model,
+                        left,
+                        &mut wrenches,
+                        &mut times,
+                    )
+                    .map_err(fail)?;
+                    first_stats.get_or_insert(stats);
+                    impulses.substeps += 1;
+                    let last = impulses.substeps >= settings.max_substeps as u64;
+                    // The forces hold at most this long; the last substep takes the rest of the
+                    // step whatever they say (so a horizon of zero cannot stall the step).
+                    let span = if last {
+                        left
+                    } else {
+                        contact_model
+                            .impulse_stages()
+                            .expect("impulse_loop and impulse_stages go together")
+                            .force_horizon()
+                            .clamp(0.0, left)
+                    };
+                    if regress && last {
+                        // The rest of the step goes without regression.
+                        regress = false;
+                        impulses.toi_capped += 1;
+                    }
+                    let length = if regress {
+                        let reg = time_of_impact(
+                            model, state, &wrenches, span, &settings, &radii, ws, &mut times,
+                            &mut trial,
+                        );
+                        impulses.toi_iterations += reg.iterations;
+                        impulses.toi_capped += reg.capped as u64;
+                        reg.length
+                    } else {
+                        span
+                    };
+                    if length < span {
+                        // The regression's last trial state is the substep's end; its contacts
+                        // are in the workspace.
+                        std::mem::swap(state, &mut trial);
+                        left -= length;
+                    } else {
+                        let t0 = Instant::now();
+                        semi_implicit_euler(model, state, &wrenches, span);
+                        times.integrate += t0.elapsed().as_secs_f64();
+                        ws.fresh = false;
+                        left = if span < left { left - span } else { 0.0 };
+                    }
+                    state.time = time + (h - left);
+                    check_state(model, state)?;
+                    if left <= 0.0 {
+                        break;
+                    }
+                }
+            }
+            LoopVariant::Guendelman => {
+                let act = default_activation(model, state, delta, h);
+                if !ws.fresh || ws.act < act {
+                    detect(model, state, act, ws, &mut times);
+                    ws.fresh = true;
+                }
+                impulses.substeps = 1;
+                let r = impulse_stage(
+                    model,
+                    state,
+                    ws,
+                    contact_model,
+                    Stage::Collisions,
+                    h,
+                    &mut times,
+                )
+                .map_err(fail)?;
+                impulses.add(&r);
+                let stats = evaluate_forces(
+                    model,
+                    state,
+                    &ws.contacts,
+                    contact_model,
+                    h,
+                    &mut wrenches,
+                    &mut times,
+                )
+                .map_err(fail)?;
+                first_stats = Some(stats);
+                let t0 = Instant::now();
+                integrate_velocities(model, state, &wrenches, h);
+                times.integrate += t0.elapsed().as_secs_f64();
+                let r = impulse_stage(
+                    model,
+                    state,
+                    ws,
+                    contact_model,
+                    Stage::Contacts,
+                    h,
+                    &mut times,
+                )
+                .map_err(fail)?;
+                impulses.add(&r);
+                let t0 = Instant::now();
+                integrate_positions(model, state, h);
+                times.integrate += t0.elapsed().as_secs_f64();
+                ws.fresh = false;
+            }
+        }
+        Ok(())
+    })();
+    ws.wrenches = wrenches;
+    ws.stage = trial;
+    result?;
+    state.time = match clock {
+        Clock::Fixed => state.step as f64 * h,
+        Clock::Accumulate => time + h,
+    };
+    check_state(model, state)?;
+    let act = contact_model.activation_distance(model, state);
+    detect(model, state, act, ws, &mut times);
+    ws.fresh = true;
+    check_depths(model, state, &ws.contacts)?;
+    Ok(Attempt {
+        report: StepReport {
+            contacts: ws.contacts.len(),
+            max_penetration: max_penetration(&ws.contacts),
+            times,
+            model_stats: first_stats.unwrap_or_default(),
+            time_step: h,
+            impulses,
+        },
+        work: None,
+    })
+}
