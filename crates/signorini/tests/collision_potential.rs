@@ -329,3 +329,200 @@ fn vertex_near_box_corner_gives_the_three_faces_of_the_corner() {
     // The corner is outside the tetrahedron, so some member has ψ ≥ 0.
     assert!(set.groups.iter().all(|g| satisfied(&set, g)));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Edge–edge (eq. 35), releases, parallel edges
+
+/// 0.2√2: how far a box of half section 0.2 m, turned 45° about its long axis, reaches beyond its
+/// axis (its ridge).
+const RIDGE: f64 = 0.2 * std::f64::consts::SQRT_2;
+
+/// A: half extents (1, 0.2, 0.2) turned 45° about x, its lowest edge (the ridge, local
+/// y = z = −0.2) along x at height z_A − 0.2√2. B: half extents (0.2, 1, 0.2) turned 45° about
+/// y, its highest edge (local x = −0.2, z = 0.2) along y at x = 0, z = 0.2√2.
+fn ridges() -> (Polytope, DQuat, u32, Polytope, DQuat, u32) {
+    let a = Polytope::cuboid(DVec3::new(1.0, 0.2, 0.2));
+    let ea = edge_between(
+        &a,
+        DVec3::new(-1.0, -0.2, -0.2),
+        DVec3::new(1.0, -0.2, -0.2),
+    );
+    let b = Polytope::cuboid(DVec3::new(0.2, 1.0, 0.2));
+    let eb = edge_between(&b, DVec3::new(-0.2, -1.0, 0.2), DVec3::new(-0.2, 1.0, 0.2));
+    (
+        a,
+        DQuat::from_rotation_x(std::f64::consts::FRAC_PI_4),
+        ea,
+        b,
+        DQuat::from_rotation_y(std::f64::consts::FRAC_PI_4),
+        eb,
+    )
+}
+
+/// The ridges cross at their middles (1 m from every end), A's ridge g = 0.05 m above B's:
+/// exactly one group, U(C(e_a, e_b)) (eq. 35; no vertex is within σ = 0.1 of the other body),
+/// ψ = g (the line distance), normal −z (A above B), p_a = (0, 0, 0.2√2 + g),
+/// p_b = (0, 0, 0.2√2), applicability (eq. 31): the faces of each ridge leave it at 45°, so every
+/// −n·t_a and n·t_b is sin 45° = 1/√2.
+#[test]
+fn crossing_edges_give_one_edge_edge_contact_at_the_line_distance() {
+    let (a, ra, ea, b, rb, eb) = ridges();
+    let params = PotentialParams::with_distance(0.1);
+    let g = 0.05;
+    let pose_a = Pose::new(DVec3::new(0.0, 0.0, 2.0 * RIDGE + g), ra);
+    let pose_b = Pose::new(DVec3::ZERO, rb);
+    let set = run(&a, &pose_a, &b, &pose_b, &params);
+    assert_eq!(set.groups.len(), 1, "{set:#?}");
+    let grp = &set.groups[0];
+    assert_eq!(grp.key, GroupKey::Edges(ea, eb));
+    assert_eq!(grp.configuration, Configuration::EdgeEdge);
+    assert_eq!(grp.kind(), ConstraintKind::Unilateral);
+    assert!(grp.from_edges);
+    let c = &set.contacts[grp.members[0]];
+    assert_eq!(
+        (c.feature_a, c.feature_b),
+        (Feature::Edge(ea), Feature::Edge(eb))
+    );
+    // Rotated coordinates of size ≤ 1 carry a few ulps of round-off: 1e-14.
+    assert!((c.gap - g).abs() < 1e-14, "ψ = {}", c.gap);
+    assert!(c.normal.distance(-DVec3::Z) < 1e-14, "{}", c.normal);
+    assert!(c.point_a.distance(DVec3::new(0.0, 0.0, RIDGE + g)) < 1e-14);
+    assert!(c.point_b.distance(DVec3::new(0.0, 0.0, RIDGE)) < 1e-14);
+    assert!((set.applicability[grp.members[0]] - FRAC_1_SQRT_2).abs() < 1e-14);
+}
+
+/// A shifted along x so that its ridge ends `e` beyond the crossing (x ∈ [−2 + e, e]): the end
+/// at x = e is within d = σ of the crossing, so the edge group gets its release: the endpoint's
+/// signed distance beyond the plane x = 0 (through B's ridge, containing n), positive once the
+/// crossing has left A's segment: ρ = −e, normal +x (the release contact points from the end
+/// back along the edge), features (Vertex(end), Edge(e_b)). One edge released: VertexEdge, an
+/// X-constraint. Shifting B too (its ridge y ∈ [−2 + f, f]) adds B's end with ρ = −f, normal −y:
+/// VertexVertex. The far ends (2 m away) give no release.
+#[test]
+fn crossing_near_an_end_gets_the_release_of_that_end() {
+    let (a, ra, ea, b, rb, eb) = ridges();
+    let params = PotentialParams::with_distance(0.1);
+    let g = 0.05;
+    let end_a = vertex_at(&a, DVec3::new(1.0, -0.2, -0.2));
+    let end_b = vertex_at(&b, DVec3::new(-0.2, 1.0, 0.2));
+    for (e, f) in [
+        (0.03, None),
+        (-0.03, None),
+        (0.03, Some(0.04)),
+        (-0.03, Some(-0.02)),
+    ] {
+        let pose_a = Pose::new(DVec3::new(e - 1.0, 0.0, 2.0 * RIDGE + g), ra);
+        let pose_b = Pose::new(DVec3::new(0.0, f.map_or(0.0, |f| f - 1.0), 0.0), rb);
+        let set = run(&a, &pose_a, &b, &pose_b, &params);
+        let grp = group(&set, GroupKey::Edges(ea, eb)).expect("ridge group");
+        assert_eq!(
+            grp.members.len(),
+            if f.is_some() { 3 } else { 2 },
+            "{grp:?}"
+        );
+        assert_eq!(grp.kind(), ConstraintKind::Cross);
+        assert_eq!(
+            grp.configuration,
+            if f.is_some() {
+                Configuration::VertexVertex
+            } else {
+                Configuration::VertexEdge
+            }
+        );
+        let ee = find(&set, Feature::Edge(ea), Feature::Edge(eb)).unwrap();
+        assert_eq!(grp.candidates, vec![ee]);
+        assert!((set.contacts[ee].gap - g).abs() < 1e-14);
+        let rel = find(&set, Feature::Vertex(end_a), Feature::Edge(eb)).expect("release of A");
+        assert!(grp.members.contains(&rel));
+        let c = &set.contacts[rel];
+        assert!((c.gap + e).abs() < 1e-14, "e = {e}: ρ = {}", c.gap);
+        assert!(c.normal.distance(DVec3::X) < 1e-14);
+        assert_eq!(set.applicability[rel], f64::NEG_INFINITY);
+        if let Some(f) = f {
+            let rel = find(&set, Feature::Edge(ea), Feature::Vertex(end_b)).expect("release of B");
+            assert!(grp.members.contains(&rel));
+            let c = &set.contacts[rel];
+            assert!((c.gap + f).abs() < 1e-14, "f = {f}: ρ = {}", c.gap);
+            assert!(c.normal.distance(-DVec3::Y) < 1e-14);
+        }
+        // Apart: every constraint holds.
+        assert!(set.groups.iter().all(|g| satisfied(&set, g)));
+    }
+}
+
+/// B's ridge along x too (B: half extents (2, 0.2, 0.2) turned 45° about x, ridge on top), A's
+/// ridge g above it: the ridges are parallel, so no edge–edge contact between them; A's two
+/// ridge ends (x = ±1, over B's ridge, which runs to ±2) each get a vertex group with B's two
+/// ridge faces (the I-constraint of a vertex over an edge), both gaps the plane distance g cos 45°.
+/// Turning A about z by φ: sin φ = 0.5e-3 < parallel_sine still parallel; sin φ = 2e-3 gives the
+/// edge–edge group (the lines cross at the middles, ψ = g).
+#[test]
+fn parallel_edges_give_no_edge_edge_contact_and_the_ends_hold_the_pair() {
+    let a = Polytope::cuboid(DVec3::new(1.0, 0.2, 0.2));
+    let ea = edge_between(
+        &a,
+        DVec3::new(-1.0, -0.2, -0.2),
+        DVec3::new(1.0, -0.2, -0.2),
+    );
+    let b = Polytope::cuboid(DVec3::new(2.0, 0.2, 0.2));
+    let eb = edge_between(&b, DVec3::new(-2.0, 0.2, 0.2), DVec3::new(2.0, 0.2, 0.2));
+    let faces_b = [
+        face_with_normal(&b, DVec3::Y),
+        face_with_normal(&b, DVec3::Z),
+    ];
+    let params = PotentialParams::with_distance(0.1);
+    let g = 0.05;
+    let turn = DQuat::from_rotation_x(std::f64::consts::FRAC_PI_4);
+    let pose_b = Pose::new(DVec3::ZERO, turn);
+    for (sin_phi, parallel) in [(0.0, true), (0.5e-3, true), (2e-3, false)] {
+        let pose_a = Pose::new(
+            DVec3::new(0.0, 0.0, 2.0 * RIDGE + g),
+            DQuat::from_rotation_z(f64::asin(sin_phi)) * turn,
+        );
+        let set = run(&a, &pose_a, &b, &pose_b, &params);
+        let ee = find(&set, Feature::Edge(ea), Feature::Edge(eb));
+        assert_eq!(ee.is_none(), parallel, "sin φ = {sin_phi}");
+        assert_eq!(
+            group(&set, GroupKey::Edges(ea, eb)).is_none(),
+            parallel,
+            "sin φ = {sin_phi}"
+        );
+        if !parallel {
+            // The ends rise by at most 1 m · sin φ over the turn: ψ at the crossing stays g.
+            assert!((set.contacts[ee.unwrap()].gap - g).abs() < 1e-12);
+        }
+        for x in [-1.0, 1.0] {
+            let v = vertex_at(&a, DVec3::new(x, -0.2, -0.2));
+            let grp = group(&set, GroupKey::VertexOfA(v)).expect("end group");
+            assert_eq!(grp.configuration, Configuration::VertexEdge);
+            let mut faces: Vec<u32> = grp
+                .members
+                .iter()
+                .map(|&m| match set.contacts[m].feature_b {
+                    Feature::Face(f) => f,
+                    other => panic!("{other:?}"),
+                })
+                .collect();
+            faces.sort_unstable();
+            let mut want = faces_b.to_vec();
+            want.sort_unstable();
+            assert_eq!(faces, want);
+            // The turn about z moves the end by sin φ sideways, which changes the two plane
+            // distances by ± sin φ · sin 45° (at most 1.4e-3); exact for φ = 0.
+            for &m in &grp.members {
+                let tol = if sin_phi == 0.0 { 1e-14 } else { 1.5e-3 };
+                assert!((set.contacts[m].gap - g * FRAC_1_SQRT_2).abs() < tol);
+            }
+        }
+        // Every edge group pairs edges that are not parallel.
+        for grp in set.groups.iter().filter(|g| g.from_edges) {
+            let GroupKey::Edges(i, j) = grp.key else {
+                panic!()
+            };
+            let da = pose_a.transform_vector(a.edge_direction(i as usize));
+            let db = pose_b.transform_vector(b.edge_direction(j as usize));
+            assert!(da.normalize().cross(db.normalize()).length() >= params.parallel_sine);
+        }
+        assert!(set.groups.iter().all(|g| satisfied(&set, g)));
+    }
+}
