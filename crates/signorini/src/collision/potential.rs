@@ -656,8 +656,9 @@ fn edge_groups(a: Side, b: Side, params: &PotentialParams, out: &mut Local) {
             // other: the lines cross on both segments, at least |ψ| from their ends. Nearer an
             // end (or on an extension) the faces of the other edges at that vertex bound the
             // body, and the line distance measures nothing: an endpoint that goes round the
-            // other edge and inside is its vertex group's business.
-            if gap < 0.0 {
+            // other edge and inside is its vertex group's business. A gap within the merge
+            // tolerance of 0 is touching, kept as at ψ = 0: round-off must not remove a group.
+            if gap < -params.merge_tolerance * (a.p.radius + b.p.radius) {
                 let depth = -gap;
                 let inside = |u: f64, len: f64| u * len >= depth && (1.0 - u) * len >= depth;
                 if !inside(s, la) || !inside(t, lb) {
