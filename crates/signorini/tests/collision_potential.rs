@@ -526,3 +526,221 @@ fn parallel_edges_give_no_edge_edge_contact_and_the_ends_hold_the_pair() {
         assert!(set.groups.iter().all(|g| satisfied(&set, g)));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Coplanar faces, coincident features, nearly equal candidates
+
+/// A box of half extent 0.5 resting face-on on a box of half extent 2 (top z = 2), optionally
+/// turned about z: its four bottom corners are over B's top face (B's corners and edges are
+/// > 1 m away, A's bottom edges lie in B's top plane but meet no B edge), so there are exactly
+/// four groups U(C(corner, top)), one per corner, with ψ = 0: exactly 0 without the turn (every
+/// coordinate is exact), within 1e-15 with it (the rotated corner's z is 2 up to a few ulps).
+#[test]
+fn box_face_on_a_bigger_box_gives_one_group_per_corner() {
+    let a = Polytope::cuboid(DVec3::splat(0.5));
+    let b = Polytope::cuboid(DVec3::splat(2.0));
+    let top = face_with_normal(&b, DVec3::Z);
+    let params = PotentialParams::with_distance(0.01);
+    for angle in [0.0, 0.3] {
+        let pose_a = Pose::new(DVec3::new(0.1, -0.2, 2.5), DQuat::from_rotation_z(angle));
+        let set = run(&a, &pose_a, &b, &Pose::IDENTITY, &params);
+        assert_eq!(set.groups.len(), 4, "{set:#?}");
+        assert_eq!(set.contacts.len(), 4);
+        let mut keys: Vec<GroupKey> = set.groups.iter().map(|g| g.key).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), 4);
+        for g in &set.groups {
+            let GroupKey::VertexOfA(v) = g.key else {
+                panic!("{g:?}")
+            };
+            assert_eq!(a.vertices[v as usize].z, -0.5);
+            assert_eq!(g.kind(), ConstraintKind::Unilateral);
+            let c = &set.contacts[g.members[0]];
+            assert_eq!(c.feature_b, Feature::Face(top));
+            if angle == 0.0 {
+                assert_eq!(c.gap, 0.0);
+            } else {
+                assert!(c.gap.abs() < 1e-15, "ψ = {}", c.gap);
+            }
+        }
+    }
+}
+
+/// Two equal boxes (half extent 1) stacked exactly, corners on corners: every corner pair is a
+/// vertex on a vertex. A's bottom corner touches B's faces −x/+x, −y/+y and top (all through the
+/// corner): group of 3 (I of eq. 37); B's top corner likewise against A's faces: 3. The
+/// vertical contacts C(v_a, top_B) and C(bottom_A, v_b) are the same contact (same points, same
+/// normal −z) and merge, so the corner's groups share it. Edge groups: at each corner A's bottom
+/// x-edge crosses B's top y-edge and A's y-edge B's x-edge (applicability 0: the faces are
+/// horizontal and vertical), released at both (coincident) ends; A's vertical edges against B's
+/// top edges are inapplicable (−1). So 4 + 4 vertex groups and 8 edge groups, every member
+/// with ψ = 0, and every group holds the merged vertical contact of its corner.
+#[test]
+fn equal_boxes_stacked_corner_on_corner_give_merged_groups() {
+    let b = unit_box();
+    let params = PotentialParams::with_distance(0.1);
+    let set = run(&b, &at(0.0, 0.0, 2.0), &b, &Pose::IDENTITY, &params);
+    let count = |f: &dyn Fn(&GroupKey) -> bool| set.groups.iter().filter(|g| f(&g.key)).count();
+    assert_eq!(count(&|k| matches!(k, GroupKey::VertexOfA(_))), 4);
+    assert_eq!(count(&|k| matches!(k, GroupKey::VertexOfB(_))), 4);
+    assert_eq!(count(&|k| matches!(k, GroupKey::Edges(..))), 8);
+    // 4 vertical + 4 × 2 sideways of A's corners + 4 × 2 of B's corners (the releases merge
+    // into these: same points, normals ±x or ±y).
+    assert_eq!(set.contacts.len(), 20);
+    for g in &set.groups {
+        assert_eq!(g.members.len(), 3, "{g:?}");
+        assert_eq!(g.configuration, Configuration::VertexVertex);
+        let vertical: Vec<usize> = g
+            .members
+            .iter()
+            .copied()
+            .filter(|&m| set.contacts[m].normal == -DVec3::Z)
+            .collect();
+        assert_eq!(vertical.len(), 1, "{g:?}");
+        let corner = set.contacts[vertical[0]].point_a;
+        assert_eq!(corner.z, 1.0);
+        assert_eq!(corner.x.abs(), 1.0);
+        assert_eq!(corner.y.abs(), 1.0);
+        for &m in &g.members {
+            assert_eq!(set.contacts[m].gap, 0.0);
+            assert_eq!(set.contacts[m].point_a, corner);
+        }
+    }
+}
+
+/// The tetrahedron's apex exactly on the box's edge {x = 1, z = 1}: its vertex group has the
+/// two faces of the edge with ψ = 0 (exact: every coordinate is exact), the edge–edge contacts of
+/// the apex edges with B's edge meet at the apex (ψ = 0 up to round-off); nothing NaN, and no
+/// two contacts equal (checked in `run`).
+#[test]
+fn vertex_exactly_on_an_edge_gives_finite_merged_contacts() {
+    let (a, b) = (tet(), unit_box());
+    let params = PotentialParams::with_distance(0.1);
+    let apex = vertex_at(&a, DVec3::ZERO);
+    let set = run(&a, &at(1.0, 0.3, 1.0), &b, &Pose::IDENTITY, &params);
+    let g = group(&set, GroupKey::VertexOfA(apex)).unwrap();
+    assert_eq!(g.configuration, Configuration::VertexEdge);
+    let mut normals: Vec<DVec3> = g.members.iter().map(|&m| set.contacts[m].normal).collect();
+    normals.sort_by(|x, y| x.x.total_cmp(&y.x));
+    assert_eq!(normals, vec![-DVec3::X, -DVec3::Z]);
+    assert!(g.members.iter().all(|&m| set.contacts[m].gap == 0.0));
+    for c in &set.contacts {
+        if let (Feature::Edge(_), Feature::Edge(_)) = (c.feature_a, c.feature_b) {
+            // Line distance of lines through a common point: round-off of unit-size terms.
+            assert!(c.gap.abs() < 1e-15, "{c:?}");
+        }
+    }
+    assert!(set.groups.iter().all(|g| satisfied(&set, g)));
+}
+
+/// Box corner on box corner (A translated by (2, 2, 2): its corner (−1, −1, −1) on B's corner
+/// (1, 1, 1)). A's corner against B's faces +x, +y, +z and B's corner against A's faces −x,
+/// −y, −z give the same three contacts (same point, normals −x, −y, −z), which merge; the six
+/// edge–edge pairs at the corner (applicability 0) have the same contacts as members (the
+/// edge–edge contact of A's x-edge and B's y-edge is the −z contact, its releases the −x and −y
+/// ones), so all groups are equal and one remains: I of eq. 37 with three members, ψ = 0.
+#[test]
+fn corner_on_corner_gives_one_group_of_three() {
+    let b = unit_box();
+    let params = PotentialParams::with_distance(0.1);
+    let set = run(&b, &at(2.0, 2.0, 2.0), &b, &Pose::IDENTITY, &params);
+    assert_eq!(set.groups.len(), 1, "{set:#?}");
+    let g = &set.groups[0];
+    assert_eq!(g.kind(), ConstraintKind::Inter);
+    assert_eq!(g.configuration, Configuration::VertexVertex);
+    assert_eq!(set.contacts.len(), 3);
+    let mut normals: Vec<DVec3> = set.contacts.iter().map(|c| c.normal).collect();
+    normals.sort_by(|x, y| (x.x + 2.0 * x.y).total_cmp(&(y.x + 2.0 * y.y)));
+    assert_eq!(normals, vec![-DVec3::Y, -DVec3::X, -DVec3::Z]);
+    for c in &set.contacts {
+        assert_eq!(c.gap, 0.0);
+        assert_eq!(c.point_a, DVec3::ONE);
+        assert_eq!(c.point_b, DVec3::ONE);
+    }
+    // All three applicable (0 ≥ −ε_θ): all candidates.
+    assert_eq!(g.candidates, g.members);
+}
+
+/// Moving A by 1e-12 m (far below merge_tolerance × (r_A + r_B) ≈ 3.5e-9 m, far above round-off)
+/// in any of the 26 directions of the cube's neighbours does not change the number of groups
+/// of the coincident configurations above, nor of the crossing ridges and the vertex near an edge.
+#[test]
+fn perturbation_of_1e_12_does_not_change_the_group_count() {
+    let bx = unit_box();
+    let small = Polytope::cuboid(DVec3::splat(0.5));
+    let big = Polytope::cuboid(DVec3::splat(2.0));
+    let (ra_p, ra_r, _, rb_p, rb_r, _) = ridges();
+    let params = PotentialParams::with_distance(0.1);
+    type Case<'a> = (&'a str, &'a Polytope, Pose, &'a Polytope, Pose);
+    let cases: Vec<Case> = vec![
+        (
+            "corner on corner",
+            &bx,
+            at(2.0, 2.0, 2.0),
+            &bx,
+            Pose::IDENTITY,
+        ),
+        ("stacked equal", &bx, at(0.0, 0.0, 2.0), &bx, Pose::IDENTITY),
+        (
+            "face on bigger",
+            &small,
+            at(0.1, -0.2, 2.5),
+            &big,
+            Pose::IDENTITY,
+        ),
+        (
+            "ridges",
+            &ra_p,
+            Pose::new(DVec3::new(0.0, 0.0, 2.0 * RIDGE), ra_r),
+            &rb_p,
+            Pose::new(DVec3::ZERO, rb_r),
+        ),
+    ];
+    let tet = tet();
+    let mut all = cases;
+    all.push(("apex on edge", &tet, at(1.0, 0.3, 1.0), &bx, Pose::IDENTITY));
+    for (name, a, pose_a, b, pose_b) in all {
+        let base = run(a, &pose_a, b, &pose_b, &params).groups.len();
+        for i in 0..27 {
+            if i == 13 {
+                continue;
+            }
+            let dir = DVec3::new(
+                (i % 3) as f64 - 1.0,
+                ((i / 3) % 3) as f64 - 1.0,
+                (i / 9) as f64 - 1.0,
+            );
+            let moved = Pose::new(pose_a.translation + 1e-12 * dir, pose_a.rotation);
+            let n = run(a, &moved, b, &pose_b, &params).groups.len();
+            assert_eq!(n, base, "{name}: moved by 1e-12 · {dir}");
+        }
+    }
+}
+
+/// Regression: an edge–edge pair meeting at an end of a segment (the apex exactly on B's edge)
+/// lost its group when round-off put the gap at −1e-12 (a negative gap needed the crossing at
+/// least |ψ| inside both segments, and the crossing is at the end), so 1e-12 m changed the
+/// constraint set. A gap within merge_tolerance · (r_A + r_B) of 0 is touching, as ψ = 0.
+#[test]
+fn edge_pair_touching_at_a_segment_end_keeps_its_group_under_round_off() {
+    let (a, b) = (tet(), unit_box());
+    let params = PotentialParams::with_distance(0.1);
+    let keys = |set: &PotentialSet| {
+        let mut k: Vec<GroupKey> = set.groups.iter().map(|g| g.key).collect();
+        k.sort_unstable();
+        k
+    };
+    let exact = run(&a, &at(1.0, 0.3, 1.0), &b, &Pose::IDENTITY, &params);
+    let inside = run(&a, &at(1.0 - 1e-12, 0.3, 1.0), &b, &Pose::IDENTITY, &params);
+    assert!(exact.groups.iter().any(|g| g.from_edges));
+    assert_eq!(keys(&exact), keys(&inside));
+    // The apex is 1e-12 inside B's +x plane: some edge–edge gap is now negative, by ~1e-12.
+    assert!(inside
+        .contacts
+        .iter()
+        .any(|c| matches!(c.feature_a, Feature::Edge(_))
+            && matches!(c.feature_b, Feature::Edge(_))
+            && c.gap < 0.0
+            && c.gap > -2e-12));
+}
