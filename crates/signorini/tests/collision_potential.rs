@@ -744,3 +744,276 @@ fn edge_pair_touching_at_a_segment_end_keeps_its_group_under_round_off() {
             && c.gap < 0.0
             && c.gap > -2e-12));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Relaxed applicability (eqs 30–31)
+
+/// A pyramid: apex at the origin, three neighbours 0.5 m away at elevation α = 0.3 rad above the
+/// horizontal, towards azimuths 90°, 210°, 330°.
+fn pyramid(alpha: f64) -> Polytope {
+    let mut pts = vec![DVec3::ZERO];
+    for az in [90.0f64, 210.0, 330.0] {
+        let az = az.to_radians();
+        pts.push(0.5 * DVec3::new(alpha.cos() * az.cos(), alpha.cos() * az.sin(), alpha.sin()));
+    }
+    Polytope::from_points(&pts).unwrap()
+}
+
+/// Eq. 30. Turning the pyramid by −χ about x lowers its +y neighbour to elevation α − χ (the
+/// others rise), so APPL(apex, top) = sin(α − χ); with χ = α + φ it is −sin φ: inapplicable for
+/// φ > 0, applicable again under the relaxation while −sin φ ≥ −ε_θ = −sin θ, i.e. φ ≤ θ = 0.2.
+/// With the apex beyond B's edge {x = 1, z = 1}, the other member (+x face, applicability
+/// −0.87 cos α) is never a candidate, so the candidates are {top} while φ ≤ θ and fall back to
+/// all members beyond.
+#[test]
+fn vertex_face_applicability_is_relaxed_by_theta_and_not_beyond() {
+    let alpha = 0.3;
+    let a = pyramid(alpha);
+    let b = unit_box();
+    let params = PotentialParams::with_distance(0.1);
+    let theta = params.applicability.asin();
+    let apex = vertex_at(&a, DVec3::ZERO);
+    let top = face_with_normal(&b, DVec3::Z);
+    for (phi, applicable) in [
+        (-0.1, true),
+        (theta - 0.01, true),
+        (theta + 0.01, false),
+        (0.4, false),
+    ] {
+        let chi = alpha + phi;
+        let pose_a = Pose::new(DVec3::new(1.02, 0.0, 1.03), DQuat::from_rotation_x(-chi));
+        let set = run(&a, &pose_a, &b, &Pose::IDENTITY, &params);
+        let g = group(&set, GroupKey::VertexOfA(apex)).unwrap();
+        let i_top = find(&set, Feature::Vertex(apex), Feature::Face(top)).unwrap();
+        // Unit vectors of rotated 0.5 m edges: a few ulps.
+        assert!(
+            (set.applicability[i_top] - (-phi.sin())).abs() < 1e-14,
+            "φ = {phi}: APPL = {}",
+            set.applicability[i_top]
+        );
+        assert_eq!(
+            set.applicability[i_top] >= -params.applicability,
+            applicable
+        );
+        if applicable {
+            assert_eq!(g.candidates, vec![i_top], "φ = {phi}");
+        } else {
+            assert_eq!(g.candidates, g.members, "φ = {phi}");
+        }
+    }
+}
+
+/// Eq. 31. A (the ridge box) turned by γ about x instead of 45°: the faces at its edge
+/// (local y = z = −0.2) leave it along t = (0, −sin γ, cos γ) and (0, cos γ, sin γ), so with
+/// n = −z, min(−n·t_a) = min(cos γ, sin γ) = cos γ for γ ∈ (45°, 90° + θ], while B's ridge gives
+/// 1/√2: APPL = cos γ (the other orientation gives −sin γ, lower). Beyond γ = 90° the pair is
+/// inapplicable; it stays a potential contact while cos γ ≥ −sin θ, i.e. γ ≤ 90° + θ, and is
+/// dropped beyond. The edge is placed 0.09 m above B's ridge, its line crossing B's at the
+/// middles (A's other low edge, 0.4 |cos γ| lower, stays above B).
+#[test]
+fn edge_edge_applicability_is_relaxed_by_theta_and_not_beyond() {
+    let (a, _, ea, b, rb, eb) = ridges();
+    let params = PotentialParams::with_distance(0.1);
+    let theta = params.applicability.asin();
+    let g = 0.09;
+    let right = std::f64::consts::FRAC_PI_2;
+    for (gamma, present) in [
+        (right - 0.1, true),
+        (right + theta - 0.01, true),
+        (right + theta + 0.01, false),
+    ] {
+        let rot = DQuat::from_rotation_x(gamma);
+        let edge = rot * DVec3::new(0.0, -0.2, -0.2);
+        let pose_a = Pose::new(DVec3::new(0.0, -edge.y, RIDGE + g - edge.z), rot);
+        let set = run(&a, &pose_a, &b, &Pose::new(DVec3::ZERO, rb), &params);
+        let ee = find(&set, Feature::Edge(ea), Feature::Edge(eb));
+        assert_eq!(ee.is_some(), present, "γ = {gamma}");
+        if let Some(i) = ee {
+            assert!((set.applicability[i] - gamma.cos()).abs() < 1e-14);
+            assert!(set.contacts[i].normal.distance(-DVec3::Z) < 1e-14);
+            assert!((set.contacts[i].gap - g).abs() < 1e-14);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Symmetry
+
+/// Each contact of (A, B) matched to the contact of (B, A) seen from the other side (points
+/// swapped, normal negated, equal gap, within `tol`); panics when one has no match. Returns
+/// the index map.
+fn mirror(ab: &PotentialSet, ba: &PotentialSet, tol: f64, features: bool) -> Vec<usize> {
+    assert_eq!(ab.contacts.len(), ba.contacts.len());
+    let mut map = Vec::with_capacity(ab.contacts.len());
+    for (i, c) in ab.contacts.iter().enumerate() {
+        let f = c.flipped();
+        let j = ba
+            .contacts
+            .iter()
+            .position(|d| {
+                d.point_a.distance(f.point_a) <= tol
+                    && d.point_b.distance(f.point_b) <= tol
+                    && d.normal.distance(f.normal) <= tol
+                    && (d.gap - f.gap).abs() <= tol
+                    && (!features || (d.feature_a, d.feature_b) == (f.feature_a, f.feature_b))
+            })
+            .unwrap_or_else(|| panic!("contact {i} {c:?} has no mirror"));
+        assert!(!map.contains(&j));
+        if features {
+            assert_eq!(ab.applicability[i], ba.applicability[j]);
+        }
+        map.push(j);
+    }
+    map
+}
+
+fn assert_symmetric(
+    a: &Polytope,
+    pa: &Pose,
+    b: &Polytope,
+    pb: &Pose,
+    params: &PotentialParams,
+    features: bool,
+) {
+    let ab = run(a, pa, b, pb, params);
+    let ba = run(b, pb, a, pa, params);
+    // Same formulas with the operands swapped: equal to round-off of unit-size coordinates.
+    let map = mirror(&ab, &ba, 1e-13, features);
+    let sets = |s: &PotentialSet, m: Option<&[usize]>| {
+        let mut v: Vec<Vec<usize>> = s
+            .groups
+            .iter()
+            .map(|g| {
+                let mut x: Vec<usize> = g.members.iter().map(|&i| m.map_or(i, |m| m[i])).collect();
+                x.sort_unstable();
+                x
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(sets(&ab, Some(&map)), sets(&ba, None));
+}
+
+/// Swapping A and B gives the same contacts seen from the other side (normals negated, gaps
+/// equal) and the same groups. In coincident configurations, merged contacts may keep the other
+/// feature pair's labels (C(v_a, f_b) and C(f_a, v_b) are one contact), so features are compared
+/// only in the generic ones.
+#[test]
+fn swapping_a_and_b_negates_normals_and_keeps_gaps() {
+    let params = PotentialParams::with_distance(0.1);
+    let (t, bx) = (tet(), unit_box());
+    let (ra_p, ra_r, _, rb_p, rb_r, _) = ridges();
+    assert_symmetric(
+        &t,
+        &at(1.02, 1.01, 1.03),
+        &bx,
+        &Pose::IDENTITY,
+        &params,
+        true,
+    );
+    assert_symmetric(
+        &t,
+        &at(1.02, 0.0, 1.03),
+        &bx,
+        &Pose::IDENTITY,
+        &params,
+        true,
+    );
+    assert_symmetric(
+        &ra_p,
+        &Pose::new(DVec3::new(-0.97, 0.0, 2.0 * RIDGE + 0.05), ra_r),
+        &rb_p,
+        &Pose::new(DVec3::new(0.0, -0.98, 0.0), rb_r),
+        &params,
+        true,
+    );
+    assert_symmetric(
+        &bx,
+        &at(0.0, 0.0, 2.0),
+        &bx,
+        &Pose::IDENTITY,
+        &params,
+        false,
+    );
+    assert_symmetric(
+        &bx,
+        &at(2.0, 2.0, 2.0),
+        &bx,
+        &Pose::IDENTITY,
+        &params,
+        false,
+    );
+    let mut rng = Rng::new(7);
+    for _ in 0..200 {
+        let a = geom::random_polytope(&mut rng, 8, 0.5);
+        let b = geom::random_polytope(&mut rng, 8, 0.5);
+        let pa = geom::random_pose(&mut rng, 0.5);
+        let pb = geom::random_pose(&mut rng, 0.5);
+        assert_symmetric(&a, &pa, &b, &pb, &params, true);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Distance threshold and the swept search
+
+/// The apex h above the top face's centre, nothing else of A within 0.5 m of B: a group iff the
+/// apex's sweep [p, p + T w] comes within σ of the face, w the apex's velocity relative to B.
+/// At rest: iff h ≤ σ. Moving towards the face at 1 m/s over T = 0.1 s: iff h ≤ σ + 0.1 (A
+/// moving down, B moving up, or A turning about a point 0.5 m beside the apex at 2 rad/s, whose
+/// apex then moves down at 1 m/s). Moving away: iff h ≤ σ. ε = 1e-9 m is far above the round-off
+/// of unit coordinates.
+#[test]
+fn group_iff_the_vertex_sweep_comes_within_the_distance() {
+    let (a, b) = (tet(), unit_box());
+    let sigma = 0.1;
+    let eps = 1e-9;
+    let mut params = PotentialParams::with_distance(sigma);
+    params.horizon = 0.1;
+    let count = |h: f64, ma: Motion, mb: Motion| {
+        run_moving(
+            &a,
+            &at(0.0, 0.0, 1.0 + h),
+            &ma,
+            &b,
+            &Pose::IDENTITY,
+            &mb,
+            &params,
+        )
+        .groups
+        .len()
+    };
+    let moving = |v: DVec3| Motion {
+        point: DVec3::ZERO,
+        velocity: v,
+        angular_velocity: DVec3::ZERO,
+    };
+    let rest = Motion::REST;
+    assert_eq!(count(sigma - eps, rest, rest), 1);
+    assert_eq!(count(sigma + eps, rest, rest), 0);
+    let down = moving(-DVec3::Z);
+    let up = moving(DVec3::Z);
+    let reach = sigma + params.horizon * 1.0;
+    for (ma, mb) in [(down, rest), (rest, up)] {
+        assert_eq!(count(reach - eps, ma, mb), 1);
+        assert_eq!(count(reach + eps, ma, mb), 0);
+    }
+    for h in [reach - eps, 0.5 * (sigma + reach)] {
+        let turning = Motion {
+            point: DVec3::new(-0.5, 0.0, 1.0 + h),
+            velocity: DVec3::ZERO,
+            angular_velocity: DVec3::new(0.0, 2.0, 0.0),
+        };
+        assert_eq!(count(h, turning, rest), 1, "h = {h}");
+    }
+    let turning = Motion {
+        point: DVec3::new(-0.5, 0.0, 1.0 + reach + eps),
+        velocity: DVec3::ZERO,
+        angular_velocity: DVec3::new(0.0, 2.0, 0.0),
+    };
+    assert_eq!(count(reach + eps, turning, rest), 0);
+    // Moving away: only the distance counts.
+    assert_eq!(count(sigma - eps, up, rest), 1);
+    assert_eq!(count(sigma + eps, up, rest), 0);
+    assert_eq!(count(0.5 * (sigma + reach), up, rest), 0);
+}
