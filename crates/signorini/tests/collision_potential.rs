@@ -1017,3 +1017,89 @@ fn group_iff_the_vertex_sweep_comes_within_the_distance() {
     assert_eq!(count(sigma + eps, up, rest), 0);
     assert_eq!(count(0.5 * (sigma + reach), up, rest), 0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// feature_gap
+
+/// Through `detect` on a two-body model (both fixed: frame = shape frame, at rest): for every
+/// vertex–face, face–vertex and edge–edge contact, `feature_gap` at the detection poses equals
+/// the contact's gap; moving B by d along the contact's normal changes it by +d (a face plane,
+/// a vertex or a line of B shifted by d n); turning A about the vertex of a vertex–face contact
+/// leaves that gap unchanged. Releases (vertex–edge) have no feature gap (None).
+#[test]
+fn feature_gap_matches_detection_and_follows_a_known_motion() {
+    use signorini::collision::potential::detect;
+    let piece = |p: Polytope| Piece {
+        shape: Shape::Polytope(Arc::new(p)),
+        pose: Pose::IDENTITY,
+    };
+    let bodies = vec![
+        Body::fixed("tet", vec![piece(tet())], 0),
+        Body::fixed("box", vec![piece(unit_box())], 0),
+    ];
+    let model = common::model(
+        bodies,
+        common::settings(0.01, Default::default(), DVec3::ZERO),
+    );
+    let pos_a = DVec3::new(1.02, 1.01, 1.03);
+    let state = common::initial_state(vec![
+        common::body_state(pos_a, DQuat::IDENTITY, DVec3::ZERO, DVec3::ZERO),
+        common::body_state(DVec3::ZERO, DQuat::IDENTITY, DVec3::ZERO, DVec3::ZERO),
+    ]);
+    let params = PotentialParams::with_distance(0.1);
+    let mut out = PotentialSet::default();
+    detect(
+        &model,
+        &state,
+        &[(0, 0, 1, 0)],
+        |_, _| params,
+        &[],
+        &mut Scratch::default(),
+        &mut out,
+    );
+    let poses = [state.bodies[0].pose(), state.bodies[1].pose()];
+    let (mut vf, mut fv, mut ee, mut rel) = (0, 0, 0, 0);
+    for c in &out.contacts {
+        assert_eq!((c.body_a, c.piece_a, c.body_b, c.piece_b), (0, 0, 1, 0));
+        let kind = (c.feature_a, c.feature_b);
+        let gap = feature_gap(&model, &poses, c);
+        match kind {
+            (Feature::Vertex(_), Feature::Edge(_)) | (Feature::Edge(_), Feature::Vertex(_)) => {
+                rel += 1;
+                assert_eq!(gap, None);
+                continue;
+            }
+            (Feature::Vertex(_), Feature::Face(_)) => vf += 1,
+            (Feature::Face(_), Feature::Vertex(_)) => fv += 1,
+            (Feature::Edge(_), Feature::Edge(_)) => ee += 1,
+            other => panic!("{other:?}"),
+        }
+        // Same formula as detection on the same poses: round-off of unit coordinates.
+        let gap = gap.expect("a feature gap");
+        assert!((gap - c.gap).abs() < 1e-14, "{c:?}: {gap}");
+        for d in [0.02, -0.05] {
+            let moved = [
+                poses[0],
+                Pose::new(poses[1].translation + d * c.normal, poses[1].rotation),
+            ];
+            let g = feature_gap(&model, &moved, c).unwrap();
+            assert!((g - (c.gap + d)).abs() < 1e-14, "{c:?}: d = {d}, {g}");
+        }
+        if let (Feature::Vertex(_), Feature::Face(_)) = kind {
+            // A turned by 0.3 rad about an axis through the vertex: the vertex stays put.
+            let turn = DQuat::from_axis_angle(DVec3::new(1.0, 2.0, 3.0).normalize(), 0.3);
+            let v = c.point_a;
+            let turned = Pose::new(
+                v + turn * (poses[0].translation - v),
+                turn * poses[0].rotation,
+            );
+            let g = feature_gap(&model, &[turned, poses[1]], c).unwrap();
+            assert!((g - c.gap).abs() < 1e-14, "{c:?}: {g}");
+        }
+    }
+    // The corner configuration has all four kinds (see the corner test).
+    assert!(
+        vf == 3 && fv == 3 && ee > 0 && rel > 0,
+        "{vf} {fv} {ee} {rel}"
+    );
+}
