@@ -17,7 +17,6 @@ use signorini::collision::potential::{
     feature_gap, pair, Configuration, ConstraintKind, GroupKey, Motion, PotentialParams,
     PotentialSet, Scratch,
 };
-use signorini::collision::Contact;
 use signorini::dynamics::{Body, Piece};
 use signorini::geometry::{Feature, Polytope, Pose, Shape};
 use signorini::util::rng::Rng;
@@ -1246,4 +1245,61 @@ fn random_separated_pairs_violate_no_group() {
         separated > 200 && edge_groups > 100,
         "{separated} {edge_groups}"
     );
+}
+
+/// Regression: two thin wedges (A: flat bottom z = 0, top rising at 0.3 rad towards −y, edge
+/// along x at y = 0 from x = −0.012; B: flat top z = 0.01, bottom falling at 0.3 rad towards −x,
+/// edge along y at x = 0 from y = −0.012) are apart: over the square where both exist, A is
+/// below 0.012 tan 0.3 = 0.0037 and B above 0.01 − 0.0037 (the oracle's separation: 2.4 mm).
+/// Their edge lines cross 0.012 m inside both segments with ψ = −0.01 (n = −z, applicability
+/// 0), and the releases are −0.012: the group said the edges had passed through each other.
+/// A negative edge–edge gap now also needs p_a in B or p_b in A. Real pass-throughs keep their
+/// group: B's ridge 0.02 into A's, with A's faces at 45° or turned to 80° and 10° about its
+/// edge (p_a is in B's symmetric wedge), is violated with ψ = −0.02.
+#[test]
+fn thin_wedges_apart_with_crossing_edges_violate_no_group() {
+    let t = 0.3f64.tan();
+    let a = Polytope::from_points(&[
+        DVec3::new(-0.012, 0.0, 0.0),
+        DVec3::new(1.0, 0.0, 0.0),
+        DVec3::new(-0.012, -1.0, 0.0),
+        DVec3::new(1.0, -1.0, 0.0),
+        DVec3::new(-0.012, -1.0, t),
+        DVec3::new(1.0, -1.0, t),
+    ])
+    .unwrap();
+    let b = Polytope::from_points(&[
+        DVec3::new(0.0, -0.012, 0.01),
+        DVec3::new(0.0, 1.0, 0.01),
+        DVec3::new(-1.0, -0.012, 0.01),
+        DVec3::new(-1.0, 1.0, 0.01),
+        DVec3::new(-1.0, -0.012, 0.01 - t),
+        DVec3::new(-1.0, 1.0, 0.01 - t),
+    ])
+    .unwrap();
+    let params = PotentialParams::with_distance(0.05);
+    let wa = geom::world_vertices(&a, &Pose::IDENTITY);
+    let wb = geom::world_vertices(&b, &Pose::IDENTITY);
+    let sat = common::candidate_axes(&wa, &wb)
+        .into_iter()
+        .map(|d| common::separation(&wa, &wb, d))
+        .fold(f64::NEG_INFINITY, f64::max);
+    assert!(sat > 2e-3, "separation {sat}");
+    let set = run(&a, &Pose::IDENTITY, &b, &Pose::IDENTITY, &params);
+    assert!(set.groups.iter().any(|g| g.from_edges));
+    for g in &set.groups {
+        assert!(satisfied(&set, g), "{g:?} violated while apart");
+    }
+
+    let (ra_p, _, ea, rb_p, rb, eb) = ridges();
+    for gamma in [45f64, 80.0, 10.0] {
+        let rot = DQuat::from_rotation_x(gamma.to_radians());
+        let edge = rot * DVec3::new(0.0, -0.2, -0.2);
+        let pose_a = Pose::new(DVec3::new(0.0, -edge.y, RIDGE - 0.02 - edge.z), rot);
+        let set = run(&ra_p, &pose_a, &rb_p, &Pose::new(DVec3::ZERO, rb), &params);
+        let g = group(&set, GroupKey::Edges(ea, eb)).expect("the crossing ridges' group");
+        assert!(!satisfied(&set, g), "γ = {gamma}");
+        let i = find(&set, Feature::Edge(ea), Feature::Edge(eb)).unwrap();
+        assert!((set.contacts[i].gap + 0.02).abs() < 1e-14);
+    }
 }
