@@ -29,7 +29,7 @@
 //! Every group is a constraint "at least one member keeps ψ ≥ 0" (an I- or X-constraint of eqs
 //! 19–25; a U-constraint when it has one member).
 //!
-//! Features are swept over a look-ahead time T (the model uses T = 2h): a vertex p moving at w
+//! Features are swept over a look-ahead time T (the model uses T = h): a vertex p moving at w
 //! relative to the other body sweeps the segment [p, p + T w], and σ is a distance margin (the
 //! model's: `simulation.activation_distance` plus the second-order motion of rotation and
 //! gravity over T).
@@ -528,6 +528,16 @@ fn vertex_groups(x: Side, y: Side, b_side: bool, params: &PotentialParams, out: 
             continue;
         }
         let first = out.contacts.len();
+        // A vertex already inside Y (behind every face plane) must get out: its members are the
+        // boundary faces within σ of its shallowest way out, wherever the sweep goes.
+        let shallowest = (0..y.p.faces.len())
+            .map(|f| y.w.normals[f].dot(p) - y.w.offsets[f])
+            .fold(f64::NEG_INFINITY, f64::max);
+        let exit = (0..y.p.faces.len())
+            .filter(|&f| !y.w.covered[f])
+            .map(|f| y.w.normals[f].dot(p) - y.w.offsets[f])
+            .fold(f64::NEG_INFINITY, f64::max);
+        let inside = shallowest < 0.0;
         for f in 0..y.p.faces.len() {
             if y.w.covered[f] {
                 continue;
@@ -535,7 +545,13 @@ fn vertex_groups(x: Side, y: Side, b_side: bool, params: &PotentialParams, out: 
             let n = y.w.normals[f];
             let gap = n.dot(p) - y.w.offsets[f];
             let gap_q = n.dot(q) - y.w.offsets[f];
-            if gap.min(gap_q) > d || gap.max(gap_q) < -d || segment_polygon_distance(y, f, p, q) > d
+            if inside {
+                if gap < exit - d {
+                    continue;
+                }
+            } else if gap.min(gap_q) > d
+                || gap.max(gap_q) < -d
+                || segment_polygon_distance(y, f, p, q) > d
             {
                 continue;
             }
@@ -658,7 +674,11 @@ fn edge_groups(a: Side, b: Side, params: &PotentialParams, out: &mut Local) {
             let pa = a0 + s * da;
             let pb = b0 + t * db;
             let gap = n.dot(pb - pa);
-            if gap.abs() > d {
+            // The gap closes only along n: at ψ̇ = n·(w_B(p_b) − w_A(p_a)) it reaches at least
+            // ψ + T min(ψ̇, 0) within the horizon (rotation's second-order motion is in σ).
+            // An isotropic reach T |w| would take in every edge pair of two small fast bodies.
+            let rate = n.dot(mb.at(pb) - ma.at(pa));
+            if gap + params.horizon * rate.min(0.0) > params.distance || gap < -d {
                 continue;
             }
             // A negative gap is a penetration only where the edges really pass through each

@@ -12,12 +12,15 @@
 //! # One primary contact per constraint (eq. 24)
 //!
 //! Each constraint j gets one primary contact P_j (|C_ι| = 1), the only one that carries a force;
-//! the other members K_j1 … K_jm are geometry only. The heuristic: among the members that may carry
-//! a force (applicable, `Group::candidates`), the one with the **largest gap** (ties: the more
-//! applicable, then the first). For a vertex group this is the face in whose Voronoi region the
-//! vertex lies (the largest face-plane distance of a point outside a convex body is the face that
-//! realizes its distance), and for a penetrating vertex the face of the shallowest way out. Edge
-//! groups have the edge–edge contact as their only candidate.
+//! the other members K_j1 … K_jm are geometry only. The heuristic: for a vertex group, the member
+//! with the **largest gap** (ties: the more applicable, then the first): the face in whose Voronoi
+//! region the vertex lies (the largest face-plane distance of a point outside a convex body is the
+//! face that realizes its distance), and for a penetrating vertex the face of the shallowest way
+//! out. Applicability only breaks ties: a vertex swept through a thin slab also sees the slab's far
+//! face, often the only "applicable" member, and a force along that face's normal pushes the body
+//! *into* the slab while another constraint pushes back (measured on the pour scene: two opposite
+//! impulses of 80 N s and a body spun to 700 rad/s). Edge groups have the edge–edge contact as
+//! their only candidate (their releases carry no force).
 //!
 //! # The subproblem (eqs 39–49, velocity level)
 //!
@@ -52,12 +55,16 @@
 //!
 //! The narrow phase finds the candidate pairs with Stewart–Trinkle's anticipating distance
 //! (`time_stepping::anticipating_distance`). Within a pair (a, b), features are swept over
-//! T = 2h with their velocity relative to the other body (a vertex p moving at w sweeps
+//! T = h with their velocity relative to the other body (a vertex p moving at w sweeps
 //! [p, p + T w]) and kept when they come within σ = `simulation.activation_distance` +
-//! T² (|ω_a|² r_a + |ω_b|² r_b + |g|) / 2 of each other: what they can close in one step, twice
-//! over, plus the second-order motion of rotation and gravity. A fast body thus gets potential
-//! contacts only ahead of it, a resting one only within σ. A given `activation_distance` is σ for
-//! every pair, without sweeping.
+//! T² (|ω_a|² r_a + |ω_b|² r_b + |g|) / 2 of each other: what they can close in one free step,
+//! plus the second-order motion of rotation and gravity. A fast body thus gets potential contacts
+//! only ahead of it, a resting one only within σ. A given `activation_distance` is σ for every
+//! pair, without sweeping. T = 2h was tried: it also covers the turn a contact impulse gives the
+//! body within the step, but two small polytopes at 2 m/s and 27 rad/s then have nearly all their
+//! edge pairs within reach (1700 constraints, an LCP of 18,000 rows that Lemke cannot finish);
+//! with T = h a corner the impulse swings down can go in by up to v h (measured: 1.05 cm at
+//! h = 16 ms on the pour scene's first landing), which the next step removes.
 use super::time_stepping::{self, SolverChain};
 use super::{
     cone, contact_jacobian_row, ConfigError, ContactError, ContactModel, ModelSpec, ModelStats,
@@ -88,9 +95,9 @@ const PARAMS: &[ParamSpec] = &[
         name: "activation_distance",
         unit: "m",
         default: ParamDefault::Derived(
-            "features swept over T = 2h with their relative velocity, margin simulation.activation_distance + T^2 (|w_a|^2 r_a + |w_b|^2 r_b + |g|) / 2",
+            "features swept over T = h with their relative velocity, margin simulation.activation_distance + T^2 (|w_a|^2 r_a + |w_b|^2 r_b + |g|) / 2",
         ),
-        description: "feature pairs closer than this are potential contacts (no sweep when given); the default sweeps each feature over twice its motion in one step (r_i: body i's bounding radius about its centre of mass)",
+        description: "feature pairs closer than this are potential contacts (no sweep when given); the default sweeps each feature over its free motion in one step (r_i: body i's bounding radius about its centre of mass)",
         kind: ParamKind::Number { min: 0.0 },
     },
     ParamSpec {
@@ -273,7 +280,7 @@ impl Peg {
         &self.potential
     }
 
-    /// The search thresholds for bodies `a` and `b` at `state`: look-ahead T = 2h, margin
+    /// The search thresholds for bodies `a` and `b` at `state`: look-ahead T = h, margin
     /// σ = `simulation.activation_distance` + T² (|ω_a|² r_a + |ω_b|² r_b + |g|) / 2 (the
     /// second-order motion of a point over T), or σ = `activation_distance` and T = 0 when given;
     /// applicability relaxed by θ = `applicability_angle` + T |ω_a − ω_b| (the pair's turn over
@@ -283,7 +290,7 @@ impl Peg {
             Some(d) => (d, 0.0),
             None => {
                 let s = &model.settings;
-                let t = 2.0 * s.time_step;
+                let t = s.time_step;
                 let spin = |i: usize| {
                     if model.bodies[i].moves(state.time) {
                         let r = self.radii.get(i).copied().unwrap_or(0.0);
@@ -353,9 +360,15 @@ impl Peg {
         let set = &self.potential;
         let mut out = Vec::with_capacity(set.groups.len() + contacts.len());
         for g in &set.groups {
-            // The primary: the candidate of largest gap, then the most applicable, then the first.
-            let primary = *g
-                .candidates
+            // The primary: the member of largest gap (vertex groups) or the edge-edge contact
+            // (edge groups, whose releases carry no force), then the most applicable, then the
+            // first.
+            let pool = if g.from_edges {
+                &g.candidates
+            } else {
+                &g.members
+            };
+            let primary = *pool
                 .iter()
                 .max_by(|&&i, &&j| {
                     let (ci, cj) = (&set.contacts[i], &set.contacts[j]);
