@@ -1,0 +1,94 @@
+//! PEG against the standard-model traps (Williams, Lu & Trinkle 2016, figs 2, 3, 5–6) in 3D, on
+//! the bundled scenes `examples/peg_corner_trap.toml` (fig. 2: a vertex driven at a convex
+//! corner), `peg_slot_trap.toml` (fig. 3: two traps at once) and `peg_tips.toml` (figs 5–6:
+//! vertex against vertex). Each scene runs under PEG and under the standard model
+//! (stewart-trinkle, same time stepper, same solvers) with `experiments::peg::run`, which
+//! measures the exact overlap volume of all pairs (`metrics::overlap`) and the kinetic +
+//! gravitational energy after every step.
+use signorini::experiments::peg::{run, Run};
+use signorini::scene::{self, Scene};
+use std::path::Path;
+
+fn scene(name: &str) -> Scene {
+    let path = format!("{}/../../examples/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+    scene::load(Path::new(&path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn both(name: &str, h: f64) -> (Run, Run) {
+    let sc = scene(name);
+    let standard = run(&sc, "stewart-trinkle", 0, h).unwrap();
+    let peg = run(&sc, "peg", 0, h).unwrap();
+    for r in [&standard, &peg] {
+        assert!(r.completed(), "{name} h = {h} {}: {:?}", r.model, r.error);
+    }
+    (standard, peg)
+}
+
+const TRAPS: [&str; 3] = ["peg_corner_trap", "peg_slot_trap", "peg_tips"];
+
+/// The figure: PEG ends every step with less than 1e-10 m³ of overlap (measured at
+/// h = 1 and 2 ms: at most 1.2e-14, 9.2e-11 and 6.5e-14 m³ on the three scenes), while the
+/// standard model, on the same scenes and steps, lets the bodies overlap by more than 1e-9 m³
+/// (measured at 2 ms: 5.0e-8, 2.6e-7, 3.8e-9 m³) — it is trapped and then penetrates.
+#[test]
+fn peg_keeps_every_trap_below_1e_10_cubic_metres_at_small_steps() {
+    for name in TRAPS {
+        for h in [0.001, 0.002] {
+            let (standard, peg) = both(name, h);
+            assert!(
+                peg.max_overlap() < 1e-10,
+                "{name} h = {h}: PEG overlap {:e} m³",
+                peg.max_overlap()
+            );
+            if h == 0.002 {
+                assert!(
+                    standard.max_overlap() > 1e-9,
+                    "{name} h = {h}: the standard model is not trapped here ({:e} m³); the scene no longer tests anything",
+                    standard.max_overlap()
+                );
+            }
+            assert_eq!(peg.solver_failures, 0, "{name} h = {h}");
+        }
+    }
+}
+
+/// At the largest step of the pour sweep, 16 ms, PEG is no longer below 1e-10 m³ (a corner a
+/// contact impulse swings down is only seen by next step's search), but it stays at least 10×
+/// below the standard model on every trap (measured: 58×, 165×, 75×).
+#[test]
+fn peg_overlap_is_at_least_ten_times_below_the_standard_model_at_16_ms() {
+    for name in TRAPS {
+        let (standard, peg) = both(name, 0.016);
+        assert!(
+            peg.max_overlap() * 10.0 <= standard.max_overlap(),
+            "{name}: PEG {:e} m³ vs standard {:e} m³",
+            peg.max_overlap(),
+            standard.max_overlap()
+        );
+    }
+}
+
+/// No energy gain: on the corner and slot traps PEG's largest one-step increase of kinetic +
+/// gravitational energy stays at round-off (measured 2.7e-15 J and 3.4e-14 J at 1 ms, for about
+/// 1 J of energy: the bound 1e-9 J is 1e-9 relative), where the standard model's trap ejects the
+/// cube (slot, h = 1 ms: +7.0e-6 J in one step). The tips scene gains energy under both models
+/// alike (up to 3.8e-4 J per step at 1 ms, only in steps with one active contact, none in free
+/// flight; cause not yet found, docs/peg.md), so it is not asserted here.
+#[test]
+fn peg_does_not_gain_energy_in_the_corner_and_slot_traps() {
+    for name in ["peg_corner_trap", "peg_slot_trap"] {
+        let (standard, peg) = both(name, 0.001);
+        assert!(
+            peg.max_energy_gain() < 1e-9,
+            "{name}: PEG gains {:e} J in one step",
+            peg.max_energy_gain()
+        );
+        if name == "peg_slot_trap" {
+            assert!(
+                standard.max_energy_gain() > 1e-7,
+                "{name}: the standard model no longer ejects ({:e} J)",
+                standard.max_energy_gain()
+            );
+        }
+    }
+}
