@@ -59,9 +59,10 @@
 //!   faces is only right where the other body is the wedge of one edge). The edge–edge contact
 //!   is the only candidate.
 //!   A negative edge–edge gap is a contact only when the edges really pass through each other:
-//!   the lines cross on both segments and the point midway between the two closest points lies
-//!   in both polytopes (within |ψ| α for a pair of applicability −α < 0). Elsewhere (on an extension, near vertices where the other edge's faces
-//!   end) the line distance measures nothing.
+//!   the lines cross on both segments, at least |ψ| from their ends, and one closest point lies
+//!   in the other polytope (within |ψ| α for a pair of applicability −α < 0); a gap within
+//!   `merge_tolerance` × (r_A + r_B) of 0 counts as touching. Elsewhere (on an extension, near
+//!   vertices where the other edge's faces end) the line distance measures nothing.
 //!
 //! Parallel edges (|ê_a × ê_b| < `parallel_sine`) give no edge–edge contact: their common normal is
 //! not defined by the pair; their endpoints' vertex groups and the neighbouring edges' groups hold
@@ -467,6 +468,14 @@ fn polygon_distance(y: Side, f: usize, p: DVec3, gap: f64) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// Is `p` in polytope X, within `tol` (m) of its face planes?
+fn contains(x: Side, p: DVec3, tol: f64) -> bool {
+    x.w.normals
+        .iter()
+        .zip(&x.w.offsets)
+        .all(|(n, o)| n.dot(p) - o <= tol)
+}
+
 /// Eq. 30: min over the neighbours v_k of vertex `v` of X of η·(v_k − v)/|v_k − v|.
 fn vertex_applicability(x: Side, v: usize, eta: DVec3) -> f64 {
     let p = x.w.vertices[v];
@@ -656,11 +665,20 @@ fn edge_groups(a: Side, b: Side, params: &PotentialParams, out: &mut Local) {
             // other: the lines cross on both segments, at least |ψ| from their ends. Nearer an
             // end (or on an extension) the faces of the other edges at that vertex bound the
             // body, and the line distance measures nothing: an endpoint that goes round the
-            // other edge and inside is its vertex group's business.
-            if gap < 0.0 {
+            // other edge and inside is its vertex group's business. A gap within the merge
+            // tolerance of 0 is touching, kept as at ψ = 0: round-off must not remove a group.
+            // And one crossing point must lie in the other body (p_a in B or p_b in A, within
+            // round-off, plus |ψ| α for a pair of applicability −α < 0): two thin wedges whose
+            // lines cross with ψ < 0 can be apart, and their group must not say otherwise.
+            let touching = params.merge_tolerance * (a.p.radius + b.p.radius);
+            if gap < -touching {
                 let depth = -gap;
                 let inside = |u: f64, len: f64| u * len >= depth && (1.0 - u) * len >= depth;
-                if !inside(s, la) || !inside(t, lb) {
+                let tol = touching + depth * (-appl).max(0.0);
+                if !inside(s, la)
+                    || !inside(t, lb)
+                    || !(contains(b, pa, tol) || contains(a, pb, tol))
+                {
                     continue;
                 }
             }
