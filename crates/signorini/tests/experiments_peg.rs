@@ -244,9 +244,9 @@ fn a_run_of_the_sweep_is_bit_reproducible() {
 /// machine's load alike.
 ///
 /// Ignored while the PEG model (branch `peg`, work in progress) misses the overlap floor: at
-/// 6a1334d (and unchanged at 9a2a0f4) PEG's mean overlap is 2.6e-10 m³ at h = 4 ms and 8.6e-8 m³ at 16 ms against the
-/// standard model's 1.3e-10 and 9.7e-11 (ratios 0.49 and 1.1e-3). Run it with `--ignored`;
-/// remove the `ignore` when the model meets the floors (never loosen them).
+/// 6a1334d and 9a2a0f4 PEG's mean overlap is 2.6e-10 m³ at h = 4 ms and 8.6e-8 m³ at 16 ms
+/// against the standard model's 1.3e-10 and 9.7e-11 (ratios 0.49 and 1.1e-3). Run it with
+/// `--ignored`; remove the `ignore` when the model meets the floors (never loosen them).
 #[test]
 #[ignore = "PEG misses the overlap floor at 9a2a0f4; run with --ignored"]
 fn quick_sweep_meets_the_floors() {
