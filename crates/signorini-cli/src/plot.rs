@@ -219,6 +219,112 @@ pub fn chart(path: &Path, axes: &Axes, series: &[(&Series, Mark)]) -> Result<()>
     Ok(())
 }
 
+/// A median with its quartiles at each x: drawn as a line with markers through the medians over
+/// a translucent band from the first to the third quartile.
+pub struct Band {
+    pub label: String,
+    /// (x, first quartile, median, third quartile), in x order.
+    pub points: Vec<(f64, f64, f64, f64)>,
+}
+
+/// Draw quartile bands on log–log axes into a PNG of 900 × 500 pixels. Every coordinate must be
+/// positive and finite (there is no logarithm otherwise): callers clamp zeros to a floor they
+/// state in the title or labels; a point that is not is an error, never dropped.
+pub fn band_chart(path: &Path, axes: &Axes, bands: &[Band]) -> Result<()> {
+    register_font();
+    let mut all = Vec::new();
+    for b in bands {
+        for &(x, q1, m, q3) in &b.points {
+            for v in [x, q1, m, q3] {
+                if !(v.is_finite() && v > 0.0) {
+                    return Err(anyhow!(
+                        "{}: {} has a point at x = {x} with a value {v} that has no logarithm",
+                        path.display(),
+                        b.label
+                    ));
+                }
+            }
+            all.push((x, q1.min(m), q3.max(m)));
+        }
+    }
+    if all.is_empty() {
+        return Err(anyhow!("nothing to plot for {}", path.display()));
+    }
+    let fold = |f: fn(&(f64, f64, f64)) -> (f64, f64)| {
+        all.iter()
+            .map(f)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (lo, hi)| {
+                (a.min(lo), b.max(hi))
+            })
+    };
+    let (x0, x1) = fold(|p| (p.0, p.0));
+    let (y0, y1) = fold(|p| (p.1, p.2));
+    // A factor of 1.5 of margin in x keeps the end markers inside, 3 in y the band's edges.
+    let (xa, xb) = (x0 / 1.5, x1 * 1.5);
+    let (ya, yb) = (y0 / 3.0, if y1 > y0 { y1 * 3.0 } else { y0 * 30.0 });
+    let root = BitMapBackend::new(path, (900, 500)).into_drawing_area();
+    let draw_err = |e: &dyn std::fmt::Display| anyhow!("drawing {}: {e}", path.display());
+    root.fill(&WHITE).map_err(|e| draw_err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(axes.title, ("sans-serif", 20))
+        .margin(12)
+        .margin_right(30)
+        .x_label_area_size(40)
+        .y_label_area_size(80)
+        .build_cartesian_2d((xa..xb).log_scale(), (ya..yb).log_scale())
+        .map_err(|e| draw_err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc(axes.x_label)
+        .y_desc(axes.y_label)
+        .label_style(("sans-serif", 14))
+        .x_label_formatter(&sci)
+        .y_label_formatter(&sci)
+        .draw()
+        .map_err(|e| draw_err(&e))?;
+    let colors = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
+    for (i, b) in bands.iter().enumerate() {
+        let color = colors[i % colors.len()];
+        // The band: along the third quartiles, back along the first.
+        let outline: Vec<(f64, f64)> = b
+            .points
+            .iter()
+            .map(|p| (p.0, p.3))
+            .chain(b.points.iter().rev().map(|p| (p.0, p.1)))
+            .collect();
+        chart
+            .draw_series(std::iter::once(Polygon::new(
+                outline,
+                color.mix(0.15).filled(),
+            )))
+            .map_err(|e| draw_err(&e))?;
+        let medians: Vec<(f64, f64)> = b.points.iter().map(|p| (p.0, p.2)).collect();
+        chart
+            .draw_series(LineSeries::new(medians.clone(), color.stroke_width(2)))
+            .map_err(|e| draw_err(&e))?
+            .label(b.label.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+        chart
+            .draw_series(
+                medians
+                    .into_iter()
+                    .map(|p| Circle::new(p, 4, color.filled())),
+            )
+            .map_err(|e| draw_err(&e))?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .draw()
+        .map_err(|e| draw_err(&e))?;
+    root.present().map_err(|e| draw_err(&e))?;
+    Ok(())
+}
+
 /// A tick label in scientific notation with at most 3 significant digits: 1e-4, 2.5e-3.
 fn sci(v: &f64) -> String {
     let s = format!("{v:.2e}");

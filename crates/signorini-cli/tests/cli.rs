@@ -1056,7 +1056,7 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
 // 8. `experiment`
 // ---------------------------------------------------------------------------------------------
 
-const EXPERIMENTS: [&str; 12] = [
+const EXPERIMENTS: [&str; 13] = [
     "activation",
     "ramp",
     "box-stack",
@@ -1069,6 +1069,7 @@ const EXPERIMENTS: [&str; 12] = [
     "book-stack",
     "impulse-bounce",
     "thin-plate",
+    "pour-3d",
 ];
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 const EXAMPLES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");
@@ -1993,4 +1994,131 @@ fn experiment_pile_quick_settles_without_parts_falling_through() {
     assert!(o.stdout.contains("comes to rest: "), "{}", o.stdout);
     assert_png(&out.join("pile_energy.png"));
     assert_png(&out.join("pile_penetration.png"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// PEG: the box of polyhedra
+// ---------------------------------------------------------------------------------------------
+
+/// `experiment pour-3d --quick` (2 seeds × h ∈ {4, 16} ms × {peg, stewart-trinkle}, 3
+/// polyhedra, 1.5 s): one row per (model, h, seed) in that order whatever order the parallel
+/// runs finished in, every run complete, the summary's figures recomputed from the rows, the
+/// floors' table printed for each h, and the plot.
+#[test]
+fn experiment_pour_3d_quick_writes_runs_summary_and_plot() {
+    let tmp = TempDir::new("exp-pour");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "pour-3d",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "experiment pour-3d --quick");
+    let runs = Csv::read(&out.join("pour_3d.csv"));
+    assert_eq!(
+        runs.header.join(","),
+        "model,time_step,seed,steps,planned,completed,error,mean_overlap,max_overlap,\
+         median_overlap,solver_failures,trap_steps,seconds_per_step,max_energy_gain,max_rows"
+    );
+    runs.assert_well_formed("pour_3d.csv", &["model", "completed", "error"]);
+    let mut expected = Vec::new();
+    for model in ["peg", "stewart-trinkle"] {
+        for h in ["0.004", "0.016"] {
+            for seed in ["1", "2"] {
+                expected.push(format!("{model},{h},{seed}"));
+            }
+        }
+    }
+    let keys: Vec<String> = runs.rows.iter().map(|r| r[..3].join(",")).collect();
+    assert_eq!(keys, expected);
+    let (completed, error) = (runs.col("completed"), runs.col("error"));
+    let (steps, planned) = (runs.f64s("steps"), runs.f64s("planned"));
+    for (i, row) in runs.rows.iter().enumerate() {
+        assert_eq!(row[completed], "true", "{row:?}");
+        assert_eq!(row[error], "", "{row:?}");
+        assert_eq!(steps[i], planned[i], "{row:?}");
+    }
+    // 1.5 s at 4 and 16 ms.
+    assert_eq!(&steps[..4], [375.0, 375.0, 94.0, 94.0]);
+    let (mean, max, median) = (
+        runs.f64s("mean_overlap"),
+        runs.f64s("max_overlap"),
+        runs.f64s("median_overlap"),
+    );
+    for i in 0..mean.len() {
+        assert!(0.0 <= median[i] && median[i] <= max[i] && mean[i] <= max[i]);
+    }
+
+    let summary = Csv::read(&out.join("pour_3d_summary.csv"));
+    assert_eq!(
+        summary.header.join(","),
+        "model,time_step,runs,completed,errors,seed_mean_overlap_q1,seed_mean_overlap_median,\
+         seed_mean_overlap_q3,mean_overlap,max_overlap,solver_failures,trap_steps,\
+         seconds_per_step,max_energy_gain,max_rows"
+    );
+    summary.assert_well_formed("pour_3d_summary.csv", &["model"]);
+    assert_eq!(summary.rows.len(), 4);
+    let (q1, med, q3) = (
+        summary.f64s("seed_mean_overlap_q1"),
+        summary.f64s("seed_mean_overlap_median"),
+        summary.f64s("seed_mean_overlap_q3"),
+    );
+    let (fails, traps) = (runs.f64s("solver_failures"), runs.f64s("trap_steps"));
+    let (sum_fails, sum_traps) = (summary.f64s("solver_failures"), summary.f64s("trap_steps"));
+    for g in 0..4 {
+        let (a, b) = (mean[2 * g], mean[2 * g + 1]);
+        // Two seeds: the type 7 quartiles are at 1/4, 1/2 and 3/4 of the way from the smaller
+        // run mean to the larger (relative round-off of the interpolation only).
+        let (lo, hi) = (a.min(b), a.max(b));
+        let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * hi.max(f64::MIN_POSITIVE);
+        assert!(
+            close(q1[g], lo + 0.25 * (hi - lo)),
+            "{} vs {lo}, {hi}",
+            q1[g]
+        );
+        assert!(
+            close(med[g], lo + 0.5 * (hi - lo)),
+            "{} vs {lo}, {hi}",
+            med[g]
+        );
+        assert!(
+            close(q3[g], lo + 0.75 * (hi - lo)),
+            "{} vs {lo}, {hi}",
+            q3[g]
+        );
+        assert_eq!(sum_fails[g], fails[2 * g] + fails[2 * g + 1]);
+        assert_eq!(sum_traps[g], traps[2 * g] + traps[2 * g + 1]);
+    }
+    // Both seeds have the same number of steps, so the pooled mean is the mean of the run means.
+    let pooled = summary.f64s("mean_overlap");
+    for g in 0..4 {
+        let want = 0.5 * (mean[2 * g] + mean[2 * g + 1]);
+        assert!((pooled[g] - want).abs() <= 1e-12 * want.max(f64::MIN_POSITIVE));
+    }
+
+    // The table names the paper and prints the floors at both step sizes.
+    assert!(
+        o.stdout.contains("Williams, Lu & Trinkle 2016"),
+        "{}",
+        o.stdout
+    );
+    let floor_lines: Vec<&str> = o
+        .stdout
+        .lines()
+        .filter(|l| {
+            l.trim_start().starts_with("0.0") && (l.contains(" met") || l.contains("MISSED"))
+        })
+        .collect();
+    assert_eq!(floor_lines.len(), 2, "{}", o.stdout);
+    assert!(floor_lines[0].trim_start().starts_with("0.004"));
+    assert!(floor_lines[1].trim_start().starts_with("0.016"));
+    assert!(o.stdout.contains("floors: "), "{}", o.stdout);
+    assert_png(&out.join("pour_3d.png"));
 }

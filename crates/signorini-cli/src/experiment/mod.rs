@@ -3,9 +3,10 @@
 //! experiments, their sources and their files are described in `docs/experiments.md`.
 mod complementarity;
 mod impulse;
+mod peg;
 mod penalty;
 
-use crate::plot::{self, Axes, Mark, Series};
+use crate::plot::{self, Axes, Band, Mark, Series};
 use crate::{input_error, Failure};
 use anyhow::anyhow;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -21,7 +22,7 @@ struct Experiment {
     run: fn(&mut Context) -> Result<(), Failure>,
 }
 
-const EXPERIMENTS: [Experiment; 12] = [
+const EXPERIMENTS: [Experiment; 13] = [
     Experiment {
         name: "activation",
         summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
@@ -81,6 +82,11 @@ const EXPERIMENTS: [Experiment; 12] = [
         name: "thin-plate",
         summary: "fast ball against a 1 cm plate, 1 m/s to 5 km/s: tunnelling with and without time-of-impact regression",
         run: impulse::thin_plate,
+    },
+    Experiment {
+        name: "pour-3d",
+        summary: "random polyhedra poured into a box, 10 seeds x h = 1-16 ms: overlap volume under peg vs stewart-trinkle (Williams, Lu & Trinkle 2016 §6.2, fig. 24)",
+        run: peg::pour_3d,
     },
 ];
 
@@ -253,6 +259,17 @@ impl Context {
     /// the figures).
     pub(super) fn plot(&mut self, name: &str, axes: &Axes, series: &[(&Series, Mark)]) {
         match plot::chart(&self.out.join(name), axes, series) {
+            Ok(()) => self.written.push(name.to_string()),
+            Err(e) => eprintln!("note: no {name}: {e:#}"),
+        }
+    }
+}
+
+impl Context {
+    /// Draw `<out>/<name>` as quartile bands (`plot::band_chart`); like `plot`, a plot that
+    /// cannot be drawn is a note.
+    pub(super) fn band_plot(&mut self, name: &str, axes: &Axes, bands: &[Band]) {
+        match plot::band_chart(&self.out.join(name), axes, bands) {
             Ok(()) => self.written.push(name.to_string()),
             Err(e) => eprintln!("note: no {name}: {e:#}"),
         }
