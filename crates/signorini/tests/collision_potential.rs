@@ -1124,9 +1124,10 @@ fn polygon_distance_oracle(poly: &Polytope, pose: &Pose, f: usize, p: DVec3) -> 
 /// - vertex groups against the oracle: a vertex of one polytope has a group iff some face
 ///   polygon of the other is within σ of it (brute-force distance to the fan triangles), its
 ///   members are exactly those faces, each gap the plane distance n_f·p − o_f (1e-12: unit-size
-///   round-off);
-/// - every vertex inside the other polytope (all plane distances < 0, brute force) within σ of
-///   its boundary gives a violated group (all members < 0): the constraint set flags every
+///   round-off); a vertex inside the other polytope has the faces whose plane distance is within σ
+///   of the largest (its shallowest exits), however deep it is;
+/// - every vertex inside the other polytope (all plane distances < 0, brute force) gives a
+///   violated group (all members < 0): the constraint set flags every
 ///   penetrating vertex;
 /// - a vertex outside the other polytope never has a violated group: with x the nearest point of
 ///   the polytope, p − x = Σ λ_f η_f over the faces through x (all members, their polygons
@@ -1147,8 +1148,18 @@ fn random_pairs_vertex_groups_match_the_brute_force_oracle() {
             let planes = geom::world_planes(y, py);
             for v in 0..x.vertices.len() {
                 let p = px.transform_point(x.vertices[v]);
+                // A vertex inside Y gets the faces within σ of its shallowest way out, wherever
+                // their polygons are (potential.rs: an inside vertex must get out).
+                let shallowest = geom::plane_excess(&planes, p);
                 let near: Vec<u32> = (0..y.faces.len())
-                    .filter(|&f| polygon_distance_oracle(y, py, f, p) <= sigma)
+                    .filter(|&f| {
+                        if shallowest < 0.0 {
+                            let (n, o) = planes[f];
+                            n.dot(p) - o >= shallowest - sigma
+                        } else {
+                            polygon_distance_oracle(y, py, f, p) <= sigma
+                        }
+                    })
                     .map(|f| f as u32)
                     .collect();
                 let key = if b_side {

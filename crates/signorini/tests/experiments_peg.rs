@@ -248,7 +248,7 @@ fn a_run_of_the_sweep_is_bit_reproducible() {
 /// against the standard model's 1.3e-10 and 9.7e-11 (ratios 0.49 and 1.1e-3). Run it with
 /// `--ignored`; remove the `ignore` when the model meets the floors (never loosen them).
 #[test]
-#[ignore = "PEG misses the overlap floor at 9a2a0f4; run with --ignored"]
+#[ignore = "PEG misses the overlap floor (measured in docs/peg.md); run with --ignored"]
 fn quick_sweep_meets_the_floors() {
     let sweep = Sweep::quick();
     let scene = sweep.apply(&pour_scene()).unwrap();
