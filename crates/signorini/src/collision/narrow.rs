@@ -156,7 +156,8 @@ pub fn pair_contacts(
     }
 }
 
-fn contact(
+/// A contact with the given geometry and features; bodies and pieces 0 (the caller sets them).
+pub(crate) fn contact(
     point_a: DVec3,
     point_b: DVec3,
     normal: DVec3,

@@ -76,6 +76,7 @@
 //! same gap function to first order). A group whose member set contains another group's is implied
 //! by it ("one of a subset ≥ 0" implies "one of the set ≥ 0") and is dropped; of equal groups the
 //! first is kept. Stacked boxes thus get one unilateral contact per corner, as the standard model.
+use super::narrow::contact;
 use super::Contact;
 use crate::dynamics::{Model, State};
 use crate::geometry::polytope::point_segment_distance;
@@ -388,28 +389,6 @@ impl Local<'_> {
         self.contacts.push(c);
         self.applicability.push(applicability);
         self.contacts.len() - 1
-    }
-}
-
-fn contact(
-    point_a: DVec3,
-    point_b: DVec3,
-    normal: DVec3,
-    gap: f64,
-    feature_a: Feature,
-    feature_b: Feature,
-) -> Contact {
-    Contact {
-        body_a: 0,
-        body_b: 0,
-        piece_a: 0,
-        piece_b: 0,
-        point_a,
-        point_b,
-        normal,
-        gap,
-        feature_a,
-        feature_b,
     }
 }
 

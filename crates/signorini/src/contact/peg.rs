@@ -426,11 +426,7 @@ impl ContactModel for Peg {
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
-        PARAMS
-            .iter()
-            .map(|p| p.name)
-            .zip(self.values.iter().cloned())
-            .collect()
+        super::named_values(PARAMS, &self.values)
     }
 
     fn velocity_level(&self) -> bool {

@@ -183,11 +183,7 @@ impl ContactModel for TimeStepping {
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
-        PARAMS
-            .iter()
-            .map(|p| p.name)
-            .zip(self.values.iter().cloned())
-            .collect()
+        super::named_values(PARAMS, &self.values)
     }
 
     fn velocity_level(&self) -> bool {
