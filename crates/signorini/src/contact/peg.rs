@@ -420,49 +420,17 @@ impl Peg {
     }
 }
 
-impl ContactModel for Peg {
-    fn spec(&self) -> ModelSpec {
-        SPEC
-    }
-
-    fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
-        super::named_values(PARAMS, &self.values)
-    }
-
-    fn velocity_level(&self) -> bool {
-        true
-    }
-
-    fn activation_distance(&self, model: &Model, state: &State) -> f64 {
-        if let Some(d) = self.activation_distance {
-            return d;
-        }
-        time_stepping::anticipating_distance(model, state, &self.radii)
-    }
-
-    fn contact_forces(
+impl Peg {
+    /// Assemble and solve the subproblem of `constraints` (warm-started from last step's
+    /// solution of the same constraints) and add the contact forces to `out`.
+    fn solve_constraints(
         &mut self,
         model: &Model,
         state: &State,
-        contacts: &[Contact],
+        constraints: &[Constraint],
         h: f64,
         out: &mut [Wrench],
-    ) -> Result<ModelStats, ContactError> {
-        if self.radii.len() != model.bodies.len() {
-            self.radii = time_stepping::body_radii(model);
-        }
-        let distance = self.activation_distance(model, state);
-        let t0 = Instant::now();
-        let constraints = self.constraints(model, state, contacts, distance);
-        let detection = t0.elapsed().as_secs_f64();
-        self.last = PegStats::default();
-        if constraints.is_empty() {
-            self.previous.clear();
-            return Ok(ModelStats {
-                detection,
-                ..ModelStats::default()
-            });
-        }
+    ) -> Result<(StepLcp, DVector<f64>, crate::contact::SolveReport), ContactError> {
         let k = self.directions;
         let mu: Vec<f64> = constraints
             .iter()
@@ -474,7 +442,7 @@ impl ContactModel for Peg {
                 }
             })
             .collect();
-        let lcp = assemble(model, state, &constraints, &mu, k, h, self.predict, out);
+        let lcp = assemble(model, state, constraints, &mu, k, h, self.predict, out);
         let (np, nt, nf, ns) = (constraints.len(), lcp.nt, lcp.frictional.len(), lcp.ns);
         let n = lcp.problem.len();
         if n > self.max_rows {
@@ -534,6 +502,89 @@ impl ContactModel for Peg {
             )
         })?;
         add_row_forces(model, &lcp.rows, &z.as_slice()[..np + nt], h, out);
+        Ok((lcp, z, report))
+    }
+}
+
+impl ContactModel for Peg {
+    fn spec(&self) -> ModelSpec {
+        SPEC
+    }
+
+    fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
+        super::named_values(PARAMS, &self.values)
+    }
+
+    fn velocity_level(&self) -> bool {
+        true
+    }
+
+    fn activation_distance(&self, model: &Model, state: &State) -> f64 {
+        if let Some(d) = self.activation_distance {
+            return d;
+        }
+        time_stepping::anticipating_distance(model, state, &self.radii)
+    }
+
+    fn contact_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        h: f64,
+        out: &mut [Wrench],
+    ) -> Result<ModelStats, ContactError> {
+        if self.radii.len() != model.bodies.len() {
+            self.radii = time_stepping::body_radii(model);
+        }
+        let distance = self.activation_distance(model, state);
+        let t0 = Instant::now();
+        let mut constraints = self.constraints(model, state, contacts, distance);
+        let mut detection = t0.elapsed().as_secs_f64();
+        self.last = PegStats::default();
+        if constraints.is_empty() {
+            self.previous.clear();
+            return Ok(ModelStats {
+                detection,
+                ..ModelStats::default()
+            });
+        }
+        let k = self.directions;
+        let applied = out.to_vec();
+        // At most two passes: the second adds the constraints that the velocities the first
+        // solve gives bring within reach (a landing impulse spins a body and swings a corner
+        // the free-motion sweep did not see), and solves again from the applied forces.
+        let mut pass = 0;
+        let (lcp, z, report) = loop {
+            pass += 1;
+            let (lcp, z, report) = self.solve_constraints(model, state, &constraints, h, out)?;
+            if pass == 2 {
+                break (lcp, z, report);
+            }
+            let t1 = Instant::now();
+            let nu = time_stepping::free_velocity(model, state, h, out);
+            let mut probe = state.clone();
+            let offsets = model.dof_offsets();
+            for (i, bs) in probe.bodies.iter_mut().enumerate() {
+                if let Some(o) = offsets[i] {
+                    bs.velocity = DVec3::from_slice(&nu[o..o + 3]);
+                    bs.angular_velocity = DVec3::from_slice(&nu[o + 3..o + 6]);
+                }
+            }
+            let known: std::collections::HashSet<Key> = constraints.iter().map(|c| c.key).collect();
+            let extra: Vec<Constraint> = self
+                .constraints(model, &probe, contacts, distance)
+                .into_iter()
+                .filter(|c| !known.contains(&c.key))
+                .collect();
+            detection += t1.elapsed().as_secs_f64();
+            if extra.is_empty() {
+                break (lcp, z, report);
+            }
+            constraints.extend(extra);
+            out.copy_from_slice(&applied);
+        };
+        let (np, nt, nf, ns) = (constraints.len(), lcp.nt, lcp.frictional.len(), lcp.ns);
         // Traps: the primary of a several-member constraint ended beyond its plane.
         let w = &lcp.problem.m * &z + &lcp.problem.q;
         let mut stats = PegStats {
