@@ -787,13 +787,7 @@ fn missing_scene_file_exits_2_and_names_the_file() {
 #[test]
 fn check_accepts_every_bundled_example() {
     let tmp = TempDir::new("check-examples");
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples"));
-    let mut scenes: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("examples directory")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    scenes.sort();
+    let scenes = bundled_examples();
     for name in [
         "block_penetrating_plane.toml",
         "box_stack.toml",
@@ -2129,13 +2123,7 @@ fn experiment_pour_3d_quick_writes_runs_summary_and_plot() {
 #[test]
 fn peg_runs_on_every_bundled_example() {
     let tmp = TempDir::new("peg-examples");
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples"));
-    let mut scenes: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("examples directory")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    scenes.sort();
+    let scenes = bundled_examples();
     let mut ran = 0;
     for (i, scene) in scenes.iter().enumerate() {
         let text = std::fs::read_to_string(scene).unwrap();
@@ -2169,4 +2157,16 @@ fn peg_runs_on_every_bundled_example() {
         }
     }
     assert!(ran >= 14, "only {ran} examples ran under peg");
+}
+
+/// Every `examples/*.toml`, sorted.
+fn bundled_examples() -> Vec<PathBuf> {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples"));
+    let mut scenes: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("examples directory")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    scenes.sort();
+    scenes
 }
