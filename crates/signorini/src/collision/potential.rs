@@ -59,8 +59,8 @@
 //!   faces is only right where the other body is the wedge of one edge). The edge–edge contact
 //!   is the only candidate.
 //!   A negative edge–edge gap is a contact only when the edges really pass through each other:
-//!   the lines cross on both segments, at least |ψ| from their ends, and one closest point lies
-//!   in the other polytope (within |ψ| α for a pair of applicability −α < 0); a gap within
+//!   the lines cross on both segments, at least |ψ| from their ends, and each closest point lies
+//!   in the other polytope; a gap within
 //!   `merge_tolerance` × (r_A + r_B) of 0 counts as touching. Elsewhere (on an extension, near
 //!   vertices where the other edge's faces end) the line distance measures nothing.
 //!
@@ -666,17 +666,18 @@ fn edge_groups(a: Side, b: Side, params: &PotentialParams, out: &mut Local) {
             // body, and the line distance measures nothing: an endpoint that goes round the
             // other edge and inside is its vertex group's business. A gap within the merge
             // tolerance of 0 is touching, kept as at ψ = 0: round-off must not remove a group.
-            // And one crossing point must lie in the other body (p_a in B or p_b in A, within
-            // round-off, plus |ψ| α for a pair of applicability −α < 0): two thin wedges whose
-            // lines cross with ψ < 0 can be apart, and their group must not say otherwise.
+            // And each crossing point must lie in the other body (p_a in B and p_b in A, within
+            // round-off), as they do where two edges really cross: two thin wedges whose lines
+            // cross with ψ < 0 can be apart, and their group must not say otherwise (with only
+            // one point inside, and that within |ψ| α, a fast-turning pair on the pour scene got
+            // an edge pair at ψ = −2.8 cm whose ψ/h term spun a body to 190 rad/s).
             let touching = params.merge_tolerance * (a.p.radius + b.p.radius);
             if gap < -touching {
                 let depth = -gap;
                 let inside = |u: f64, len: f64| u * len >= depth && (1.0 - u) * len >= depth;
-                let tol = touching + depth * (-appl).max(0.0);
                 if !inside(s, la)
                     || !inside(t, lb)
-                    || !(contains(b, pa, tol) || contains(a, pb, tol))
+                    || !(contains(b, pa, touching) && contains(a, pb, touching))
                 {
                     continue;
                 }

@@ -194,6 +194,9 @@ pub struct ModelStats {
     /// member held the constraint — a corner the standard model's single half-space would have
     /// blocked (`contact::peg::TRAP_DEPTH`). Zero for the other models.
     pub traps: usize,
+    /// PEG: a further pass (`contact::peg`, parameter `passes`) whose subproblem was too large or
+    /// was not solved, so that the step kept the previous pass's solution. Zero for the others.
+    pub passes_dropped: usize,
 }
 
 /// One complementarity solve inside a model.

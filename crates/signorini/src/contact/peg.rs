@@ -63,8 +63,8 @@
 //! pair, without sweeping. T = 2h was tried: it also covers the turn a contact impulse gives the
 //! body within the step, but two small polytopes at 2 m/s and 27 rad/s then have nearly all their
 //! edge pairs within reach (1700 constraints, an LCP of 18,000 rows that Lemke cannot finish);
-//! with T = h a corner the impulse swings down can go in by up to v h (measured: 1.05 cm at
-//! h = 16 ms on the pour scene's first landing), which the next step removes.
+//! with T = h a corner the impulse swings down is found by the next pass, whose detection sweeps
+//! the solve's velocities, and held by the implicit re-linearization (`contact_forces`).
 use super::time_stepping::{self, SolverChain};
 use super::{
     cone, contact_jacobian_row, ConfigError, ContactError, ContactModel, ModelSpec, ModelStats,
@@ -117,9 +117,9 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "gap_prediction",
         unit: "-",
-        default: ParamDefault::Word("free-motion"),
-        description: "end-of-step gap: \"linear\" psi + h G nu (PEG eq. 6 truncated after the linear term, as the paper's experiments) or \"free-motion\" the exact gap of each feature pair after one free step, linearized about it (eq. 6 to higher order: rotation's second-order motion no longer drives corners into faces)",
-        kind: ParamKind::Choice(&["free-motion", "linear"]),
+        default: ParamDefault::Word("implicit"),
+        description: "end-of-step gap: \"linear\" psi + h G nu (PEG eq. 6 truncated after the linear term, as the paper's experiments); \"free-motion\" the exact gap of each feature pair after one free step, linearized about it (eq. 6 to higher order); \"implicit\" as free-motion, then each further pass linearizes about the pose the previous pass's velocities lead to (a Newton iteration on the exact end-of-step gaps: the turn a contact impulse gives a body no longer drives its corners into faces)",
+        kind: ParamKind::Choice(&["implicit", "free-motion", "linear"]),
     },
     ParamSpec {
         name: "friction",
@@ -142,6 +142,27 @@ const PARAMS: &[ParamSpec] = &[
     time_stepping::MAX_PIVOTS,
     time_stepping::RELAXATION,
     time_stepping::ON_FAILURE,
+    ParamSpec {
+        name: "passes",
+        unit: "-",
+        default: ParamDefault::Value(4.0),
+        description: "most detection + solve passes per step; a further pass runs only when the last pass's velocities bring new potential contacts within reach or leave a constraint's exact end-of-step gap below -gap_tolerance",
+        kind: ParamKind::Number { min: 1.0 },
+    },
+    ParamSpec {
+        name: "gap_tolerance",
+        unit: "m",
+        default: ParamDefault::Value(1e-7),
+        description: "a constraint whose members all end the step (at the pose the pass's velocities lead to, exact geometry) deeper than this calls for another pass",
+        kind: ParamKind::Number { min: 0.0 },
+    },
+    ParamSpec {
+        name: "recovery_depth",
+        unit: "m",
+        default: ParamDefault::Value(1e-5),
+        description: "a polytope pair that the narrow phase finds overlapping deeper than this also gets its standard (narrow-phase) contacts as unilateral constraints, which push the pieces apart; PEG's groups alone hold what they see, not an overlap that an unseen feature pair let in",
+        kind: ParamKind::Number { min: 0.0 },
+    },
 ];
 
 pub const SPEC: ModelSpec = ModelSpec {
@@ -164,6 +185,8 @@ pub struct PegStats {
     /// beyond its plane: the body went round a corner that the primary's half-space alone (the
     /// standard model's contact) would have blocked.
     pub traps: usize,
+    /// Detection + solve passes the step ran (parameter `passes`).
+    pub passes: usize,
 }
 
 /// What a constraint is, across steps (for warm starts).
@@ -206,8 +229,14 @@ pub struct Peg {
     /// θ (rad) of the applicability relaxation, before the pair's turn over the horizon.
     applicability_angle: f64,
     parallel_sine: f64,
-    /// Free-motion gap prediction (else linear).
+    /// Gap prediction: exact gaps at a predicted pose (else linear), re-linearized each pass.
     predict: bool,
+    implicit: bool,
+    /// Most passes per step, and the end-of-step depth (m) that calls for another.
+    passes: usize,
+    gap_tolerance: f64,
+    /// Narrow-phase overlap (m) beyond which a polytope pair also gets its standard contacts.
+    recovery_depth: f64,
     frictional: bool,
     /// Largest LCP a step may pose (rows).
     max_rows: usize,
@@ -227,12 +256,15 @@ impl Peg {
     pub fn new(values: &[ParamValue]) -> Result<Self, ConfigError> {
         let number = |i: usize| values[i].value();
         let k = number(6).expect("friction_directions has a value");
-        if k.fract() != 0.0 {
-            return Err(ConfigError::Invalid {
-                param: "friction_directions".into(),
-                value: k.to_string(),
-                expected: "an integer".into(),
-            });
+        for (name, i) in [("friction_directions", 6), ("passes", 13)] {
+            let x = number(i).expect("an integer parameter has a value");
+            if x.fract() != 0.0 {
+                return Err(ConfigError::Invalid {
+                    param: name.into(),
+                    value: x.to_string(),
+                    expected: "an integer".into(),
+                });
+            }
         }
         let theta = number(1).expect("applicability_angle has a value");
         let parallel = number(2).expect("parallel_angle has a value");
@@ -250,7 +282,11 @@ impl Peg {
             activation_distance: number(0),
             applicability_angle: theta,
             parallel_sine: parallel.sin(),
-            predict: values[3].word() == Some("free-motion"),
+            predict: values[3].word() != Some("linear"),
+            implicit: values[3].word() == Some("implicit"),
+            passes: number(13).expect("passes has a value") as usize,
+            gap_tolerance: number(14).expect("gap_tolerance has a value"),
+            recovery_depth: number(15).expect("recovery_depth has a value"),
             frictional: values[4].word() == Some("coulomb"),
             max_rows: number(5).expect("max_rows has a value") as usize,
             directions: k as usize,
@@ -324,6 +360,19 @@ impl Peg {
             parallel_sine: self.parallel_sine,
             ..PotentialParams::with_distance(distance)
         }
+    }
+
+    /// Rows of the subproblem of `constraints`: a force, the friction rows (k directions and σ)
+    /// and a slack per non-primary member each.
+    fn rows(&self, model: &Model, constraints: &[Constraint]) -> usize {
+        constraints
+            .iter()
+            .map(|c| {
+                let frictional =
+                    self.frictional && model.friction(c.primary.body_a, c.primary.body_b) > 0.0;
+                1 + c.others.len() + if frictional { self.directions + 1 } else { 0 }
+            })
+            .sum()
     }
 
     /// The constraints of this step: PEG groups of close polytope pairs, then the other contacts.
@@ -402,8 +451,30 @@ impl Peg {
                 cross: g.from_edges && g.members.len() > 1,
             });
         }
+        // Recovery: a polytope pair the narrow phase finds overlapping deeper than
+        // `recovery_depth` also gets its standard contacts (the members of no group), so that the
+        // ψ/h term pushes the pieces apart whatever let them in.
+        let grouped: std::collections::HashSet<Key> = out
+            .iter()
+            .map(|c| {
+                key(
+                    &c.primary,
+                    What::Plain(c.primary.feature_a, c.primary.feature_b),
+                )
+            })
+            .collect();
         for c in contacts {
             if is_polytope(c.body_a, c.piece_a) && is_polytope(c.body_b, c.piece_b) {
+                let k = key(c, What::Plain(c.feature_a, c.feature_b));
+                if c.gap < -self.recovery_depth && !grouped.contains(&k) {
+                    out.push(Constraint {
+                        primary: *c,
+                        others: Vec::new(),
+                        key: k,
+                        multi: false,
+                        cross: false,
+                    });
+                }
                 continue;
             }
             if c.gap < distance {
@@ -429,6 +500,7 @@ impl Peg {
         state: &State,
         constraints: &[Constraint],
         h: f64,
+        about: &[f64],
         out: &mut [Wrench],
     ) -> Result<(StepLcp, DVector<f64>, crate::contact::SolveReport), ContactError> {
         let k = self.directions;
@@ -442,7 +514,8 @@ impl Peg {
                 }
             })
             .collect();
-        let lcp = assemble(model, state, constraints, &mu, k, h, self.predict, out);
+        let about = self.predict.then_some(about);
+        let lcp = assemble(model, state, constraints, &mu, k, h, about, out);
         let (np, nt, nf, ns) = (constraints.len(), lcp.nt, lcp.frictional.len(), lcp.ns);
         let n = lcp.problem.len();
         if n > self.max_rows {
@@ -551,14 +624,42 @@ impl ContactModel for Peg {
         }
         let k = self.directions;
         let applied = out.to_vec();
-        // At most two passes: the second adds the constraints that the velocities the first
-        // solve gives bring within reach (a landing impulse spins a body and swings a corner
-        // the free-motion sweep did not see), and solves again from the applied forces.
+        // Passes (at most `passes`): a further pass adds the constraints that the velocities ν⁺
+        // the last solve gave bring within reach (a landing impulse spins a body and swings a
+        // corner the free-motion sweep did not see) and, with `implicit`, linearizes every gap
+        // about the pose ν⁺ leads to: ψ(q + h ν) ≈ ψ(q + h ν⁺) + h G (ν − ν⁺), a Newton step on
+        // the exact end-of-step gaps (the geometrically implicit time stepping of Chakraborty,
+        // Berard, Akella & Trinkle 2007, applied to PEG's feature pairs). A pass ends the loop
+        // when nothing is new and every constraint's deepest-reaching member ends the step within
+        // `gap_tolerance` of its plane.
+        let mut about = time_stepping::free_velocity(model, state, h, &applied);
+        // A subproblem beyond `max_rows` keeps the constraints the motion at hand reaches.
+        let margin = model.settings.activation_distance;
+        if self.rows(model, &constraints) > self.max_rows {
+            retain_reaching(model, state, &about, h, margin, &mut constraints);
+        }
         let mut pass = 0;
+        let mut dropped = 0;
+        let mut solved: Option<(StepLcp, DVector<f64>, crate::contact::SolveReport)> = None;
+        let mut solved_out = out.to_vec();
+        let mut solved_count = 0;
         let (lcp, z, report) = loop {
             pass += 1;
-            let (lcp, z, report) = self.solve_constraints(model, state, &constraints, h, out)?;
-            if pass == 2 {
+            // A further pass that cannot be posed (max_rows) or solved leaves the step with the
+            // last pass that was: its forces hold every constraint it knew.
+            let attempt = self.solve_constraints(model, state, &constraints, h, &about, out);
+            let (lcp, z, report) = match (attempt, solved.take()) {
+                (Ok(r), _) if !(r.2.failed && pass > 1) => r,
+                (_, Some(previous)) => {
+                    dropped = 1;
+                    out.copy_from_slice(&solved_out);
+                    constraints.truncate(solved_count);
+                    break previous;
+                }
+                (Err(e), None) => return Err(e),
+                (Ok(r), None) => r,
+            };
+            if pass >= self.passes {
                 break (lcp, z, report);
             }
             let t1 = Instant::now();
@@ -572,16 +673,37 @@ impl ContactModel for Peg {
                 }
             }
             let known: std::collections::HashSet<Key> = constraints.iter().map(|c| c.key).collect();
-            let extra: Vec<Constraint> = self
+            let mut extra: Vec<Constraint> = self
                 .constraints(model, &probe, contacts, distance)
                 .into_iter()
                 .filter(|c| !known.contains(&c.key))
                 .collect();
+            if self.rows(model, &constraints) + self.rows(model, &extra) > self.max_rows {
+                retain_reaching(model, state, &nu, h, margin, &mut extra);
+            }
+            let violated = self.implicit && {
+                let poses = stepped_poses(model, state, &nu, h);
+                // A constraint with no exact member gap (a narrow-phase face–edge point) is
+                // linear: the solve itself holds it.
+                constraints.iter().any(|c| {
+                    std::iter::once(&c.primary)
+                        .chain(&c.others)
+                        .filter_map(|m| feature_gap(model, &poses, m))
+                        .reduce(f64::max)
+                        .is_some_and(|g| g < -self.gap_tolerance)
+                })
+            };
             detection += t1.elapsed().as_secs_f64();
-            if extra.is_empty() {
+            if extra.is_empty() && !violated {
                 break (lcp, z, report);
             }
+            solved = Some((lcp, z, report));
+            solved_out.copy_from_slice(out);
+            solved_count = constraints.len();
             constraints.extend(extra);
+            if self.implicit {
+                about = nu;
+            }
             out.copy_from_slice(&applied);
         };
         let (np, nt, nf, ns) = (constraints.len(), lcp.nt, lcp.frictional.len(), lcp.ns);
@@ -589,6 +711,7 @@ impl ContactModel for Peg {
         let w = &lcp.problem.m * &z + &lcp.problem.q;
         let mut stats = PegStats {
             slacks: ns,
+            passes: pass,
             ..PegStats::default()
         };
         let mut slack = np + nt + nf;
@@ -641,6 +764,7 @@ impl ContactModel for Peg {
             solve: Some(report),
             detection,
             traps: stats.traps,
+            passes_dropped: dropped,
         })
     }
 }
@@ -658,10 +782,54 @@ struct StepLcp {
     ns: usize,
 }
 
-/// Assemble the LCP of the module documentation in z = (p, β, σ, c). With `predict`, every gap
-/// ψ is replaced by ψ_f − h G ν_ℓ, ψ_f the exact gap of the feature pair after one free step
-/// (`collision::potential::feature_gap` at the poses ν_ℓ leads to), so that ψ/h + G ν⁺ is the
-/// linearization of the end-of-step gap about the free motion instead of about the start.
+/// Keep the constraints that one step of velocities `nu` brings within `margin` (m): whose
+/// deepest-reaching member (largest exact gap, `collision::potential::feature_gap`) ends the
+/// step at most `margin` from its plane. The sweep finds every feature pair a step could bring
+/// together; when they are more than `max_rows` can pose (a body turning a radian per step has
+/// nearly all its feature pairs within reach), this keeps those the motion at hand does. What
+/// the contact forces then bring is the next pass's (its velocities are swept again).
+fn retain_reaching(
+    model: &Model,
+    state: &State,
+    nu: &[f64],
+    h: f64,
+    margin: f64,
+    constraints: &mut Vec<Constraint>,
+) {
+    let poses = stepped_poses(model, state, nu, h);
+    constraints.retain(|c| {
+        std::iter::once(&c.primary)
+            .chain(&c.others)
+            .map(|m| feature_gap(model, &poses, m).unwrap_or(m.gap))
+            .fold(f64::NEG_INFINITY, f64::max)
+            <= margin
+    });
+}
+
+/// The poses one step of velocities `nu` leads to (bodies that do not move stay).
+fn stepped_poses(model: &Model, state: &State, nu: &[f64], h: f64) -> Vec<Pose> {
+    let offsets = model.dof_offsets();
+    model
+        .bodies
+        .iter()
+        .zip(&state.bodies)
+        .enumerate()
+        .map(|(i, (b, s))| match offsets[i] {
+            Some(o) if b.moves(state.time) => {
+                let v = DVec3::from_slice(&nu[o..o + 3]);
+                let w = DVec3::from_slice(&nu[o + 3..o + 6]);
+                Pose::new(s.position + h * v, rotate_by(s.orientation, h * w))
+            }
+            _ => s.pose(),
+        })
+        .collect()
+}
+
+/// Assemble the LCP of the module documentation in z = (p, β, σ, c). With `about` = ν*, every
+/// gap ψ is replaced by ψ* − h G ν*, ψ* the exact gap of the feature pair at the pose one step
+/// of ν* leads to (`collision::potential::feature_gap`), so that ψ/h + G ν⁺ is the linearization
+/// of the end-of-step gap about ν* (the free motion ν_ℓ, or the last pass's ν⁺) instead of
+/// about the start.
 #[allow(clippy::too_many_arguments)]
 fn assemble(
     model: &Model,
@@ -670,7 +838,7 @@ fn assemble(
     mu: &[f64],
     k: usize,
     h: f64,
-    predict: bool,
+    about: Option<&[f64]>,
     applied: &[Wrench],
 ) -> StepLcp {
     let offsets = model.dof_offsets();
@@ -691,27 +859,13 @@ fn assemble(
         }
     }
     let nu_free = time_stepping::free_velocity(model, state, h, applied);
-    // The gap of each contact the rows use: ψ, or ψ_f − h G ν_ℓ.
-    let predicted: Option<Vec<Pose>> = predict.then(|| {
-        let offsets = model.dof_offsets();
-        model
-            .bodies
-            .iter()
-            .zip(&state.bodies)
-            .enumerate()
-            .map(|(i, (b, s))| match offsets[i] {
-                Some(o) if b.moves(state.time) => {
-                    let v = DVec3::from_slice(&nu_free[o..o + 3]);
-                    let w = DVec3::from_slice(&nu_free[o + 3..o + 6]);
-                    Pose::new(s.position + h * v, rotate_by(s.orientation, h * w))
-                }
-                _ => s.pose(),
-            })
-            .collect()
-    });
-    let gap = |c: &Contact, row: &JacobianRow| match &predicted {
-        Some(poses) => feature_gap(model, poses, c).map_or(c.gap, |g| g - h * row.dot(&nu_free)),
-        None => c.gap,
+    // The gap of each contact the rows use: ψ, or ψ* − h G ν*.
+    let predicted: Option<Vec<Pose>> = about.map(|nu| stepped_poses(model, state, nu, h));
+    let gap = |c: &Contact, row: &JacobianRow| match (&predicted, about) {
+        (Some(poses), Some(nu)) => {
+            feature_gap(model, poses, c).map_or(c.gap, |g| g - h * row.dot(nu))
+        }
+        _ => c.gap,
     };
     let primary_gap: Vec<f64> = constraints
         .iter()

@@ -265,6 +265,7 @@ impl ContactModel for TimeStepping {
             solve: Some(report),
             detection: 0.0,
             traps: 0,
+            passes_dropped: 0,
         })
     }
 }
