@@ -14,8 +14,8 @@ mod common;
 mod geom;
 
 use signorini::collision::potential::{
-    feature_gap, pair, Configuration, ConstraintKind, GroupKey, Motion, PotentialParams,
-    PotentialSet, Scratch,
+    feature_gap, pair, release_gap, Configuration, ConstraintKind, GroupKey, Motion,
+    PotentialParams, PotentialSet, Scratch,
 };
 use signorini::dynamics::{Body, Piece};
 use signorini::geometry::{Feature, Polytope, Pose, Shape};
@@ -1024,7 +1024,8 @@ fn group_iff_the_vertex_sweep_comes_within_the_distance() {
 /// vertex–face, face–vertex and edge–edge contact, `feature_gap` at the detection poses equals
 /// the contact's gap; moving B by d along the contact's normal changes it by +d (a face plane,
 /// a vertex or a line of B shifted by d n); turning A about the vertex of a vertex–face contact
-/// leaves that gap unchanged. Releases (vertex–edge) have no feature gap (None).
+/// leaves that gap unchanged. Releases (vertex–edge) have no feature gap (None); `release_gap`
+/// with their group's edges gives their gap and normal, and +d for B moved by d along it.
 #[test]
 fn feature_gap_matches_detection_and_follows_a_known_motion() {
     use signorini::collision::potential::detect;
@@ -1066,6 +1067,26 @@ fn feature_gap_matches_detection_and_follows_a_known_motion() {
             (Feature::Vertex(_), Feature::Edge(_)) | (Feature::Edge(_), Feature::Vertex(_)) => {
                 rel += 1;
                 assert_eq!(gap, None);
+                // `release_gap` with the group's edges gives the release's gap and normal.
+                let (ea, eb) = out
+                    .groups
+                    .iter()
+                    .find(|g| g.members.iter().any(|&m| out.contacts[m] == *c))
+                    .and_then(|g| match g.key {
+                        GroupKey::Edges(ea, eb) => Some((ea, eb)),
+                        _ => None,
+                    })
+                    .expect("a release belongs to an edge group");
+                let (g, n) = release_gap(&model, &poses, c, ea, eb).expect("a release gap");
+                assert!((g - c.gap).abs() < 1e-14, "{c:?}: {g}");
+                assert!(n.distance(c.normal) < 1e-14, "{c:?}: {n:?}");
+                // B moved by d along the release's normal: the gap grows by d.
+                let moved = [
+                    poses[0],
+                    Pose::new(poses[1].translation + 0.01 * c.normal, poses[1].rotation),
+                ];
+                let (g, _) = release_gap(&model, &moved, c, ea, eb).unwrap();
+                assert!((g - (c.gap + 0.01)).abs() < 1e-14, "{c:?}: {g}");
                 continue;
             }
             (Feature::Vertex(_), Feature::Face(_)) => vf += 1,

@@ -926,6 +926,68 @@ pub fn feature_gap(model: &Model, poses: &[Pose], c: &Contact) -> Option<f64> {
     }
 }
 
+/// Gap (m) and normal of the release member `c` of the edge group of A's edge `edge_a` and B's
+/// edge `edge_b`, at the body `poses`, by the formula of detection: with n ∝ e_a × e_b, a
+/// release of A's endpoint v against B's edge is ρ = m·(v − b₀), m = n × e_b normalized and
+/// turned towards A's edge from v, normal −m; a release of B's endpoint w against A's edge is
+/// ρ = m·(w − a₀), m = n × e_a turned towards B's edge from w, normal m. None for other
+/// contacts, parallel edges or indices the pieces do not have.
+pub fn release_gap(
+    model: &Model,
+    poses: &[Pose],
+    c: &Contact,
+    edge_a: u32,
+    edge_b: u32,
+) -> Option<(f64, DVec3)> {
+    use crate::geometry::Shape;
+    let piece = |b: usize, p: usize| {
+        let piece = model.bodies[b].pieces.get(p)?;
+        match &piece.shape {
+            Shape::Polytope(poly) => Some((poly.as_ref(), poses[b].mul(&piece.pose))),
+            _ => None,
+        }
+    };
+    let (pa, xa) = piece(c.body_a, c.piece_a)?;
+    let (pb, xb) = piece(c.body_b, c.piece_b)?;
+    let ends = |poly: &Polytope, pose: &Pose, e: u32| {
+        let edge = poly.edges.get(e as usize)?;
+        Some((
+            edge.vertices,
+            edge.vertices
+                .map(|v| pose.transform_point(poly.vertices[v as usize])),
+        ))
+    };
+    let (va, [a0, a1]) = ends(pa, &xa, edge_a)?;
+    let (vb, [b0, b1]) = ends(pb, &xb, edge_b)?;
+    let n = (a1 - a0).cross(b1 - b0);
+    // m ⊥ n and ⊥ `along`, turned towards `inward`.
+    let beyond = |along: DVec3, inward: DVec3| {
+        let m = n.cross(along).try_normalize()?;
+        Some(if m.dot(inward) >= 0.0 { m } else { -m })
+    };
+    match (c.feature_a, c.feature_b) {
+        (Feature::Vertex(v), Feature::Edge(e)) if e == edge_b => {
+            let (pv, other) = match v {
+                _ if v == va[0] => (a0, a1),
+                _ if v == va[1] => (a1, a0),
+                _ => return None,
+            };
+            let m = beyond(b1 - b0, other - pv)?;
+            Some((m.dot(pv - b0), -m))
+        }
+        (Feature::Edge(e), Feature::Vertex(w)) if e == edge_a => {
+            let (pw, other) = match w {
+                _ if w == vb[0] => (b0, b1),
+                _ if w == vb[1] => (b1, b0),
+                _ => return None,
+            };
+            let m = beyond(a1 - a0, other - pw)?;
+            Some((m.dot(pw - a0), m))
+        }
+        _ => None,
+    }
+}
+
 /// For each piece of `body` and each of its faces: is the face covered by a face of another
 /// piece of the same body (opposite normals within `tol` = 1e-9, same plane within 1e-9 of the
 /// pieces' size, every corner inside the other face's polygon)? Such a face is glued to the other

@@ -70,7 +70,9 @@ use super::{
     cone, contact_jacobian_row, ConfigError, ContactError, ContactModel, ModelSpec, ModelStats,
     ParamDefault, ParamKind, ParamSpec, ParamValue,
 };
-use crate::collision::potential::{self, feature_gap, GroupKey, PotentialParams, PotentialSet};
+use crate::collision::potential::{
+    self, feature_gap, release_gap, GroupKey, PotentialParams, PotentialSet,
+};
 use crate::collision::Contact;
 use crate::dynamics::integrate::rotate_by;
 use crate::dynamics::jacobian::{
@@ -78,6 +80,7 @@ use crate::dynamics::jacobian::{
 };
 use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::{Feature, Pose, Shape};
+use crate::metrics::kinetic_energy;
 use crate::solvers::Problem;
 use glam::DVec3;
 use nalgebra::{DMatrix, DVector};
@@ -89,6 +92,11 @@ pub const NAME: &str = "peg";
 /// A constraint whose primary ends the step more than this below its plane (m) let its body pass
 /// a corner the standard model's half-space would have blocked: a trap, counted in [`PegStats`].
 pub const TRAP_DEPTH: f64 = 1e-9;
+
+/// A further pass whose velocities hold more kinetic energy than this times the first pass's
+/// (whose linearization is about the free motion) is not kept: re-linearizing moves where the
+/// gaps are measured, not how much energy contact may add.
+pub const PASS_ENERGY_RATIO: f64 = 1.1;
 
 const PARAMS: &[ParamSpec] = &[
     ParamSpec {
@@ -220,6 +228,8 @@ struct Constraint {
     key: Key,
     multi: bool,
     cross: bool,
+    /// A recovery contact (narrow phase, deep overlap, frictionless).
+    recovery: bool,
 }
 
 /// The PEG contact model.
@@ -449,12 +459,15 @@ impl Peg {
                 key: key(&c, What::Group(g.key)),
                 multi: g.members.len() > 1,
                 cross: g.from_edges && g.members.len() > 1,
+                recovery: false,
             });
         }
         // Recovery: a polytope pair the narrow phase finds overlapping deeper than
-        // `recovery_depth` also gets its standard contacts (the members of no group), so that the
-        // ψ/h term pushes the pieces apart whatever let them in.
-        let grouped: std::collections::HashSet<Key> = out
+        // `recovery_depth` also gets its standard contacts (those not already a primary), so
+        // that the ψ/h term pushes the pieces apart whatever let them in. They are frictionless:
+        // a recovery contact against a group on the same vertex, with friction on both, locked
+        // into a squeeze of 3700 N s each way and spun a body to 1.2e3 rad/s (pour, h = 2 ms).
+        let primaries: std::collections::HashSet<Key> = out
             .iter()
             .map(|c| {
                 key(
@@ -466,13 +479,14 @@ impl Peg {
         for c in contacts {
             if is_polytope(c.body_a, c.piece_a) && is_polytope(c.body_b, c.piece_b) {
                 let k = key(c, What::Plain(c.feature_a, c.feature_b));
-                if c.gap < -self.recovery_depth && !grouped.contains(&k) {
+                if c.gap < -self.recovery_depth && !primaries.contains(&k) {
                     out.push(Constraint {
                         primary: *c,
                         others: Vec::new(),
                         key: k,
                         multi: false,
                         cross: false,
+                        recovery: true,
                     });
                 }
                 continue;
@@ -484,6 +498,7 @@ impl Peg {
                     key: key(c, What::Plain(c.feature_a, c.feature_b)),
                     multi: false,
                     cross: false,
+                    recovery: false,
                 });
             }
         }
@@ -507,7 +522,7 @@ impl Peg {
         let mu: Vec<f64> = constraints
             .iter()
             .map(|c| {
-                if self.frictional {
+                if self.frictional && !c.recovery {
                     model.friction(c.primary.body_a, c.primary.body_b)
                 } else {
                     0.0
@@ -638,29 +653,41 @@ impl ContactModel for Peg {
         if self.rows(model, &constraints) > self.max_rows {
             retain_reaching(model, state, &about, h, margin, &mut constraints);
         }
+        // The pass kept: the one whose end-of-step pose leaves the shallowest violation
+        // (a violation within `gap_tolerance` counts as none; later passes win ties, as they
+        // hold more constraints). Newton on a non-smooth problem need not improve monotonically.
+        struct Kept {
+            solved: (StepLcp, DVector<f64>, crate::contact::SolveReport),
+            forces: Vec<Wrench>,
+            count: usize,
+            score: f64,
+        }
+        let mut kept: Option<Kept> = None;
+        let mut first_energy: Option<f64> = None;
         let mut pass = 0;
         let mut dropped = 0;
-        let mut solved: Option<(StepLcp, DVector<f64>, crate::contact::SolveReport)> = None;
-        let mut solved_out = out.to_vec();
-        let mut solved_count = 0;
-        let (lcp, z, report) = loop {
+        loop {
             pass += 1;
             // A further pass that cannot be posed (max_rows) or solved leaves the step with the
-            // last pass that was: its forces hold every constraint it knew.
+            // pass kept so far.
             let attempt = self.solve_constraints(model, state, &constraints, h, &about, out);
-            let (lcp, z, report) = match (attempt, solved.take()) {
-                (Ok(r), _) if !(r.2.failed && pass > 1) => r,
-                (_, Some(previous)) => {
+            let solved = match attempt {
+                Ok(r) if !(r.2.failed && kept.is_some()) => r,
+                _ if kept.is_some() => {
                     dropped = 1;
-                    out.copy_from_slice(&solved_out);
-                    constraints.truncate(solved_count);
-                    break previous;
+                    break;
                 }
-                (Err(e), None) => return Err(e),
-                (Ok(r), None) => r,
+                Err(e) => return Err(e),
+                Ok(r) => r,
             };
-            if pass >= self.passes {
-                break (lcp, z, report);
+            if self.passes == 1 {
+                kept = Some(Kept {
+                    solved,
+                    forces: out.to_vec(),
+                    count: constraints.len(),
+                    score: 0.0,
+                });
+                break;
             }
             let t1 = Instant::now();
             let nu = time_stepping::free_velocity(model, state, h, out);
@@ -672,6 +699,16 @@ impl ContactModel for Peg {
                     bs.angular_velocity = DVec3::from_slice(&nu[o + 3..o + 6]);
                 }
             }
+            // A pass whose velocities carry more than `PASS_ENERGY_RATIO` × the first pass's
+            // kinetic energy is a diverging Newton iterate (measured: one gave a body 1.6e5
+            // rad/s); the step keeps the pass kept so far and stops iterating.
+            let energy = kinetic_energy(model, &probe);
+            let first = *first_energy.get_or_insert(energy);
+            if energy > PASS_ENERGY_RATIO * first + f64::EPSILON {
+                dropped = 1;
+                detection += t1.elapsed().as_secs_f64();
+                break;
+            }
             let known: std::collections::HashSet<Key> = constraints.iter().map(|c| c.key).collect();
             let mut extra: Vec<Constraint> = self
                 .constraints(model, &probe, contacts, distance)
@@ -681,31 +718,48 @@ impl ContactModel for Peg {
             if self.rows(model, &constraints) + self.rows(model, &extra) > self.max_rows {
                 retain_reaching(model, state, &nu, h, margin, &mut extra);
             }
-            let violated = self.implicit && {
-                let poses = stepped_poses(model, state, &nu, h);
-                // A constraint with no exact member gap (a narrow-phase face–edge point) is
-                // linear: the solve itself holds it.
-                constraints.iter().any(|c| {
+            // The deepest end-of-step violation: over the constraints, of the largest exact
+            // member gap at the pose ν⁺ leads to. A constraint with no exact member gap (a
+            // narrow-phase face–edge point) is linear: the solve itself holds it.
+            let poses = stepped_poses(model, state, &nu, h);
+            let depth = constraints
+                .iter()
+                .chain(&extra)
+                .filter_map(|c| {
                     std::iter::once(&c.primary)
                         .chain(&c.others)
-                        .filter_map(|m| feature_gap(model, &poses, m))
+                        .filter_map(|m| member_gap(model, &poses, c.key.4, m))
                         .reduce(f64::max)
-                        .is_some_and(|g| g < -self.gap_tolerance)
                 })
+                .fold(f64::INFINITY, f64::min);
+            let violated = self.implicit && depth < -self.gap_tolerance;
+            let score = if depth < -self.gap_tolerance {
+                depth
+            } else {
+                0.0
             };
             detection += t1.elapsed().as_secs_f64();
-            if extra.is_empty() && !violated {
-                break (lcp, z, report);
+            if kept.as_ref().is_none_or(|k| score >= k.score) {
+                kept = Some(Kept {
+                    solved,
+                    forces: out.to_vec(),
+                    count: constraints.len(),
+                    score,
+                });
             }
-            solved = Some((lcp, z, report));
-            solved_out.copy_from_slice(out);
-            solved_count = constraints.len();
+            if (extra.is_empty() && !violated) || pass >= self.passes {
+                break;
+            }
             constraints.extend(extra);
             if self.implicit {
                 about = nu;
             }
             out.copy_from_slice(&applied);
-        };
+        }
+        let kept = kept.expect("the first pass is kept or returned an error");
+        out.copy_from_slice(&kept.forces);
+        constraints.truncate(kept.count);
+        let (lcp, z, report) = kept.solved;
         let (np, nt, nf, ns) = (constraints.len(), lcp.nt, lcp.frictional.len(), lcp.ns);
         // Traps: the primary of a several-member constraint ended beyond its plane.
         let w = &lcp.problem.m * &z + &lcp.problem.q;
@@ -800,10 +854,86 @@ fn retain_reaching(
     constraints.retain(|c| {
         std::iter::once(&c.primary)
             .chain(&c.others)
-            .map(|m| feature_gap(model, &poses, m).unwrap_or(m.gap))
+            .map(|m| member_gap(model, &poses, c.key.4, m).unwrap_or(m.gap))
             .fold(f64::NEG_INFINITY, f64::max)
             <= margin
     });
+}
+
+/// Contact `c` (found at the poses `start`) carried to the poses `to`: each point moves with its
+/// body, the normal turns with the body whose face defines it (both edges for an edge–edge
+/// contact, the edge for a vertex–edge release), and the gap is the exact one of the feature
+/// pair at `to` (`collision::potential::feature_gap`) or, where that has none, ψ plus the
+/// normal approach of the carried points.
+fn carried(model: &Model, start: &[Pose], to: &[Pose], what: What, c: &Contact) -> Contact {
+    let turn = |b: usize| to[b].rotation * start[b].rotation.inverse();
+    let carry = |b: usize, x: DVec3| to[b].translation + turn(b) * (x - start[b].translation);
+    let mut out = *c;
+    out.point_a = carry(c.body_a, c.point_a);
+    out.point_b = carry(c.body_b, c.point_b);
+    out.normal = match (c.feature_a, c.feature_b) {
+        (Feature::Face(_) | Feature::Surface, Feature::Vertex(_)) => turn(c.body_a) * c.normal,
+        (Feature::Edge(ea), Feature::Edge(eb)) => {
+            let edge = |b: usize, p: usize, e: u32| match &model.bodies[b].pieces[p].shape {
+                Shape::Polytope(poly) => poly.edges.get(e as usize).map(|edge| {
+                    let [v0, v1] = edge.vertices.map(|v| poly.vertices[v as usize]);
+                    let pose = to[b].mul(&model.bodies[b].pieces[p].pose);
+                    pose.transform_vector(v1 - v0)
+                }),
+                _ => None,
+            };
+            let cross = edge(c.body_a, c.piece_a, ea)
+                .zip(edge(c.body_b, c.piece_b, eb))
+                .map(|(da, db)| da.cross(db))
+                .filter(|x| x.length_squared() > 0.0);
+            match cross {
+                Some(x) => {
+                    let n = x.normalize();
+                    if n.dot(turn(c.body_b) * c.normal) < 0.0 {
+                        -n
+                    } else {
+                        n
+                    }
+                }
+                None => turn(c.body_b) * c.normal,
+            }
+        }
+        _ => turn(c.body_b) * c.normal,
+    };
+    if let Some((gap, normal)) = release(model, to, what, c) {
+        out.normal = normal;
+        out.gap = gap;
+        return out;
+    }
+    out.gap = match (c.feature_a, c.feature_b) {
+        // The carried points stay on their edges' lines: the line distance along the normal
+        // above (oriented by the turned normal, not the start one, for a large turn).
+        (Feature::Edge(_), Feature::Edge(_)) => out.normal.dot(out.point_b - out.point_a),
+        _ => feature_gap(model, to, c).unwrap_or_else(|| {
+            c.gap
+                + out
+                    .normal
+                    .dot((out.point_b - c.point_b) - (out.point_a - c.point_a))
+        }),
+    };
+    out
+}
+
+/// Gap and normal at `poses` of a release member (vertex–edge) of an edge group; None for
+/// every other member.
+fn release(model: &Model, poses: &[Pose], what: What, c: &Contact) -> Option<(f64, DVec3)> {
+    match what {
+        What::Group(GroupKey::Edges(ea, eb)) => release_gap(model, poses, c, ea, eb),
+        _ => None,
+    }
+}
+
+/// The exact gap (m) at `poses` of member `c` of the constraint `what`: its feature pair's
+/// (`collision::potential::feature_gap`) or its release's; None where the geometry has none.
+fn member_gap(model: &Model, poses: &[Pose], what: What, c: &Contact) -> Option<f64> {
+    release(model, poses, what, c)
+        .map(|(gap, _)| gap)
+        .or_else(|| feature_gap(model, poses, c))
 }
 
 /// The poses one step of velocities `nu` leads to (bodies that do not move stay).
@@ -842,35 +972,58 @@ fn assemble(
     applied: &[Wrench],
 ) -> StepLcp {
     let offsets = model.dof_offsets();
-    let rel_row = |c: &Contact, d| contact_jacobian_row(model, state, &offsets, c, d);
+    let nu_free = time_stepping::free_velocity(model, state, h, applied);
+    // With `about` = ν*, every contact is taken where one step of ν* carries it (points with
+    // their bodies, the normal with the body whose face or edges define it), and its rows are
+    // the Jacobian there: ψ(q + h ν) ≈ ψ* + h G* (ν − ν*), the Newton linearization of the
+    // exact end-of-step gap, with the contact forces along the end-of-step normals (the
+    // geometrically implicit time stepping of Chakraborty, Berard, Akella & Trinkle 2007).
+    let predicted: Option<(Vec<Pose>, State)> = about.map(|nu| {
+        let poses = stepped_poses(model, state, nu, h);
+        let mut at = state.clone();
+        for (b, p) in at.bodies.iter_mut().zip(&poses) {
+            b.position = p.translation;
+            b.orientation = p.rotation;
+        }
+        (poses, at)
+    });
+    let start: Vec<Pose> = state.bodies.iter().map(|b| b.pose()).collect();
+    let moved = |what: What, c: &Contact| -> Contact {
+        match &predicted {
+            Some((poses, _)) => carried(model, &start, poses, what, c),
+            None => *c,
+        }
+    };
+    let row_state = predicted.as_ref().map_or(state, |(_, at)| at);
+    let rel_row = |c: &Contact, d| contact_jacobian_row(model, row_state, &offsets, c, d);
     let np = constraints.len();
     let frictional: Vec<usize> = (0..np).filter(|&j| mu[j] > 0.0).collect();
     let nf = frictional.len();
     let nt = nf * k;
 
+    let primaries: Vec<Contact> = constraints
+        .iter()
+        .map(|c| moved(c.key.4, &c.primary))
+        .collect();
     let mut rows: Vec<JacobianRow> = Vec::with_capacity(np + nt);
-    for c in constraints {
-        rows.push(rel_row(&c.primary, c.primary.normal));
+    for p in &primaries {
+        rows.push(rel_row(p, p.normal));
     }
     for &j in &frictional {
-        let p = &constraints[j].primary;
+        let p = &primaries[j];
         for d in cone::directions(p.normal, k) {
             rows.push(rel_row(p, d));
         }
     }
-    let nu_free = time_stepping::free_velocity(model, state, h, applied);
-    // The gap of each contact the rows use: ψ, or ψ* − h G ν*.
-    let predicted: Option<Vec<Pose>> = about.map(|nu| stepped_poses(model, state, nu, h));
-    let gap = |c: &Contact, row: &JacobianRow| match (&predicted, about) {
-        (Some(poses), Some(nu)) => {
-            feature_gap(model, poses, c).map_or(c.gap, |g| g - h * row.dot(nu))
-        }
-        _ => c.gap,
+    // The gap of each (carried) contact the rows use: ψ, or ψ* − h G* ν*.
+    let gap = |c: &Contact, row: &JacobianRow| match about {
+        Some(nu) => c.gap - h * row.dot(nu),
+        None => c.gap,
     };
-    let primary_gap: Vec<f64> = constraints
+    let primary_gap: Vec<f64> = primaries
         .iter()
         .zip(&rows)
-        .map(|(c, row)| gap(&c.primary, row))
+        .map(|(c, row)| gap(c, row))
         .collect();
 
     // Difference rows Δ = G_P − G_K (eq. 42) and their gaps ψ_P − ψ_K, chain by chain.
@@ -879,8 +1032,9 @@ fn assemble(
     let mut owner = Vec::new();
     for (j, c) in constraints.iter().enumerate() {
         for o in &c.others {
-            let row = rel_row(o, o.normal);
-            diff_gap.push(primary_gap[j] - gap(o, &row));
+            let o = moved(c.key.4, o);
+            let row = rel_row(&o, o.normal);
+            diff_gap.push(primary_gap[j] - gap(&o, &row));
             diff.push(row_difference(&rows[j], &row));
             owner.push(j);
         }
