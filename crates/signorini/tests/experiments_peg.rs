@@ -240,8 +240,7 @@ fn a_run_of_the_sweep_is_bit_reproducible() {
 /// The overlap and failure floors of issue 4 on `Sweep::quick` (2 seeds × h ∈ {4, 16} ms, 3
 /// polyhedra, 1.5 s): PEG's mean overlap volume (pooled over steps and seeds) at least 100× below
 /// the standard model's at every h, and no PEG solver failure. Measured (implicit gap prediction,
-/// docs/peg.md): PEG 3.7e-13 and 9.5e-13 m³ against 1.3e-10 and 9.7e-11 m³, ratios 349 and 103.
-/// Overlaps are deterministic, so the margin at 16 ms is not noise. The time floor (PEG at most
+/// docs/peg.md): PEG 1.3e-13 and 5.1e-13 m³ against 1.3e-10 and 9.7e-11 m³, ratios 986 and 192. The time floor (PEG at most
 /// 3× the standard model's time per step) is a speed claim: `signorini experiment pour-3d`
 /// measures and judges it, not a test on a shared machine.
 #[test]

@@ -651,7 +651,8 @@ impl ContactModel for Peg {
         // A subproblem beyond `max_rows` keeps the constraints the motion at hand reaches.
         let margin = model.settings.activation_distance;
         if self.rows(model, &constraints) > self.max_rows {
-            retain_reaching(model, state, &about, h, margin, &mut constraints);
+            let poses = stepped_poses(model, state, &about, h);
+            retain_reaching(model, &poses, margin, &mut constraints);
         }
         // The pass kept: the one whose end-of-step pose leaves the shallowest violation
         // (a violation within `gap_tolerance` counts as none; later passes win ties, as they
@@ -715,13 +716,13 @@ impl ContactModel for Peg {
                 .into_iter()
                 .filter(|c| !known.contains(&c.key))
                 .collect();
+            let poses = stepped_poses(model, state, &nu, h);
             if self.rows(model, &constraints) + self.rows(model, &extra) > self.max_rows {
-                retain_reaching(model, state, &nu, h, margin, &mut extra);
+                retain_reaching(model, &poses, margin, &mut extra);
             }
             // The deepest end-of-step violation: over the constraints, of the largest exact
             // member gap at the pose ν⁺ leads to. A constraint with no exact member gap (a
             // narrow-phase face–edge point) is linear: the solve itself holds it.
-            let poses = stepped_poses(model, state, &nu, h);
             let depth = constraints
                 .iter()
                 .chain(&extra)
@@ -836,25 +837,17 @@ struct StepLcp {
     ns: usize,
 }
 
-/// Keep the constraints that one step of velocities `nu` brings within `margin` (m): whose
+/// Keep the constraints that one step brings within `margin` (m) at the `poses` it leads to: whose
 /// deepest-reaching member (largest exact gap, `collision::potential::feature_gap`) ends the
 /// step at most `margin` from its plane. The sweep finds every feature pair a step could bring
 /// together; when they are more than `max_rows` can pose (a body turning a radian per step has
 /// nearly all its feature pairs within reach), this keeps those the motion at hand does. What
 /// the contact forces then bring is the next pass's (its velocities are swept again).
-fn retain_reaching(
-    model: &Model,
-    state: &State,
-    nu: &[f64],
-    h: f64,
-    margin: f64,
-    constraints: &mut Vec<Constraint>,
-) {
-    let poses = stepped_poses(model, state, nu, h);
+fn retain_reaching(model: &Model, poses: &[Pose], margin: f64, constraints: &mut Vec<Constraint>) {
     constraints.retain(|c| {
         std::iter::once(&c.primary)
             .chain(&c.others)
-            .map(|m| member_gap(model, &poses, c.key.4, m).unwrap_or(m.gap))
+            .map(|m| member_gap(model, poses, c.key.4, m).unwrap_or(m.gap))
             .fold(f64::NEG_INFINITY, f64::max)
             <= margin
     });
