@@ -449,6 +449,69 @@ fn crossing_near_an_end_gets_the_release_of_that_end() {
     }
 }
 
+/// A's ridge g = 1 cm *below* B's (the lines' distance ψ = −g) and shifted so that it ends
+/// e = 2 cm short of the crossing (x ∈ [−2 − e, −e]): the bodies are apart (A's end vertex is
+/// 1 cm above B's sloping face, which is at z = RIDGE − e there) and the crossing lies beyond
+/// A's segment, so the negative line distance measures nothing: at rest no edge group. Sliding
+/// A along +x at 1 m/s with a horizon of 0.05 s brings the crossing onto both segments within
+/// the horizon (the ridges then pass through each other 1 cm deep): the pair is kept, with
+/// ψ = −g and the release of A's end ρ = e > 0, so the group holds now and binds only once the
+/// crossing reaches the segment. Sliding away (−x) adds nothing.
+#[test]
+fn edges_sliding_into_a_crossing_within_the_horizon_get_their_group() {
+    let (a, ra, ea, b, rb, eb) = ridges();
+    let (g, e) = (0.01, 0.02);
+    let end_a = vertex_at(&a, DVec3::new(1.0, -0.2, -0.2));
+    let pose_a = Pose::new(DVec3::new(-1.0 - e, 0.0, 2.0 * RIDGE - g), ra);
+    let pose_b = Pose::new(DVec3::ZERO, rb);
+    let mut params = PotentialParams::with_distance(0.1);
+    params.horizon = 0.05;
+    let sliding = |v: f64| Motion {
+        point: pose_a.translation,
+        velocity: DVec3::new(v, 0.0, 0.0),
+        angular_velocity: DVec3::ZERO,
+    };
+    let at_rest = run(&a, &pose_a, &b, &pose_b, &params);
+    assert!(group(&at_rest, GroupKey::Edges(ea, eb)).is_none());
+    let away = run_moving(
+        &a,
+        &pose_a,
+        &sliding(-1.0),
+        &b,
+        &pose_b,
+        &Motion::REST,
+        &params,
+    );
+    assert!(group(&away, GroupKey::Edges(ea, eb)).is_none());
+
+    let set = run_moving(
+        &a,
+        &pose_a,
+        &sliding(1.0),
+        &b,
+        &pose_b,
+        &Motion::REST,
+        &params,
+    );
+    let grp = group(&set, GroupKey::Edges(ea, eb)).expect("the sliding ridges' group");
+    let ee = find(&set, Feature::Edge(ea), Feature::Edge(eb)).unwrap();
+    assert_eq!(grp.candidates, vec![ee]);
+    // Rotated coordinates of size ≤ 2 carry a few ulps of round-off: 1e-14.
+    assert!(
+        (set.contacts[ee].gap + g).abs() < 1e-14,
+        "ψ = {}",
+        set.contacts[ee].gap
+    );
+    let rel = find(&set, Feature::Vertex(end_a), Feature::Edge(eb)).expect("release of A's end");
+    assert!(grp.members.contains(&rel));
+    assert!(
+        (set.contacts[rel].gap - e).abs() < 1e-14,
+        "ρ = {}",
+        set.contacts[rel].gap
+    );
+    assert!(set.groups.iter().all(|g| satisfied(&set, g)));
+}
+
 /// B's ridge along x too (B: half extents (2, 0.2, 0.2) turned 45° about x, ridge on top), A's
 /// ridge g above it: the ridges are parallel, so no edge–edge contact between them; A's two
 /// ridge ends (x = ±1, over B's ridge, which runs to ±2) each get a vertex group with B's two

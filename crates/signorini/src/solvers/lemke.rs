@@ -131,6 +131,10 @@ pub const SINGULAR_REL_TOL: f64 = 1e-12;
 const REFINEMENT_STEPS: usize = 2;
 
 impl Solver for Lemke {
+    fn iterates_from_warm_start(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> &'static str {
         "lemke"
     }

@@ -157,6 +157,13 @@ pub trait Solver: Send + Sync {
     /// The name used in scene files (`lemke`, `pgs`, `fischer-burmeister`).
     fn name(&self) -> &'static str;
 
+    /// Does the method iterate from the warm start (so that a different start can end
+    /// differently)? Lemke only takes a proposed active set from it and otherwise runs from
+    /// scratch.
+    fn iterates_from_warm_start(&self) -> bool {
+        true
+    }
+
     /// Solve `problem`, starting from `warm_start` when the method can use one (it must have the
     /// problem's length; otherwise it is ignored).
     fn solve(

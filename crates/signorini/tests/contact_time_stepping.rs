@@ -1,0 +1,61 @@
+//! The solver chain shared by the velocity-level time-stepping models
+//! (`contact::time_stepping::SolverChain`): fallback order and the retry from zero.
+use nalgebra::{DMatrix, DVector};
+use signorini::contact::time_stepping::SolverChain;
+use signorini::solvers::Problem;
+
+/// w = M z + q with M = [[1, −0.9], [−0.9, 1]] (eigenvalues 0.1 and 1.9), q = (−1, −1): the
+/// solution is z = (10, 10) (both rows active, M z = −q). Projected Gauss–Seidel stays in the
+/// interior from any positive start and contracts the error by the spectral radius of its
+/// iteration matrix, 0.9² = 0.81, per sweep: from z = 0 (error 10) it meets the residual 1e-8 in
+/// about 110 sweeps, from z = (1e6, 1e6) it needs about 55 more.
+fn coupled() -> Problem {
+    Problem::lcp(
+        DMatrix::from_row_slice(2, 2, &[1.0, -0.9, -0.9, 1.0]),
+        DVector::from_vec(vec![-1.0, -1.0]),
+    )
+}
+
+fn chain(names: &[&str], max_iterations: f64) -> SolverChain {
+    SolverChain::new(names, 1e-8, max_iterations, None, 1.0, Some("continue")).unwrap()
+}
+
+/// With 140 sweeps, PGS fails from the far warm start and is tried again from zero, where it
+/// succeeds: the step is solved, in two attempts, at the analytic solution.
+#[test]
+fn iterative_solver_failing_from_the_warm_start_is_retried_from_zero() {
+    let problem = coupled();
+    let far = DVector::from_vec(vec![1e6, 1e6]);
+    let (z, report) = chain(&["pgs"], 140.0)
+        .solve(&problem, &far, || "coupled".into())
+        .unwrap();
+    assert!(!report.failed, "{report:?}");
+    assert_eq!(report.attempts, 2, "{report:?}");
+    for zi in z.iter() {
+        assert!((zi - 10.0).abs() < 1e-6, "z = {z}");
+    }
+    // From the solution's neighbourhood one attempt is enough.
+    let near = DVector::from_vec(vec![9.0, 9.0]);
+    let (_, report) = chain(&["pgs"], 140.0)
+        .solve(&problem, &near, || "coupled".into())
+        .unwrap();
+    assert_eq!((report.attempts, report.failed), (1, false), "{report:?}");
+}
+
+/// A zero warm start is not retried (the retry would repeat the same iterates), nor is Lemke
+/// (it only takes a proposed active set from the warm start): too few sweeps fail once.
+#[test]
+fn zero_warm_start_and_lemke_are_not_retried() {
+    let problem = coupled();
+    let (_, report) = chain(&["pgs"], 10.0)
+        .solve(&problem, &DVector::zeros(2), || "coupled".into())
+        .unwrap();
+    assert_eq!((report.attempts, report.failed), (1, true), "{report:?}");
+    let (z, report) = chain(&["lemke"], 10.0)
+        .solve(&problem, &DVector::from_vec(vec![1e6, 1e6]), || {
+            "coupled".into()
+        })
+        .unwrap();
+    assert_eq!((report.attempts, report.failed), (1, false), "{report:?}");
+    assert!((z[0] - 10.0).abs() < 1e-10, "z = {z}");
+}
