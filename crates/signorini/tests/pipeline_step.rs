@@ -1,5 +1,6 @@
 //! `pipeline::step`'s diagnoses: a pair pushed deeper than the smaller piece is wide stops the run
-//! with `StepError::PassedThrough`, naming the step and both bodies.
+//! with `StepError::PassedThrough`, naming the step and both bodies; a body whose fastest point
+//! (|v| + |ω| r) exceeds `simulation.max_speed` stops it with `StepError::TooFast`.
 use signorini::contact::ParamInput;
 use signorini::experiments::simulate;
 use signorini::scene::{self, Scene};
@@ -88,4 +89,30 @@ fn bundled_examples_never_trip_the_depth_check() {
         scene.model.settings.duration = scene.model.settings.duration.min(0.3);
         simulate(&scene, None, |_, _| {}).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
     }
+}
+
+/// A diverging spin stops the run as a diverging translation does: the cube of
+/// `block_penetrating_plane.toml` at rest in translation but turning so fast that its corners
+/// move at twice `simulation.max_speed` (|ω| r = 2 × 10 m/s, r its bounding radius about the
+/// centre of mass) stops at the first step, naming the body; turning at half that it runs on.
+#[test]
+fn a_body_spinning_beyond_max_speed_stops_the_run() {
+    use signorini::DVec3;
+    let mut scene = example("block_penetrating_plane.toml");
+    let cube = scene.model.body_index("cube").unwrap();
+    scene.model.settings.max_speed = 10.0;
+    scene.model.settings.duration = 5.0 * scene.model.settings.time_step;
+    let r = scene.model.bodies[cube].bounding_radius();
+    assert!(r > 0.0 && r.is_finite());
+    scene.initial.bodies[cube].velocity = DVec3::ZERO;
+    scene.initial.bodies[cube].angular_velocity = DVec3::new(0.0, 0.0, 20.0 / r);
+    let err = simulate(&scene, None, |_, _| {})
+        .err()
+        .expect("the run stops");
+    assert!(
+        err.contains("body `cube` moves at up to") && err.contains("max_speed = 10 m/s"),
+        "{err}"
+    );
+    scene.initial.bodies[cube].angular_velocity = DVec3::new(0.0, 0.0, 5.0 / r);
+    simulate(&scene, None, |_, _| {}).expect("a spin within max_speed runs on");
 }

@@ -81,14 +81,7 @@ pub const ON_FAILURE: ParamSpec = ParamSpec {
 
 /// Bounding radius of each body about its centre of mass (m).
 pub fn body_radii(model: &Model) -> Vec<f64> {
-    model.bodies.iter().map(body_radius).collect()
-}
-
-fn body_radius(b: &crate::dynamics::Body) -> f64 {
-    b.pieces
-        .iter()
-        .map(|p| p.pose.translation.length() + p.shape.bounding_radius())
-        .fold(0.0, f64::max)
+    model.bodies.iter().map(|b| b.bounding_radius()).collect()
 }
 
 /// A bound on how fast any point of body `i` moves during the next step (m/s):
@@ -112,7 +105,7 @@ pub fn anticipating_distance(model: &Model, state: &State, radii: &[f64]) -> f64
         radii
             .get(i)
             .copied()
-            .unwrap_or_else(|| body_radius(&model.bodies[i]))
+            .unwrap_or_else(|| model.bodies[i].bounding_radius())
     };
     let fastest = model
         .bodies

@@ -58,6 +58,15 @@ pub struct Body {
 }
 
 impl Body {
+    /// Radius of a ball about the centre of mass that contains every piece (m); infinite when a
+    /// piece is a half-space, 0 for a body without pieces.
+    pub fn bounding_radius(&self) -> f64 {
+        self.pieces
+            .iter()
+            .map(|p| p.pose.translation.length() + p.shape.bounding_radius())
+            .fold(0.0, f64::max)
+    }
+
     /// A dynamic body from pieces placed in its shape frame, with total `mass` (kg) or, if `None`,
     /// the mass given by `density` (kg/m³). The pieces are re-expressed about the centre of mass.
     pub fn dynamic(

@@ -65,7 +65,7 @@ pub enum StepError {
         body: String,
         what: &'static str,
     },
-    #[error("step {step} (t = {time} s): body `{body}` moves at {speed:.3e} m/s, above simulation.max_speed = {limit} m/s; the simulation is diverging. Try a smaller time step or softer contact gains")]
+    #[error("step {step} (t = {time} s): a point of body `{body}` moves at up to {speed:.3e} m/s (|v| + |ω| r, r its bounding radius), above simulation.max_speed = {limit} m/s; the simulation is diverging. Try a smaller time step or softer contact gains")]
     TooFast {
         step: u64,
         time: f64,
@@ -412,7 +412,12 @@ fn check_state(model: &Model, state: &State) -> Result<(), StepError> {
                 what,
             });
         }
-        let speed = bs.velocity.length();
+        // The fastest point: |v| + |ω| r (r the bounding radius about the centre of mass), so
+        // that a diverging spin stops the run as a diverging translation does (the explicit
+        // gyroscopic term of the free rotation blows up once |ω| h is large).
+        let radius = body.bounding_radius();
+        let spin = bs.angular_velocity.length() * if radius.is_finite() { radius } else { 0.0 };
+        let speed = bs.velocity.length() + spin;
         if speed > model.settings.max_speed {
             return Err(StepError::TooFast {
                 step: state.step,
