@@ -464,9 +464,8 @@ fn passing_through(
     depth > tol && inside(s, la) && inside(t, lb) && contains(b, pa, tol) && contains(a, pb, tol)
 }
 
-/// Parameters (s, t) of the closest points a0 + s (a1 − a0), b0 + t (b1 − b0) of the lines of
-/// two edges after their bodies move for `time` (s) with their motions (endpoints moved to first
-/// order); None for parallel lines.
+/// [`line_params`] of two edges after their bodies move for `time` (s) with their motions
+/// (endpoints moved to first order).
 fn line_crossing(
     a: Side,
     b: Side,
@@ -477,6 +476,12 @@ fn line_crossing(
     let (ma, mb) = (a.w.motion, b.w.motion);
     let [a0, a1] = [a0, a1].map(|x| x + time * ma.at(x));
     let [b0, b1] = [b0, b1].map(|x| x + time * mb.at(x));
+    line_params(a0, a1, b0, b1)
+}
+
+/// Parameters (s, t) of the closest points a0 + s (a1 − a0), b0 + t (b1 − b0) of the lines
+/// through two segments; None for parallel lines.
+fn line_params(a0: DVec3, a1: DVec3, b0: DVec3, b1: DVec3) -> Option<(f64, f64)> {
     let (da, db, r) = (a1 - a0, b1 - b0, a0 - b0);
     let (aa, bb, ee) = (da.dot(da), da.dot(db), db.dot(db));
     let den = aa * ee - bb * bb;
@@ -658,12 +663,9 @@ fn edge_groups(a: Side, b: Side, params: &PotentialParams, out: &mut Local) {
             }
             // Closest points of the two lines (s on A's edge, t on B's, in [0, 1] on the
             // segments).
-            let r = a0 - b0;
-            let (aa, bb, ee) = (da.dot(da), da.dot(db), db.dot(db));
-            let (c, f) = (da.dot(r), db.dot(r));
-            let den = aa * ee - bb * bb;
-            let s = (bb * f - c * ee) / den;
-            let t = (aa * f - bb * c) / den;
+            let Some((s, t)) = line_params(a0, a1, b0, b1) else {
+                continue;
+            };
             let near_a0 = s * la <= d;
             let near_a1 = (1.0 - s) * la <= d;
             let near_b0 = t * lb <= d;

@@ -200,21 +200,18 @@ impl SolverChain {
         let warm_is_zero = warm.iter().all(|&x| x == 0.0);
         let runs = self.solvers.iter().enumerate().flat_map(|(i, solver)| {
             let again = solver.iterates_from_warm_start() && !warm_is_zero;
-            [(i, warm), (i, &cold)]
+            [(i, false), (i, true)]
                 .into_iter()
                 .take(if again { 2 } else { 1 })
         });
-        for (i, start) in runs {
+        for (i, from_zero) in runs {
             let solver = &self.solvers[i];
+            let start = if from_zero { &cold } else { warm };
             let solve = solver.solve(problem, Some(start), &options);
             attempts.push(format!(
                 "{}{}: {} after {} iterations, residual {:.3e}",
                 solver.name(),
-                if std::ptr::eq(start, warm) {
-                    ""
-                } else {
-                    " (from zero)"
-                },
+                if from_zero { " (from zero)" } else { "" },
                 solve.status,
                 solve.stats.iterations,
                 solve.stats.residual
