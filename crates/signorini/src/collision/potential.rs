@@ -42,7 +42,10 @@
 //!   no group when no face is reachable. Since the other polytope is convex, v is outside it
 //!   exactly when it is outside one of its face planes, and the faces near v's sweep are the only
 //!   ones v can reach in a step: the group says exactly "v does not enter the polytope", and never
-//!   traps v at a convex corner. Candidates for the force (C_ι) are the applicable members (all
+//!   traps v at a convex corner. A face of the other polytope whose plane holds v together with a
+//!   face of v's own polytope at v, both facing the same way, is left out: that plane separates
+//!   nothing (v can slide along it at ψ = 0 while its polytope sinks into the other; stacked equal
+//!   boxes did). Candidates for the force (C_ι) are the applicable members (all
 //!   members if none is).
 //! - **Edge groups** (eq. 35 edge–edge, and the X-constraints of eqs 36 and 38). For each
 //!   applicable, non-parallel edge pair whose segments are within d = σ + T |w| (w the relative
@@ -546,6 +549,7 @@ fn segment_polygon_distance(y: Side, f: usize, p: DVec3, q: DVec3) -> f64 {
 fn vertex_groups(x: Side, y: Side, b_side: bool, params: &PotentialParams, out: &mut Local) {
     let d = params.distance;
     let eps = params.applicability;
+    let touching = params.merge_tolerance * (x.p.radius + y.p.radius);
     for (v, &p) in x.w.vertices.iter().enumerate() {
         let q = p + params.horizon * (x.w.motion.at(p) - y.w.motion.at(p));
         if point_segment_distance(y.w.centroid, p, q) > y.p.radius + d {
@@ -576,6 +580,17 @@ fn vertex_groups(x: Side, y: Side, b_side: bool, params: &PotentialParams, out: 
             } else if gap.min(gap_q) > d
                 || gap.max(gap_q) < -d
                 || segment_polygon_distance(y, f, p, q) > d
+            {
+                continue;
+            }
+            // A face of Y in whose plane v lies together with a face of X at v, both facing the
+            // same way (coplanar side faces of stacked equal boxes), separates nothing: X lies on
+            // Y's side of that plane, and v sliding along it (ψ = 0 all the way) lets X sink
+            // into Y with no vertex entering the other body.
+            if gap.abs() <= touching
+                && x.p.vertex_faces[v]
+                    .iter()
+                    .any(|&g| x.w.normals[g as usize].distance(n) <= params.merge_tolerance)
             {
                 continue;
             }
