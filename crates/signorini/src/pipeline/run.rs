@@ -1,6 +1,7 @@
 //! A whole run: step a scene to its duration, streaming `trajectory.csv` and `metrics.csv` and
-//! writing `summary.json`. Files are flushed as the run goes, so a run that stops early leaves
-//! readable files and a summary saying why it stopped.
+//! writing `summary.json`. Files are flushed as the run goes (every 256 steps or every second of
+//! wall time), so a run that stops early leaves readable files and a summary saying why it
+//! stopped, and an interrupted one loses at most the step in progress and the second before it.
 use super::adaptive::{AdaptiveError, AdaptiveStats, Stepper};
 use super::{StageTimes, StepError, StepReport, Workspace};
 use crate::contact::impulse::ImpulseReport;
@@ -213,6 +214,7 @@ pub fn run(
     let mut ws = Workspace::new();
     let mut stage_seconds = StageTimes::default();
     let start = Instant::now();
+    let mut last_flush = start;
 
     let contacts = super::contacts(model, &state, &mut ws, contact_model);
     let (mut max_pen, mut sum_pen) = (crate::collision::max_penetration(contacts), 0.0);
@@ -253,9 +255,13 @@ pub fn run(
                     trajectory_rows(model, &state, &mut traj)?;
                     last_traj = state.time;
                 }
-                if state.step % 256 == 0 {
+                // Every 256 steps or every second of wall time, whichever comes first: slow steps
+                // (a 200-body pile under a complementarity model takes seconds each) must not
+                // leave minutes of a run in the buffers when it is interrupted.
+                if state.step % 256 == 0 || last_flush.elapsed().as_secs_f64() >= 1.0 {
                     traj.flush()?;
                     metrics.flush()?;
+                    last_flush = Instant::now();
                 }
                 (ok_steps, ok_time, ok_ke) = (state.step, state.time, ke);
                 let (done, total) = stepper.progress(model, &state);
