@@ -259,11 +259,17 @@ const QUICK_STACK_DURATION: f64 = 2.0;
 
 pub(super) fn box_stack(cx: &mut Context) -> Result<(), Failure> {
     let runs: &[(&str, f64)] = if cx.quick {
-        &[("stewart-trinkle", 1e-2), ("deepest-point", 1e-3)]
+        &[
+            ("stewart-trinkle", 1e-2),
+            ("peg", 1e-2),
+            ("deepest-point", 1e-3),
+        ]
     } else {
         &[
             ("stewart-trinkle", 1e-2),
             ("stewart-trinkle", 1e-3),
+            ("peg", 1e-2),
+            ("peg", 1e-3),
             ("deepest-point", 1e-3),
         ]
     };
