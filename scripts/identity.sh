@@ -29,7 +29,7 @@ if not lines or not lines[0]:
     sys.exit(0)
 head = lines[0].split(",")
 drop = {i for i, h in enumerate(head)
-        if h.endswith("_seconds") or h.startswith("wall") or h.endswith("_wall")
+        if h.endswith("_seconds") or h.startswith("seconds") or h.startswith("wall") or h.endswith("_wall")
         or h in ("seconds", "steps_per_second", "wall_time", "cost_ratio", "us_per_step", "ms_per_step")}
 out = []
 for line in lines:

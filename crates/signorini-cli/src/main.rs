@@ -16,7 +16,7 @@ mod experiment;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use signorini::contact::{catalog, ContactModel, ParamInput, ParamKind};
+use signorini::contact::{catalog, ContactModel, ParamInput};
 use signorini::dynamics::Integrator;
 use signorini::pipeline::adaptive::Stepper;
 use signorini::pipeline::run::{run, step_count, RunConfig};
@@ -364,11 +364,7 @@ fn cmd_models() {
     for spec in catalog() {
         say!("{}\n  {}", spec.name, spec.summary);
         for p in spec.params {
-            let kind = match p.kind {
-                ParamKind::Number { min } => format!("number >= {min}"),
-                ParamKind::Choice(words) => format!("one of {}", words.join(" | ")),
-                ParamKind::List(words) => format!("list of {}", words.join(", ")),
-            };
+            let kind = p.kind.to_string();
             say!(
                 "    {:<20} [{}] {kind}; default {}\n        {}",
                 p.name,

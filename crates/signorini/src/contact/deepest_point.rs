@@ -10,63 +10,69 @@
 //! with penetration depth d = −ψ > 0 and ḋ_n = v_rel·n the normal relative velocity (positive when
 //! separating), so the force never pulls. Sliding friction is Coulomb's, capped so an explicit step
 //! never reverses the slip (`penalty::sliding_friction`).
+use super::params::model_params;
 use super::penalty::{self, IntegralMemory};
 use super::{
     ConfigError, ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind,
-    ParamSpec, ParamValue,
+    ParamSpec, ParamValue, Range,
 };
 use crate::collision::Contact;
 use crate::dynamics::{Model, State, Wrench};
 
 pub const NAME: &str = "deepest-point";
 
-pub const SPEC: ModelSpec = ModelSpec {
-    name: NAME,
-    summary: "classical penalty: spring-damper (PD, or PID with ki > 0) at the deepest point of each pair of convex pieces, Coulomb sliding friction",
-    params: &[
-        ParamSpec {
+model_params! {
+    /// Parameters of `deepest-point`.
+    pub struct DeepestPointParams {
+        kp: Option<f64> = ParamSpec {
             name: "kp",
             unit: "N/m",
             default: ParamDefault::Derived("kp_per_kg * m_pair"),
             description: "normal stiffness; when not given, kp_per_kg times the pair's reduced mass m_pair = m_a m_b / (m_a + m_b) (the dynamic body's mass against a fixed one)",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        ParamSpec {
+        kv: Option<f64> = ParamSpec {
             name: "kv",
             unit: "N s/m",
             default: ParamDefault::Derived("kv_per_kg * m_pair"),
             description: "normal damping; when not given, kv_per_kg times the pair's reduced mass",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        ParamSpec {
+        kp_per_kg: f64 = ParamSpec {
             name: "kp_per_kg",
             unit: "N/(m kg)",
             default: ParamDefault::Value(600.0),
             description: "stiffness per kg of reduced mass: the squared natural frequency (rad/s)^2 of every pair, whatever its masses (600 gives Drumwright's kp = 6000 N/m for the 10 kg cube)",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        ParamSpec {
+        kv_per_kg: f64 = ParamSpec {
             name: "kv_per_kg",
             unit: "N s/(m kg)",
             default: ParamDefault::Value(300.0),
             description: "damping per kg of reduced mass (300 gives Drumwright's kv = 3000 N s/m for the 10 kg cube)",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        ParamSpec {
+        ki: f64 = ParamSpec {
             name: "ki",
             unit: "N/m",
             default: ParamDefault::Value(0.0),
             description: "integral gain (Drumwright eq. 3): times I, the pair's depths summed over past steps with the forgetting factor (I in m); 0 is the plain PD method",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        ParamSpec {
+        forgetting: f64 = ParamSpec {
             name: "forgetting",
             unit: "-",
             default: ParamDefault::Value(0.85),
             description: "forgetting factor phi of the integral term, I_t = phi I_(t-1) + d_(t-1), in [0, 1) (Drumwright: 0.8 to 0.9 works)",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::closed_open(0.0, 1.0)),
         },
-    ],
+    }
+}
+
+pub const SPEC: ModelSpec = ModelSpec {
+    name: NAME,
+    summary: "classical penalty: spring-damper (PD, or PID with ki > 0) at the deepest point of each pair of convex pieces, Coulomb sliding friction",
+    params: DeepestPointParams::SPECS,
 };
 
 /// Deepest-point PD penalty with Coulomb sliding friction.
@@ -85,17 +91,15 @@ pub struct DeepestPoint {
 impl DeepestPoint {
     /// `values` in the order of `SPEC.params`.
     pub fn new(values: &[ParamValue]) -> Result<Self, ConfigError> {
-        let value = |v: &ParamValue| v.value().expect("numeric parameters have values");
-        let forgetting = value(&values[5]);
-        check_forgetting(forgetting)?;
+        let p = DeepestPointParams::from_values(values);
         Ok(DeepestPoint {
             values: values.to_vec(),
-            kp: values[0].value(),
-            kv: values[1].value(),
-            kp_per_kg: value(&values[2]),
-            kv_per_kg: value(&values[3]),
-            ki: value(&values[4]),
-            forgetting,
+            kp: p.kp,
+            kv: p.kv,
+            kp_per_kg: p.kp_per_kg,
+            kv_per_kg: p.kv_per_kg,
+            ki: p.ki,
+            forgetting: p.forgetting,
             integral: IntegralMemory::default(),
         })
     }
@@ -158,18 +162,5 @@ impl ContactModel for DeepestPoint {
         if self.ki > 0.0 {
             self.integral.advance(self.forgetting, contacts);
         }
-    }
-}
-
-/// The forgetting factor must lie in [0, 1): at 1 the sum never forgets and grows without bound.
-pub fn check_forgetting(phi: f64) -> Result<(), ConfigError> {
-    if (0.0..1.0).contains(&phi) {
-        Ok(())
-    } else {
-        Err(ConfigError::Invalid {
-            param: "forgetting".into(),
-            value: phi.to_string(),
-            expected: "a number in [0, 1)".into(),
-        })
     }
 }

@@ -39,10 +39,11 @@
 //!   deepest point.
 //!
 //! Sliding friction is Coulomb's (`penalty::sliding_friction`).
+use super::params::model_params;
 use super::penalty::{self, pair_key, PairKey};
 use super::{
     ConfigError, ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind,
-    ParamSpec, ParamValue,
+    ParamSpec, ParamValue, Range,
 };
 use crate::collision::broad::piece_pose;
 use crate::collision::Contact;
@@ -60,60 +61,65 @@ pub const MIN_RESTITUTION: f64 = 1e-3;
 const DAMPING_LAWS: &[&str] = &["exact", "hunt-crossley"];
 const PENETRATIONS: &[&str] = &["depth", "volume"];
 
-pub const SPEC: ModelSpec = ModelSpec {
-    name: NAME,
-    summary: "Hunt-Crossley visco-elastic penalty F = lambda x (1 + c xdot), damping from the restitution and the impact speed (Deguet et al. 1998)",
-    params: &[
-        ParamSpec {
+model_params! {
+    /// Parameters of `hunt-crossley`.
+    pub struct HuntCrossleyParams {
+        stiffness: Option<f64> = ParamSpec {
             name: "stiffness",
             unit: "N/m",
             default: ParamDefault::Derived("stiffness_per_kg * m_pair"),
             description: "lambda, the spring constant; when not given, stiffness_per_kg times the pair's reduced mass",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        ParamSpec {
+        stiffness_per_kg: f64 = ParamSpec {
             name: "stiffness_per_kg",
             unit: "N/(m kg)",
             default: ParamDefault::Value(1e6),
             description: "stiffness per kg of reduced mass: the squared natural frequency (rad/s)^2 of every pair (1e6: 1000 rad/s, contacts last about pi/1000 s; use h <= 1e-4 s or adaptive steps)",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        ParamSpec {
+        restitution: Option<f64> = ParamSpec {
             name: "restitution",
             unit: "-",
             default: ParamDefault::Derived("sqrt(e_a e_b) of the two materials"),
             description: "coefficient of restitution e of every pair, in [0, 1] (values below 1e-3 act as 1e-3)",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::closed(0.0, 1.0)),
         },
-        ParamSpec {
+        damping: &'static str = ParamSpec {
             name: "damping",
             unit: "-",
             default: ParamDefault::Word("exact"),
             description: "how c = mu/lambda follows from e and the impact speed v_i: \"exact\" (zeta(e)/v_i, rebound at exactly e v_i) or \"hunt-crossley\" (1.5 (1 - e)/v_i, Deguet eq. 5)",
             kind: ParamKind::Choice(DAMPING_LAWS),
         },
-        ParamSpec {
+        penetration: &'static str = ParamSpec {
             name: "penetration",
             unit: "-",
             default: ParamDefault::Word("depth"),
             description: "what x measures: \"depth\" of the deepest point (lambda in N/m) or \"volume\" of the intersection of the two pieces (Deguet 3.3, lambda in N/m^3)",
             kind: ParamKind::Choice(PENETRATIONS),
         },
-        ParamSpec {
+        volume_stiffness: Option<f64> = ParamSpec {
             name: "volume_stiffness",
             unit: "N/m^3",
             default: ParamDefault::Derived("stiffness / L^2, L = cube root of the smaller piece's volume"),
             description: "lambda_V of the volume measure: a face of area L^2 pressed in then has the depth stiffness",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        ParamSpec {
+        min_impact_speed: f64 = ParamSpec {
             name: "min_impact_speed",
             unit: "m/s",
             default: ParamDefault::Value(1e-2),
             description: "impact speeds below this count as this (a pair that starts touching at rest would otherwise get infinite damping)",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-    ],
+    }
+}
+
+pub const SPEC: ModelSpec = ModelSpec {
+    name: NAME,
+    summary: "Hunt-Crossley visco-elastic penalty F = lambda x (1 + c xdot), damping from the restitution and the impact speed (Deguet et al. 1998)",
+    params: HuntCrossleyParams::SPECS,
 };
 
 /// The damping laws of the `damping` parameter.
@@ -175,28 +181,19 @@ pub struct HuntCrossley {
 impl HuntCrossley {
     /// `values` in the order of `SPEC.params`.
     pub fn new(values: &[ParamValue]) -> Result<Self, ConfigError> {
-        let restitution = values[2].value();
-        if let Some(e) = restitution {
-            if e > 1.0 {
-                return Err(ConfigError::Invalid {
-                    param: "restitution".into(),
-                    value: e.to_string(),
-                    expected: "a number in [0, 1]".into(),
-                });
-            }
-        }
+        let p = HuntCrossleyParams::from_values(values);
         Ok(HuntCrossley {
             values: values.to_vec(),
-            stiffness: values[0].value(),
-            stiffness_per_kg: values[1].value().expect("stiffness_per_kg has a value"),
-            restitution,
-            law: match values[3].word() {
-                Some("hunt-crossley") => DampingLaw::HuntCrossley,
+            stiffness: p.stiffness,
+            stiffness_per_kg: p.stiffness_per_kg,
+            restitution: p.restitution,
+            law: match p.damping {
+                "hunt-crossley" => DampingLaw::HuntCrossley,
                 _ => DampingLaw::Exact,
             },
-            by_volume: values[4].word() == Some("volume"),
-            volume_stiffness: values[5].value(),
-            min_impact_speed: values[6].value().expect("min_impact_speed has a value"),
+            by_volume: p.penetration == "volume",
+            volume_stiffness: p.volume_stiffness,
+            min_impact_speed: p.min_impact_speed,
             impact_speed: BTreeMap::new(),
         })
     }

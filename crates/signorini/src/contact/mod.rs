@@ -9,6 +9,7 @@ pub mod deepest_point;
 pub mod hunt_crossley;
 pub mod impulse;
 pub mod multi_point;
+pub mod params;
 pub mod peg;
 pub mod penalty;
 pub mod resting;
@@ -17,70 +18,10 @@ pub mod time_stepping;
 
 use crate::collision::Contact;
 use crate::dynamics::{Model, State, Wrench};
-use std::fmt;
-
-/// Default of a model parameter.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ParamDefault {
-    /// A fixed value in the parameter's unit.
-    Value(f64),
-    /// Computed by the model from other parameters, as the expression says.
-    Derived(&'static str),
-    /// One of a choice parameter's words.
-    Word(&'static str),
-    /// A list parameter's default words, in order.
-    Words(&'static [&'static str]),
-}
-
-impl fmt::Display for ParamDefault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ParamDefault::Value(v) => write!(f, "{v}"),
-            ParamDefault::Derived(expr) => f.write_str(expr),
-            ParamDefault::Word(w) => write!(f, "\"{w}\""),
-            ParamDefault::Words(ws) => write!(f, "{ws:?}"),
-        }
-    }
-}
-
-/// What a parameter's value is.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ParamKind {
-    /// A number, at least `min` (inclusive).
-    Number { min: f64 },
-    /// One word among these.
-    Choice(&'static [&'static str]),
-    /// A non-empty list of distinct words among these (an order of preference).
-    List(&'static [&'static str]),
-}
-
-/// A parameter a model accepts in the scene's `[contact]` table.
-#[derive(Clone, Copy, Debug)]
-pub struct ParamSpec {
-    pub name: &'static str,
-    pub unit: &'static str,
-    pub default: ParamDefault,
-    pub description: &'static str,
-    pub kind: ParamKind,
-}
-
-/// A parameter value as written in a scene.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ParamInput {
-    Number(f64),
-    Word(String),
-    List(Vec<String>),
-}
-
-impl fmt::Display for ParamInput {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ParamInput::Number(v) => write!(f, "{v}"),
-            ParamInput::Word(w) => write!(f, "\"{w}\""),
-            ParamInput::List(ws) => write!(f, "{ws:?}"),
-        }
-    }
-}
+pub use params::{
+    named_values, resolve_params, ConfigError, ParamDefault, ParamInput, ParamKind, ParamSpec,
+    ParamValue, Range,
+};
 
 /// A model's name, summary and parameters.
 #[derive(Clone, Copy, Debug)]
@@ -102,77 +43,6 @@ pub fn catalog() -> Vec<ModelSpec> {
         impulse::model::SPEC,
         impulse::hybrid::SPEC,
     ]
-}
-
-/// A parameter value as set: either given or left at its default.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ParamValue {
-    Given(ParamInput),
-    Default(ParamDefault),
-}
-
-impl ParamValue {
-    /// The number in effect, or `None` when the model derives it (or it is not a number).
-    pub fn value(&self) -> Option<f64> {
-        match self {
-            ParamValue::Given(ParamInput::Number(v))
-            | ParamValue::Default(ParamDefault::Value(v)) => Some(*v),
-            _ => None,
-        }
-    }
-
-    /// The word of a choice parameter.
-    pub fn word(&self) -> Option<&str> {
-        match self {
-            ParamValue::Given(ParamInput::Word(w)) => Some(w),
-            ParamValue::Default(ParamDefault::Word(w)) => Some(w),
-            _ => None,
-        }
-    }
-
-    /// The words of a list parameter.
-    pub fn words(&self) -> Vec<&str> {
-        match self {
-            ParamValue::Given(ParamInput::List(ws)) => ws.iter().map(String::as_str).collect(),
-            ParamValue::Given(ParamInput::Word(w)) => vec![w.as_str()],
-            ParamValue::Default(ParamDefault::Words(ws)) => ws.to_vec(),
-            _ => Vec::new(),
-        }
-    }
-
-    pub fn to_json(&self) -> serde_json::Value {
-        match self {
-            ParamValue::Given(ParamInput::Number(v))
-            | ParamValue::Default(ParamDefault::Value(v)) => serde_json::json!(v),
-            ParamValue::Given(ParamInput::Word(w)) => serde_json::json!(w),
-            ParamValue::Default(ParamDefault::Word(w)) => serde_json::json!(w),
-            ParamValue::Given(ParamInput::List(ws)) => serde_json::json!(ws),
-            ParamValue::Default(ParamDefault::Words(ws)) => serde_json::json!(ws),
-            ParamValue::Default(d @ ParamDefault::Derived(_)) => serde_json::json!(d.to_string()),
-        }
-    }
-}
-
-/// Why a model could not be built from the scene's parameters.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ConfigError {
-    #[error("unknown contact model `{name}`; available: {available}")]
-    UnknownModel { name: String, available: String },
-    #[error("model `{model}` has no parameter `{param}`; its parameters: {available}")]
-    UnknownParam {
-        model: String,
-        param: String,
-        available: String,
-    },
-    #[error("parameter `{param}` = {value} is below its minimum {min}")]
-    OutOfRange { param: String, value: f64, min: f64 },
-    #[error("parameter `{param}` = {value} is not {expected}")]
-    Invalid {
-        param: String,
-        value: String,
-        /// What would be accepted, e.g. `one of "a", "b"`.
-        expected: String,
-    },
 }
 
 /// A model failure during a step (a solver that did not converge, say).
@@ -285,19 +155,6 @@ pub fn contact_jacobian_row(
     )
 }
 
-/// Parameter names paired with the values in effect (`values` in the order of `params`), what
-/// `ContactModel::parameters` returns.
-pub fn named_values(
-    params: &[ParamSpec],
-    values: &[ParamValue],
-) -> Vec<(&'static str, ParamValue)> {
-    params
-        .iter()
-        .map(|p| p.name)
-        .zip(values.iter().cloned())
-        .collect()
-}
-
 /// Build the model `name` with `params` (name, value) from the scene; absent ones take defaults.
 pub fn build(
     name: &str,
@@ -328,78 +185,4 @@ pub fn build(
         impulse::hybrid::NAME => Box::new(impulse::hybrid::Hybrid::new(&values)?),
         _ => unreachable!("every catalogued model is buildable"),
     })
-}
-
-/// Match given parameters against a spec: every given name must exist and be in range.
-pub fn resolve_params(
-    spec: &ModelSpec,
-    params: &[(String, ParamInput)],
-) -> Result<Vec<ParamValue>, ConfigError> {
-    for (name, value) in params {
-        let Some(p) = spec.params.iter().find(|p| p.name == name) else {
-            return Err(ConfigError::UnknownParam {
-                model: spec.name.to_string(),
-                param: name.clone(),
-                available: spec
-                    .params
-                    .iter()
-                    .map(|p| p.name)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        };
-        check_param(p, value)?;
-    }
-    Ok(spec
-        .params
-        .iter()
-        .map(|p| match params.iter().rev().find(|(n, _)| n == p.name) {
-            Some((_, v)) => ParamValue::Given(v.clone()),
-            None => ParamValue::Default(p.default),
-        })
-        .collect())
-}
-
-/// Does `value` fit the parameter's kind?
-fn check_param(p: &ParamSpec, value: &ParamInput) -> Result<(), ConfigError> {
-    let quoted = |ws: &[&str]| {
-        ws.iter()
-            .map(|w| format!("\"{w}\""))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let invalid = |expected: String| ConfigError::Invalid {
-        param: p.name.to_string(),
-        value: value.to_string(),
-        expected,
-    };
-    match (p.kind, value) {
-        (ParamKind::Number { min }, ParamInput::Number(v)) => {
-            if !(*v >= min) || !v.is_finite() {
-                return Err(ConfigError::OutOfRange {
-                    param: p.name.to_string(),
-                    value: *v,
-                    min,
-                });
-            }
-        }
-        (ParamKind::Number { .. }, _) => return Err(invalid("a number".into())),
-        (ParamKind::Choice(words), ParamInput::Word(w)) if words.contains(&w.as_str()) => {}
-        (ParamKind::Choice(words), _) => {
-            return Err(invalid(format!("one of {}", quoted(words))));
-        }
-        // A single word is a list of one.
-        (ParamKind::List(words), ParamInput::Word(w)) if words.contains(&w.as_str()) => {}
-        (ParamKind::List(words), ParamInput::List(ws))
-            if !ws.is_empty()
-                && ws.iter().all(|w| words.contains(&w.as_str()))
-                && ws.iter().enumerate().all(|(i, w)| !ws[..i].contains(w)) => {}
-        (ParamKind::List(words), _) => {
-            return Err(invalid(format!(
-                "a non-empty list of distinct words among {}",
-                quoted(words)
-            )));
-        }
-    }
-    Ok(())
 }

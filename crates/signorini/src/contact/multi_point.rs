@@ -42,10 +42,11 @@
 //! deepest point (r = 1) with the same PID law and friction. The default gains are Drumwright's:
 //! k_p = 100 (m₁ + m₂), k_v = 50 (m₁ + m₂), k_i = 2 (m₁ + m₂), m the masses of the pair's dynamic
 //! bodies (a fixed body adds nothing).
+use super::params::model_params;
 use super::penalty::{self, pair_key, IntegralMemory, PairKey};
 use super::{
     ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind, ParamSpec,
-    ParamValue,
+    ParamValue, Range,
 };
 use crate::collision::Contact;
 use crate::dynamics::{Model, State, Wrench};
@@ -56,81 +57,86 @@ use std::collections::BTreeMap;
 
 pub const NAME: &str = "multi-point";
 
-pub const SPEC: ModelSpec = ModelSpec {
-    name: NAME,
-    summary: "Drumwright's multi-point PID penalty: springs at the bottom of the intersection volume, forces normalized by their number, integral term with forgetting factor, static friction by a tangential spring",
-    params: &[
-        ParamSpec {
+model_params! {
+    /// Parameters of `multi-point`.
+    pub struct MultiPointParams {
+        kp: Option<f64> = ParamSpec {
             name: "kp",
             unit: "N/m",
             default: ParamDefault::Derived("kp_per_kg * (m_a + m_b)"),
             description: "proportional gain; when not given, kp_per_kg times the summed mass of the pair's dynamic bodies",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        ParamSpec {
+        kv: Option<f64> = ParamSpec {
             name: "kv",
             unit: "N s/m",
             default: ParamDefault::Derived("kv_per_kg * (m_a + m_b)"),
             description: "derivative (damping) gain",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        ParamSpec {
+        ki: Option<f64> = ParamSpec {
             name: "ki",
             unit: "N/m",
             default: ParamDefault::Derived("ki_per_kg * (m_a + m_b)"),
             description: "integral gain, times I (m): the pair's largest depth summed over past steps with the forgetting factor",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        ParamSpec {
+        kp_per_kg: f64 = ParamSpec {
             name: "kp_per_kg",
             unit: "N/(m kg)",
             default: ParamDefault::Value(100.0),
             description: "kp per kg of the pair's dynamic mass (Drumwright: 100)",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        ParamSpec {
+        kv_per_kg: f64 = ParamSpec {
             name: "kv_per_kg",
             unit: "N s/(m kg)",
             default: ParamDefault::Value(50.0),
             description: "kv per kg of the pair's dynamic mass (Drumwright: 50)",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        ParamSpec {
+        ki_per_kg: f64 = ParamSpec {
             name: "ki_per_kg",
             unit: "N/(m kg)",
             default: ParamDefault::Value(2.0),
             description: "ki per kg of the pair's dynamic mass (Drumwright: 2)",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        ParamSpec {
+        forgetting: f64 = ParamSpec {
             name: "forgetting",
             unit: "-",
             default: ParamDefault::Value(0.85),
             description: "forgetting factor phi of the integral term, in [0, 1) (Drumwright: 0.8 to 0.9 works)",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::closed_open(0.0, 1.0)),
         },
-        ParamSpec {
+        bottom: &'static str = ParamSpec {
             name: "bottom",
             unit: "-",
             default: ParamDefault::Word("incremental"),
             description: "how the bottom points are found: \"incremental\" (Drumwright's O(N log N) procedure on the points, section III-A; may keep a few upper points) or \"exact\" (the vertices of the intersection's faces that face away from B)",
             kind: ParamKind::Choice(&["incremental", "exact"]),
         },
-        ParamSpec {
+        friction_stiffness: Option<f64> = ParamSpec {
             name: "friction_stiffness",
             unit: "N/m",
             default: ParamDefault::Derived("kp"),
             description: "k_t of the tangential (static friction) spring",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        ParamSpec {
+        friction_damping: Option<f64> = ParamSpec {
             name: "friction_damping",
             unit: "N s/m",
             default: ParamDefault::Derived("2 sqrt(friction_stiffness * m_pair)"),
             description: "d_t of the tangential (static friction) damper; the default damps the pair's tangential spring critically (m_pair its reduced mass)",
-            kind: ParamKind::Number { min: 0.0 },
+            kind: ParamKind::Number(Range::at_least(0.0)),
         },
-    ],
+    }
+}
+
+pub const SPEC: ModelSpec = ModelSpec {
+    name: NAME,
+    summary: "Drumwright's multi-point PID penalty: springs at the bottom of the intersection volume, forces normalized by their number, integral term with forgetting factor, static friction by a tangential spring",
+    params: MultiPointParams::SPECS,
 };
 
 /// Gains of one pair.
@@ -185,19 +191,17 @@ pub struct MultiPoint {
 impl MultiPoint {
     /// `values` in the order of `SPEC.params`.
     pub fn new(values: &[ParamValue]) -> Result<Self, super::ConfigError> {
-        let value = |i: usize| values[i].value().expect("numeric parameters have values");
-        let forgetting = value(6);
-        super::deepest_point::check_forgetting(forgetting)?;
+        let p = MultiPointParams::from_values(values);
         Ok(MultiPoint {
             values: values.to_vec(),
-            kp: values[0].value(),
-            kv: values[1].value(),
-            ki: values[2].value(),
-            per_kg: [value(3), value(4), value(5)],
-            forgetting,
-            exact_bottom: values[7].word() == Some("exact"),
-            kt: values[8].value(),
-            dt: values[9].value(),
+            kp: p.kp,
+            kv: p.kv,
+            ki: p.ki,
+            per_kg: [p.kp_per_kg, p.kv_per_kg, p.ki_per_kg],
+            forgetting: p.forgetting,
+            exact_bottom: p.bottom == "exact",
+            kt: p.friction_stiffness,
+            dt: p.friction_damping,
             integral: IntegralMemory::default(),
             springs: BTreeMap::new(),
         })

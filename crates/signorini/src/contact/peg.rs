@@ -65,10 +65,11 @@
 //! edge pairs within reach (1700 constraints, an LCP of 18,000 rows that Lemke cannot finish);
 //! with T = h a corner the impulse swings down is found by the next pass, whose detection sweeps
 //! the solve's velocities, and held by the implicit re-linearization (`contact_forces`).
+use super::params::model_params;
 use super::time_stepping::{self, SolverChain};
 use super::{
     cone, contact_jacobian_row, ConfigError, ContactError, ContactModel, ModelSpec, ModelStats,
-    ParamDefault, ParamKind, ParamSpec, ParamValue,
+    ParamDefault, ParamKind, ParamSpec, ParamValue, Range,
 };
 use crate::collision::potential::{
     self, feature_gap, release_gap, GroupKey, PotentialParams, PotentialSet,
@@ -100,80 +101,85 @@ pub const TRAP_DEPTH: f64 = 1e-9;
 /// overlaps; 1.5 keeps them, with the sweep's largest one-step energy gain unchanged.
 pub const PASS_ENERGY_RATIO: f64 = 1.5;
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "activation_distance",
-        unit: "m",
-        default: ParamDefault::Derived(
+model_params! {
+    /// Parameters of `peg`.
+    pub struct PegParams {
+        activation_distance: Option<f64> = ParamSpec {
+            name: "activation_distance",
+            unit: "m",
+            default: ParamDefault::Derived(
             "features swept over T = h with their relative velocity, margin simulation.activation_distance + T^2 (|w_a|^2 r_a + |w_b|^2 r_b + |g|) / 2",
-        ),
-        description: "feature pairs closer than this are potential contacts (no sweep when given); the default sweeps each feature over its free motion in one step (r_i: body i's bounding radius about its centre of mass)",
-        kind: ParamKind::Number { min: 0.0 },
-    },
-    ParamSpec {
-        name: "applicability_angle",
-        unit: "rad",
-        default: ParamDefault::Value(0.2),
-        description: "theta of the relaxed applicability eps = sin(theta) (PEG eqs 29-31): feature pairs that a turn of theta within a step would make able to touch count as potential contacts",
-        kind: ParamKind::Number { min: 0.0 },
-    },
-    ParamSpec {
-        name: "parallel_angle",
-        unit: "rad",
-        default: ParamDefault::Value(1e-3),
-        description: "edges closer to parallel than this give no edge-edge contact (their endpoints' vertex constraints hold them)",
-        kind: ParamKind::Number { min: 0.0 },
-    },
-    ParamSpec {
-        name: "gap_prediction",
-        unit: "-",
-        default: ParamDefault::Word("implicit"),
-        description: "end-of-step gap: \"linear\" psi + h G nu (PEG eq. 6 truncated after the linear term, as the paper's experiments); \"free-motion\" the exact gap of each feature pair after one free step, linearized about it (eq. 6 to higher order); \"implicit\" as free-motion, then each further pass linearizes about the pose the previous pass's velocities lead to (a Newton iteration on the exact end-of-step gaps: the turn a contact impulse gives a body no longer drives its corners into faces)",
-        kind: ParamKind::Choice(&["implicit", "free-motion", "linear"]),
-    },
-    ParamSpec {
-        name: "friction",
-        unit: "-",
-        default: ParamDefault::Word("coulomb"),
-        description: "\"coulomb\": a polyhedral Coulomb cone on every force-carrying contact, with the materials' coefficients; \"none\": frictionless, as in the paper",
-        kind: ParamKind::Choice(&["coulomb", "none"]),
-    },
-    ParamSpec {
-        name: "max_rows",
-        unit: "-",
-        default: ParamDefault::Value(1250.0),
-        description: "largest subproblem (rows of the LCP in p, beta, sigma, c) a step may pose; beyond it the step stops with a diagnosis instead of running dense Lemke for minutes (the box stack's 1100 rows take 0.05-0.25 s a step; on the pour scene 1456 rows did not finish in 5 minutes and a spinning body brought 18,000). Fast spinning bodies bring nearly every feature pair within reach",
-        kind: ParamKind::Number { min: 1.0 },
-    },
-    time_stepping::FRICTION_DIRECTIONS,
-    time_stepping::SOLVERS,
-    time_stepping::TOLERANCE,
-    time_stepping::MAX_ITERATIONS,
-    time_stepping::MAX_PIVOTS,
-    time_stepping::RELAXATION,
-    time_stepping::ON_FAILURE,
-    ParamSpec {
-        name: "passes",
-        unit: "-",
-        default: ParamDefault::Value(4.0),
-        description: "most detection + solve passes per step; a further pass runs only when the last pass's velocities bring new potential contacts within reach or leave a constraint's exact end-of-step gap below -gap_tolerance",
-        kind: ParamKind::Number { min: 1.0 },
-    },
-    ParamSpec {
-        name: "gap_tolerance",
-        unit: "m",
-        default: ParamDefault::Value(1e-7),
-        description: "a constraint whose members all end the step (at the pose the pass's velocities lead to, exact geometry) deeper than this calls for another pass",
-        kind: ParamKind::Number { min: 0.0 },
-    },
-    ParamSpec {
-        name: "recovery_depth",
-        unit: "m",
-        default: ParamDefault::Value(1e-5),
-        description: "a polytope pair that the narrow phase finds overlapping deeper than this also gets its standard (narrow-phase) contacts as unilateral constraints, which push the pieces apart; PEG's groups alone hold what they see, not an overlap that an unseen feature pair let in",
-        kind: ParamKind::Number { min: 0.0 },
-    },
-];
+            ),
+            description: "feature pairs closer than this are potential contacts (no sweep when given); the default sweeps each feature over its free motion in one step (r_i: body i's bounding radius about its centre of mass)",
+            kind: ParamKind::Number(Range::at_least(0.0)),
+        },
+        applicability_angle: f64 = ParamSpec {
+            name: "applicability_angle",
+            unit: "rad",
+            default: ParamDefault::Value(0.2),
+            description: "theta of the relaxed applicability eps = sin(theta) (PEG eqs 29-31): feature pairs that a turn of theta within a step would make able to touch count as potential contacts",
+            kind: ParamKind::Number(Range::closed(0.0, std::f64::consts::FRAC_PI_2)),
+        },
+        parallel_angle: f64 = ParamSpec {
+            name: "parallel_angle",
+            unit: "rad",
+            default: ParamDefault::Value(1e-3),
+            description: "edges closer to parallel than this give no edge-edge contact (their endpoints' vertex constraints hold them)",
+            kind: ParamKind::Number(Range::closed(0.0, std::f64::consts::FRAC_PI_2)),
+        },
+        gap_prediction: &'static str = ParamSpec {
+            name: "gap_prediction",
+            unit: "-",
+            default: ParamDefault::Word("implicit"),
+            description: "end-of-step gap: \"linear\" psi + h G nu (PEG eq. 6 truncated after the linear term, as the paper's experiments); \"free-motion\" the exact gap of each feature pair after one free step, linearized about it (eq. 6 to higher order); \"implicit\" as free-motion, then each further pass linearizes about the pose the previous pass's velocities lead to (a Newton iteration on the exact end-of-step gaps: the turn a contact impulse gives a body no longer drives its corners into faces)",
+            kind: ParamKind::Choice(&["implicit", "free-motion", "linear"]),
+        },
+        friction: &'static str = ParamSpec {
+            name: "friction",
+            unit: "-",
+            default: ParamDefault::Word("coulomb"),
+            description: "\"coulomb\": a polyhedral Coulomb cone on every force-carrying contact, with the materials' coefficients; \"none\": frictionless, as in the paper",
+            kind: ParamKind::Choice(&["coulomb", "none"]),
+        },
+        max_rows: usize = ParamSpec {
+            name: "max_rows",
+            unit: "-",
+            default: ParamDefault::Value(1250.0),
+            description: "largest subproblem (rows of the LCP in p, beta, sigma, c) a step may pose; beyond it the step stops with a diagnosis instead of running dense Lemke for minutes (the box stack's 1100 rows take 0.05-0.25 s a step; on the pour scene 1456 rows did not finish in 5 minutes and a spinning body brought 18,000). Fast spinning bodies bring nearly every feature pair within reach",
+            kind: ParamKind::Number(Range::at_least(1.0).integer()),
+        },
+        friction_directions: usize = time_stepping::FRICTION_DIRECTIONS,
+        solvers: Vec<&'static str> = time_stepping::SOLVERS,
+        tolerance: f64 = time_stepping::TOLERANCE,
+        max_iterations: usize = time_stepping::MAX_ITERATIONS,
+        max_pivots: Option<usize> = time_stepping::MAX_PIVOTS,
+        relaxation: f64 = time_stepping::RELAXATION,
+        on_failure: &'static str = time_stepping::ON_FAILURE,
+        passes: usize = ParamSpec {
+            name: "passes",
+            unit: "-",
+            default: ParamDefault::Value(4.0),
+            description: "most detection + solve passes per step; a further pass runs only when the last pass's velocities bring new potential contacts within reach or leave a constraint's exact end-of-step gap below -gap_tolerance",
+            kind: ParamKind::Number(Range::at_least(1.0).integer()),
+        },
+        gap_tolerance: f64 = ParamSpec {
+            name: "gap_tolerance",
+            unit: "m",
+            default: ParamDefault::Value(1e-7),
+            description: "a constraint whose members all end the step (at the pose the pass's velocities lead to, exact geometry) deeper than this calls for another pass",
+            kind: ParamKind::Number(Range::at_least(0.0)),
+        },
+        recovery_depth: f64 = ParamSpec {
+            name: "recovery_depth",
+            unit: "m",
+            default: ParamDefault::Value(1e-5),
+            description: "a polytope pair that the narrow phase finds overlapping deeper than this also gets its standard (narrow-phase) contacts as unilateral constraints, which push the pieces apart; PEG's groups alone hold what they see, not an overlap that an unseen feature pair let in",
+            kind: ParamKind::Number(Range::at_least(0.0)),
+        },
+    }
+}
+
+const PARAMS: &[ParamSpec] = PegParams::SPECS;
 
 pub const SPEC: ModelSpec = ModelSpec {
     name: NAME,
@@ -266,50 +272,21 @@ pub struct Peg {
 impl Peg {
     /// `values` in the order of the spec's parameters.
     pub fn new(values: &[ParamValue]) -> Result<Self, ConfigError> {
-        let number = |i: usize| values[i].value();
-        let k = number(6).expect("friction_directions has a value");
-        for (name, i) in [("friction_directions", 6), ("passes", 13)] {
-            let x = number(i).expect("an integer parameter has a value");
-            if x.fract() != 0.0 {
-                return Err(ConfigError::Invalid {
-                    param: name.into(),
-                    value: x.to_string(),
-                    expected: "an integer".into(),
-                });
-            }
-        }
-        let theta = number(1).expect("applicability_angle has a value");
-        let parallel = number(2).expect("parallel_angle has a value");
-        for (name, angle) in [("applicability_angle", theta), ("parallel_angle", parallel)] {
-            if angle > std::f64::consts::FRAC_PI_2 {
-                return Err(ConfigError::Invalid {
-                    param: name.into(),
-                    value: angle.to_string(),
-                    expected: "an angle in [0, pi/2] rad".into(),
-                });
-            }
-        }
+        let p = PegParams::from_values(values);
         Ok(Peg {
             values: values.to_vec(),
-            activation_distance: number(0),
-            applicability_angle: theta,
-            parallel_sine: parallel.sin(),
-            predict: values[3].word() != Some("linear"),
-            implicit: values[3].word() == Some("implicit"),
-            passes: number(13).expect("passes has a value") as usize,
-            gap_tolerance: number(14).expect("gap_tolerance has a value"),
-            recovery_depth: number(15).expect("recovery_depth has a value"),
-            frictional: values[4].word() == Some("coulomb"),
-            max_rows: number(5).expect("max_rows has a value") as usize,
-            directions: k as usize,
-            solvers: SolverChain::new(
-                &values[7].words(),
-                number(8).expect("tolerance has a value"),
-                number(9).expect("max_iterations has a value"),
-                number(10),
-                number(11).expect("relaxation has a value"),
-                values[12].word(),
-            )?,
+            activation_distance: p.activation_distance,
+            applicability_angle: p.applicability_angle,
+            parallel_sine: p.parallel_angle.sin(),
+            predict: p.gap_prediction != "linear",
+            implicit: p.gap_prediction == "implicit",
+            passes: p.passes,
+            gap_tolerance: p.gap_tolerance,
+            recovery_depth: p.recovery_depth,
+            frictional: p.friction == "coulomb",
+            max_rows: p.max_rows,
+            directions: p.friction_directions,
+            solvers: time_stepping::solver_chain!(p)?,
             radii: Vec::new(),
             covered: Vec::new(),
             potential: PotentialSet::default(),
@@ -321,11 +298,7 @@ impl Peg {
 
     /// The model with every parameter at its default.
     pub fn with_defaults() -> Self {
-        let values: Vec<ParamValue> = PARAMS
-            .iter()
-            .map(|p| ParamValue::Default(p.default))
-            .collect();
-        Peg::new(&values).expect("defaults are valid")
+        Peg::new(&PegParams::defaults()).expect("defaults are valid")
     }
 
     /// What the last step's subproblem held.

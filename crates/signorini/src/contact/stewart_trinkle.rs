@@ -42,6 +42,7 @@
 //! in the problem, so a body approaching fast enters by up to |v| h before it is stopped;
 //! `anticipating` puts every contact with ψ below the activation distance, so the ψ/h term stops
 //! the approach exactly at contact.
+use super::params::model_params;
 use super::time_stepping::{self, SolverChain};
 use super::{cone, ModelSpec};
 use super::{
@@ -59,23 +60,28 @@ use std::collections::HashMap;
 pub const NAME_STEWART_TRINKLE: &str = "stewart-trinkle";
 pub const NAME_ANITESCU_POTRA: &str = "anitescu-potra";
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "activation",
-        unit: "-",
-        default: ParamDefault::Word("anticipating"),
-        description: "which contacts enter the problem: \"anticipating\" (Nguyen-Trinkle type 2: every contact with gap below activation_distance) or \"penetrating\" (type 1: only contacts with gap < 0)",
-        kind: ParamKind::Choice(&["anticipating", "penetrating"]),
-    },
-    time_stepping::ACTIVATION_DISTANCE,
-    time_stepping::FRICTION_DIRECTIONS,
-    time_stepping::SOLVERS,
-    time_stepping::TOLERANCE,
-    time_stepping::MAX_ITERATIONS,
-    time_stepping::MAX_PIVOTS,
-    time_stepping::RELAXATION,
-    time_stepping::ON_FAILURE,
-];
+model_params! {
+    /// Parameters of `stewart-trinkle` and `anitescu-potra`.
+    pub struct TimeSteppingParams {
+        activation: &'static str = ParamSpec {
+            name: "activation",
+            unit: "-",
+            default: ParamDefault::Word("anticipating"),
+            description: "which contacts enter the problem: \"anticipating\" (Nguyen-Trinkle type 2: every contact with gap below activation_distance) or \"penetrating\" (type 1: only contacts with gap < 0)",
+            kind: ParamKind::Choice(&["anticipating", "penetrating"]),
+        },
+        activation_distance: Option<f64> = time_stepping::ACTIVATION_DISTANCE,
+        friction_directions: usize = time_stepping::FRICTION_DIRECTIONS,
+        solvers: Vec<&'static str> = time_stepping::SOLVERS,
+        tolerance: f64 = time_stepping::TOLERANCE,
+        max_iterations: usize = time_stepping::MAX_ITERATIONS,
+        max_pivots: Option<usize> = time_stepping::MAX_PIVOTS,
+        relaxation: f64 = time_stepping::RELAXATION,
+        on_failure: &'static str = time_stepping::ON_FAILURE,
+    }
+}
+
+const PARAMS: &[ParamSpec] = TimeSteppingParams::SPECS;
 
 pub const SPEC_STEWART_TRINKLE: ModelSpec = ModelSpec {
     name: NAME_STEWART_TRINKLE,
@@ -129,29 +135,14 @@ pub struct TimeStepping {
 impl TimeStepping {
     /// `values` in the order of `PARAMS`.
     pub fn new(formulation: Formulation, values: &[ParamValue]) -> Result<Self, ConfigError> {
-        let number = |i: usize| values[i].value();
-        let k = number(2).expect("friction_directions has a value");
-        if k.fract() != 0.0 {
-            return Err(ConfigError::Invalid {
-                param: "friction_directions".into(),
-                value: k.to_string(),
-                expected: "an integer".into(),
-            });
-        }
+        let p = TimeSteppingParams::from_values(values);
         Ok(TimeStepping {
             formulation,
             values: values.to_vec(),
-            anticipating: values[0].word() == Some("anticipating"),
-            activation_distance: number(1),
-            directions: k as usize,
-            solvers: SolverChain::new(
-                &values[3].words(),
-                number(4).expect("tolerance has a value"),
-                number(5).expect("max_iterations has a value"),
-                number(6),
-                number(7).expect("relaxation has a value"),
-                values[8].word(),
-            )?,
+            anticipating: p.activation == "anticipating",
+            activation_distance: p.activation_distance,
+            directions: p.friction_directions,
+            solvers: time_stepping::solver_chain!(p)?,
             radii: Vec::new(),
             previous: HashMap::new(),
         })

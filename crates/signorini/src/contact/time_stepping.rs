@@ -2,7 +2,7 @@
 //! parameters they have in common, the anticipating activation distance, the free velocity of
 //! semi-implicit Euler, and the solver fallback chain. The PEG paper's experiments (§6) ran "the
 //! same time stepper" with two contact models; this module is that time stepper's common part.
-use super::{ConfigError, ContactError, ParamDefault, ParamKind, ParamSpec, SolveReport};
+use super::{ConfigError, ContactError, ParamDefault, ParamKind, ParamSpec, Range, SolveReport};
 use crate::dynamics::integrate::accelerations;
 use crate::dynamics::{Model, State, Wrench};
 use crate::solvers::{self, Options, Problem, Solver};
@@ -19,7 +19,7 @@ pub const ACTIVATION_DISTANCE: ParamSpec = ParamSpec {
         "simulation.activation_distance + 4 h max_i(|v_i| + |w_i| r_i + h |g|)",
     ),
     description: "contacts closer than this are detected; the default covers any pair's approach over one step with a factor 2 (r_i: body i's bounding radius about its centre of mass)",
-    kind: ParamKind::Number { min: 0.0 },
+    kind: ParamKind::Number(Range::at_least(0.0)),
 };
 
 pub const FRICTION_DIRECTIONS: ParamSpec = ParamSpec {
@@ -28,7 +28,7 @@ pub const FRICTION_DIRECTIONS: ParamSpec = ParamSpec {
     default: ParamDefault::Value(4.0),
     description:
         "k, the number of tangent directions of the polyhedral friction cone (an integer >= 3)",
-    kind: ParamKind::Number { min: 3.0 },
+    kind: ParamKind::Number(Range::at_least(3.0).integer()),
 };
 
 pub const SOLVERS: ParamSpec = ParamSpec {
@@ -44,7 +44,7 @@ pub const TOLERANCE: ParamSpec = ParamSpec {
     unit: "-",
     default: ParamDefault::Value(1e-8),
     description: "a solve succeeds when ||min(z, Mz + q)||_inf / ||q||_inf is at most this",
-    kind: ParamKind::Number { min: 0.0 },
+    kind: ParamKind::Number(Range::at_least(0.0)),
 };
 
 pub const MAX_ITERATIONS: ParamSpec = ParamSpec {
@@ -52,7 +52,7 @@ pub const MAX_ITERATIONS: ParamSpec = ParamSpec {
     unit: "-",
     default: ParamDefault::Value(500.0),
     description: "iteration limit of the iterative solvers (PGS sweeps, Newton iterations)",
-    kind: ParamKind::Number { min: 1.0 },
+    kind: ParamKind::Number(Range::at_least(1.0).integer()),
 };
 
 pub const MAX_PIVOTS: ParamSpec = ParamSpec {
@@ -60,7 +60,7 @@ pub const MAX_PIVOTS: ParamSpec = ParamSpec {
     unit: "-",
     default: ParamDefault::Derived("100 + 20 n for a problem of n rows"),
     description: "pivot limit of Lemke's method",
-    kind: ParamKind::Number { min: 1.0 },
+    kind: ParamKind::Number(Range::at_least(1.0).integer()),
 };
 
 pub const RELAXATION: ParamSpec = ParamSpec {
@@ -68,7 +68,7 @@ pub const RELAXATION: ParamSpec = ParamSpec {
     unit: "-",
     default: ParamDefault::Value(1.0),
     description: "over-relaxation factor of PGS, in (0, 2)",
-    kind: ParamKind::Number { min: 0.0 },
+    kind: ParamKind::Number(Range::open(0.0, 2.0)),
 };
 
 pub const ON_FAILURE: ParamSpec = ParamSpec {
@@ -137,6 +137,22 @@ pub fn free_velocity(model: &Model, state: &State, h: f64, applied: &[Wrench]) -
     nu_free
 }
 
+/// The [`SolverChain`] of a model's typed parameters that carry the time stepper's solver fields
+/// (`solvers`, `tolerance`, `max_iterations`, `max_pivots`, `relaxation`, `on_failure`).
+macro_rules! solver_chain {
+    ($p:expr) => {
+        $crate::contact::time_stepping::SolverChain::new(
+            &$p.solvers,
+            $p.tolerance,
+            $p.max_iterations,
+            $p.max_pivots,
+            $p.relaxation,
+            $p.on_failure,
+        )
+    };
+}
+pub(crate) use solver_chain;
+
 /// The solvers of a time-stepping model, tried in order until one meets the tolerance.
 pub struct SolverChain {
     solvers: Vec<Box<dyn Solver>>,
@@ -151,10 +167,10 @@ impl SolverChain {
     pub fn new(
         solver_names: &[&str],
         tolerance: f64,
-        max_iterations: f64,
-        max_pivots: Option<f64>,
+        max_iterations: usize,
+        max_pivots: Option<usize>,
         relaxation: f64,
-        on_failure: Option<&str>,
+        on_failure: &str,
     ) -> Result<Self, ConfigError> {
         let mut solver_list = Vec::new();
         for name in solver_names {
@@ -168,12 +184,12 @@ impl SolverChain {
             solvers: solver_list,
             options: Options {
                 tolerance,
-                max_iterations: max_iterations as usize,
+                max_iterations,
                 max_pivots: 0,
                 relaxation,
             },
-            max_pivots: max_pivots.map(|v| v as usize),
-            stop_on_failure: on_failure == Some("stop"),
+            max_pivots,
+            stop_on_failure: on_failure == "stop",
         })
     }
 

@@ -229,7 +229,8 @@ fn validate_contact(
                 ConfigError::UnknownParam { available, .. } => {
                     format!("parameters of `{}`: {available}", spec.name)
                 }
-                ConfigError::OutOfRange { min, .. } => format!("give a value >= {min}"),
+                ConfigError::OutOfRange { range, .. } if range.integer => format!("give {range}"),
+                ConfigError::OutOfRange { range, .. } => format!("give a value {range}"),
                 ConfigError::Invalid { expected, .. } => format!("write {expected}"),
                 ConfigError::UnknownModel { .. } => String::new(),
             };

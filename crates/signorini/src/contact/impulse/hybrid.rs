@@ -30,9 +30,9 @@
 //! `end_step`, as every model's memory does.
 use super::law::{IntegrationOptions, Law};
 use super::model::{
-    check_distances, integer, unresolved_error, CONTACT_DISTANCE_PARAM, LAW_PARAM,
-    MAX_SUBSTEPS_PARAM, MAX_SWEEPS_PARAM, MAX_TOI_ITERATIONS_PARAM, ON_UNRESOLVED_PARAM,
-    PRIORITY_PARAM, TOI_PARAM, TOI_TOLERANCE_PARAM,
+    check_distances, unresolved_error, CONTACT_DISTANCE_PARAM, LAW_PARAM, MAX_SUBSTEPS_PARAM,
+    MAX_SWEEPS_PARAM, MAX_TOI_ITERATIONS_PARAM, ON_UNRESOLVED_PARAM, PRIORITY_PARAM, TOI_PARAM,
+    TOI_TOLERANCE_PARAM,
 };
 use super::sequential::{
     self, normal_velocity, pair_restitution, ImpactPoint, Priority, Response, SequentialOptions,
@@ -40,9 +40,10 @@ use super::sequential::{
 use super::{default_activation, ImpulseReport, ImpulseStages, LoopSettings, LoopVariant, Stage};
 use crate::collision::Contact;
 use crate::contact::multi_point::{self, MultiPoint};
+use crate::contact::params::model_params;
 use crate::contact::{
     ConfigError, ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind,
-    ParamSpec, ParamValue,
+    ParamSpec, ParamValue, Range,
 };
 use crate::dynamics::{Model, State, Wrench};
 use glam::DVec3;
@@ -53,35 +54,39 @@ pub const NAME: &str = "hybrid";
 /// Parameters of the hybrid's own, before the multi-point penalty's.
 const OWN: usize = 10;
 
-const PARAMS: &[ParamSpec] = &[
-    LAW_PARAM,
-    ParamSpec {
-        name: "velocity_threshold",
-        unit: "m/s",
-        default: ParamDefault::Value(1e-6),
-        description: "epsilon of fig. 2: a pair not yet resting impacts when a touching point approaches faster than this; near zero, since resting pairs stay resting whatever their velocity",
-        kind: ParamKind::Number { min: 0.0 },
-    },
-    PRIORITY_PARAM,
-    TOI_PARAM,
-    CONTACT_DISTANCE_PARAM,
-    TOI_TOLERANCE_PARAM,
-    MAX_SWEEPS_PARAM,
-    MAX_SUBSTEPS_PARAM,
-    MAX_TOI_ITERATIONS_PARAM,
-    ON_UNRESOLVED_PARAM,
-    // The multi-point penalty's parameters, in its order (`multi_point::SPEC`).
-    multi_point::SPEC.params[0],
-    multi_point::SPEC.params[1],
-    multi_point::SPEC.params[2],
-    multi_point::SPEC.params[3],
-    multi_point::SPEC.params[4],
-    multi_point::SPEC.params[5],
-    multi_point::SPEC.params[6],
-    multi_point::SPEC.params[7],
-    multi_point::SPEC.params[8],
-    multi_point::SPEC.params[9],
-];
+model_params! {
+    /// Parameters of `hybrid`: its own, then the multi-point penalty's (`multi_point::SPEC`), in its order.
+    pub struct HybridParams {
+        law: &'static str = LAW_PARAM,
+        velocity_threshold: f64 = ParamSpec {
+            name: "velocity_threshold",
+            unit: "m/s",
+            default: ParamDefault::Value(1e-6),
+            description: "epsilon of fig. 2: a pair not yet resting impacts when a touching point approaches faster than this; near zero, since resting pairs stay resting whatever their velocity",
+            kind: ParamKind::Number(Range::at_least(0.0)),
+        },
+        priority: &'static str = PRIORITY_PARAM,
+        time_of_impact: &'static str = TOI_PARAM,
+        contact_distance: f64 = CONTACT_DISTANCE_PARAM,
+        toi_tolerance: f64 = TOI_TOLERANCE_PARAM,
+        max_sweeps: usize = MAX_SWEEPS_PARAM,
+        max_substeps: usize = MAX_SUBSTEPS_PARAM,
+        max_toi_iterations: usize = MAX_TOI_ITERATIONS_PARAM,
+        on_unresolved: &'static str = ON_UNRESOLVED_PARAM,
+        kp: Option<f64> = multi_point::SPEC.params[0],
+        kv: Option<f64> = multi_point::SPEC.params[1],
+        ki: Option<f64> = multi_point::SPEC.params[2],
+        kp_per_kg: f64 = multi_point::SPEC.params[3],
+        kv_per_kg: f64 = multi_point::SPEC.params[4],
+        ki_per_kg: f64 = multi_point::SPEC.params[5],
+        forgetting: f64 = multi_point::SPEC.params[6],
+        bottom: &'static str = multi_point::SPEC.params[7],
+        friction_stiffness: Option<f64> = multi_point::SPEC.params[8],
+        friction_damping: Option<f64> = multi_point::SPEC.params[9],
+    }
+}
+
+const PARAMS: &[ParamSpec] = HybridParams::SPECS;
 
 // Every multi-point parameter is listed above (a parameter added there must be added here).
 const _: () = assert!(PARAMS.len() == OWN + multi_point::SPEC.params.len());
@@ -158,28 +163,27 @@ pub struct Hybrid {
 impl Hybrid {
     /// `values` in the order of `SPEC.params`.
     pub fn new(values: &[ParamValue]) -> Result<Self, ConfigError> {
-        let word = |i: usize| values[i].word().expect("choice parameters have words");
-        let number = |i: usize| values[i].value().expect("numeric parameters have values");
-        let (contact_distance, toi_tolerance) = (number(4), number(5));
+        let p = HybridParams::from_values(values);
+        let (contact_distance, toi_tolerance) = (p.contact_distance, p.toi_tolerance);
         check_distances(contact_distance, toi_tolerance)?;
         Ok(Hybrid {
             values: values.to_vec(),
             sequential: SequentialOptions {
-                law: Law::by_name(word(0)).expect("checked against the laws"),
-                priority: Priority::by_name(word(2)).expect("checked against the choices"),
-                max_sweeps: integer(values, 6, "max_sweeps")?,
+                law: Law::by_name(p.law).expect("checked against the laws"),
+                priority: Priority::by_name(p.priority).expect("checked against the choices"),
+                max_sweeps: p.max_sweeps,
                 integration: IntegrationOptions::default(),
             },
-            velocity_threshold: number(1),
+            velocity_threshold: p.velocity_threshold,
             loop_settings: LoopSettings {
                 variant: LoopVariant::Collide,
-                time_of_impact: word(3) == "regress",
+                time_of_impact: p.time_of_impact == "regress",
                 contact_distance,
                 toi_tolerance,
-                max_substeps: integer(values, 7, "max_substeps")?,
-                max_toi_iterations: integer(values, 8, "max_toi_iterations")?,
+                max_substeps: p.max_substeps,
+                max_toi_iterations: p.max_toi_iterations,
             },
-            stop_unresolved: word(9) == "stop",
+            stop_unresolved: p.on_unresolved == "stop",
             penalty: MultiPoint::new(&values[OWN..])?,
             phases: BTreeMap::new(),
             last_transitions: Vec::new(),

@@ -41,10 +41,11 @@ use super::law::{IntegrationOptions, Law};
 use super::sequential::{self, ImpactPoint, Priority, Response, SequentialOptions};
 use super::{default_activation, ImpulseReport, ImpulseStages, LoopSettings, LoopVariant, Stage};
 use crate::collision::Contact;
+use crate::contact::params::model_params;
 use crate::contact::resting::{ContactClass, RestingContact, RestingError, RestingOptions};
 use crate::contact::{
     ConfigError, ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind,
-    ParamSpec, ParamValue,
+    ParamSpec, ParamValue, Range,
 };
 use crate::dynamics::{Model, State, Wrench};
 
@@ -84,14 +85,14 @@ pub(crate) const CONTACT_DISTANCE_PARAM: ParamSpec = ParamSpec {
     unit: "m",
     default: ParamDefault::Value(1e-4),
     description: "delta: points with gap at most this touch (impulses act on touching points only)",
-    kind: ParamKind::Number { min: 0.0 },
+    kind: ParamKind::Number(Range::at_least(0.0)),
 };
 pub(crate) const TOI_TOLERANCE_PARAM: ParamSpec = ParamSpec {
     name: "toi_tolerance",
     unit: "m",
     default: ParamDefault::Value(1e-5),
     description: "the time-of-impact regression stops once a new point is within this gap (at most contact_distance); impacts are found with 0 < gap <= this",
-    kind: ParamKind::Number { min: 0.0 },
+    kind: ParamKind::Number(Range::at_least(0.0)),
 };
 pub(crate) const MAX_SWEEPS_PARAM: ParamSpec = ParamSpec {
     name: "max_sweeps",
@@ -99,21 +100,21 @@ pub(crate) const MAX_SWEEPS_PARAM: ParamSpec = ParamSpec {
     default: ParamDefault::Value(100.0),
     description:
         "Gauss-Seidel sweeps of the sequential impulses per stage before giving up (integer)",
-    kind: ParamKind::Number { min: 1.0 },
+    kind: ParamKind::Number(Range::at_least(1.0).integer()),
 };
 pub(crate) const MAX_SUBSTEPS_PARAM: ParamSpec = ParamSpec {
     name: "max_substeps",
     unit: "-",
     default: ParamDefault::Value(50.0),
     description: "time-of-impact substeps per step; the rest of a step that reaches it is integrated without regression (counted) (integer)",
-    kind: ParamKind::Number { min: 1.0 },
+    kind: ParamKind::Number(Range::at_least(1.0).integer()),
 };
 pub(crate) const MAX_TOI_ITERATIONS_PARAM: ParamSpec = ParamSpec {
     name: "max_toi_iterations",
     unit: "-",
     default: ParamDefault::Value(100.0),
     description: "conservative-advancement iterations per substep; a substep that reaches it ends there, without penetration (counted) (integer)",
-    kind: ParamKind::Number { min: 1.0 },
+    kind: ParamKind::Number(Range::at_least(1.0).integer()),
 };
 pub(crate) const ON_UNRESOLVED_PARAM: ParamSpec = ParamSpec {
     name: "on_unresolved",
@@ -123,52 +124,57 @@ pub(crate) const ON_UNRESOLVED_PARAM: ParamSpec = ParamSpec {
     kind: ParamKind::Choice(&["stop", "continue"]),
 };
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "loop",
-        unit: "-",
-        default: ParamDefault::Word("global"),
-        description: "\"global\" (impulses until nothing collides, then Baraff's resting-contact LCP), \"sequential\" (impulses only: resting contact is a train of collisions), \"microcollisions\" (slow approaches get a restitution raised with the distance), \"guendelman\" (collisions, velocity integration, contacts, position integration)",
-        kind: ParamKind::Choice(LOOPS),
-    },
-    LAW_PARAM,
-    PRIORITY_PARAM,
-    TOI_PARAM,
-    ParamSpec {
-        name: "collision_threshold",
-        unit: "m/s",
-        default: ParamDefault::Value(1e-6),
-        description: "epsilon_c: a touching point collides when it approaches faster than this (the sequential impulses stop when none does)",
-        kind: ParamKind::Number { min: 0.0 },
-    },
-    ParamSpec {
-        name: "resting_threshold",
-        unit: "m/s",
-        default: ParamDefault::Value(0.1),
-        description: "epsilon_r: a touching point approaching slower than this rests (slide 2): global and guendelman stop it without bounce, microcollisions give it a microcollision; faster ones collide with the pair's e. Must exceed |g| h, the approach one step of gravity gives a resting body",
-        kind: ParamKind::Number { min: 0.0 },
-    },
-    ParamSpec {
-        name: "micro_distance",
-        unit: "m",
-        default: ParamDefault::Value(2e-4),
-        description: "delta_mc: microcollisions send a point back up to this gap, e_mc = max(e, sqrt(2|g|(delta_mc - gap))/|u_n|); above contact_distance, so the hop leaves the contact",
-        kind: ParamKind::Number { min: 0.0 },
-    },
-    CONTACT_DISTANCE_PARAM,
-    TOI_TOLERANCE_PARAM,
-    MAX_SWEEPS_PARAM,
-    MAX_SUBSTEPS_PARAM,
-    MAX_TOI_ITERATIONS_PARAM,
-    ON_UNRESOLVED_PARAM,
-    ParamSpec {
-        name: "solvers",
-        unit: "-",
-        default: ParamDefault::Words(&["lemke", "fischer-burmeister"]),
-        description: "global: LCP solvers of the resting-contact forces, tried in this order",
-        kind: ParamKind::List(SOLVERS),
-    },
-];
+model_params! {
+    /// Parameters of `impulse`.
+    pub struct ImpulseParams {
+        r#loop: &'static str = ParamSpec {
+            name: "loop",
+            unit: "-",
+            default: ParamDefault::Word("global"),
+            description: "\"global\" (impulses until nothing collides, then Baraff's resting-contact LCP), \"sequential\" (impulses only: resting contact is a train of collisions), \"microcollisions\" (slow approaches get a restitution raised with the distance), \"guendelman\" (collisions, velocity integration, contacts, position integration)",
+            kind: ParamKind::Choice(LOOPS),
+        },
+        law: &'static str = LAW_PARAM,
+        priority: &'static str = PRIORITY_PARAM,
+        time_of_impact: &'static str = TOI_PARAM,
+        collision_threshold: f64 = ParamSpec {
+            name: "collision_threshold",
+            unit: "m/s",
+            default: ParamDefault::Value(1e-6),
+            description: "epsilon_c: a touching point collides when it approaches faster than this (the sequential impulses stop when none does)",
+            kind: ParamKind::Number(Range::at_least(0.0)),
+        },
+        resting_threshold: f64 = ParamSpec {
+            name: "resting_threshold",
+            unit: "m/s",
+            default: ParamDefault::Value(0.1),
+            description: "epsilon_r: a touching point approaching slower than this rests (slide 2): global and guendelman stop it without bounce, microcollisions give it a microcollision; faster ones collide with the pair's e. Must exceed |g| h, the approach one step of gravity gives a resting body",
+            kind: ParamKind::Number(Range::at_least(0.0)),
+        },
+        micro_distance: f64 = ParamSpec {
+            name: "micro_distance",
+            unit: "m",
+            default: ParamDefault::Value(2e-4),
+            description: "delta_mc: microcollisions send a point back up to this gap, e_mc = max(e, sqrt(2|g|(delta_mc - gap))/|u_n|); above contact_distance, so the hop leaves the contact",
+            kind: ParamKind::Number(Range::at_least(0.0)),
+        },
+        contact_distance: f64 = CONTACT_DISTANCE_PARAM,
+        toi_tolerance: f64 = TOI_TOLERANCE_PARAM,
+        max_sweeps: usize = MAX_SWEEPS_PARAM,
+        max_substeps: usize = MAX_SUBSTEPS_PARAM,
+        max_toi_iterations: usize = MAX_TOI_ITERATIONS_PARAM,
+        on_unresolved: &'static str = ON_UNRESOLVED_PARAM,
+        solvers: Vec<&'static str> = ParamSpec {
+            name: "solvers",
+            unit: "-",
+            default: ParamDefault::Words(&["lemke", "fischer-burmeister"]),
+            description: "global: LCP solvers of the resting-contact forces, tried in this order",
+            kind: ParamKind::List(SOLVERS),
+        },
+    }
+}
+
+const PARAMS: &[ParamSpec] = ImpulseParams::SPECS;
 
 pub const SPEC: ModelSpec = ModelSpec {
     name: NAME,
@@ -195,19 +201,6 @@ impl ImpulseLoop {
             _ => None,
         }
     }
-}
-
-/// A whole-number parameter (errors when it has a fraction).
-pub(crate) fn integer(values: &[ParamValue], i: usize, name: &str) -> Result<usize, ConfigError> {
-    let v = values[i].value().expect("numeric parameters have values");
-    if v.fract() != 0.0 {
-        return Err(ConfigError::Invalid {
-            param: name.into(),
-            value: v.to_string(),
-            expected: "an integer".into(),
-        });
-    }
-    Ok(v as usize)
 }
 
 /// toi_tolerance ≤ contact_distance, or an error naming both.
@@ -242,14 +235,13 @@ pub struct ImpulseModel {
 impl ImpulseModel {
     /// `values` in the order of `SPEC.params`.
     pub fn new(values: &[ParamValue]) -> Result<Self, ConfigError> {
-        let word = |i: usize| values[i].word().expect("choice parameters have words");
-        let number = |i: usize| values[i].value().expect("numeric parameters have values");
-        let kind = ImpulseLoop::by_name(word(0)).expect("checked against LOOPS");
-        let law = Law::by_name(word(1)).expect("checked against LAWS");
-        let priority = Priority::by_name(word(2)).expect("checked against the choices");
-        let (contact_distance, toi_tolerance) = (number(7), number(8));
+        let p = ImpulseParams::from_values(values);
+        let kind = ImpulseLoop::by_name(p.r#loop).expect("checked against LOOPS");
+        let law = Law::by_name(p.law).expect("checked against LAWS");
+        let priority = Priority::by_name(p.priority).expect("checked against the choices");
+        let (contact_distance, toi_tolerance) = (p.contact_distance, p.toi_tolerance);
         check_distances(contact_distance, toi_tolerance)?;
-        let micro_distance = number(6);
+        let micro_distance = p.micro_distance;
         if kind == ImpulseLoop::Microcollisions && micro_distance <= contact_distance {
             return Err(ConfigError::Invalid {
                 param: "micro_distance".into(),
@@ -259,21 +251,21 @@ impl ImpulseModel {
                 ),
             });
         }
-        let resting_threshold = number(5);
+        let resting_threshold = p.resting_threshold;
         let resting = if kind == ImpulseLoop::Global {
-            let names = values[13].words();
+            let names = &p.solvers;
             let options = RestingOptions {
                 gap_tolerance: contact_distance,
                 // After the impulses no point approaches faster than ε_c; the resting set is the
                 // points within ε_c of v_n = 0. A point separating faster is left out, so gravity
                 // can bring it back: in the LCP its a_n ≥ 0 would hold it separating for ever.
-                velocity_tolerance: number(4).max(1e-9),
+                velocity_tolerance: p.collision_threshold.max(1e-9),
                 // A slip below this sticks: the collision threshold, so a stopped slip is one.
-                slip_tolerance: number(4).max(1e-9),
+                slip_tolerance: p.collision_threshold.max(1e-9),
                 ..RestingOptions::default()
             };
             Some(
-                RestingContact::with_solver_names(options, &names).map_err(|e| {
+                RestingContact::with_solver_names(options, names).map_err(|e| {
                     ConfigError::Invalid {
                         param: "solvers".into(),
                         value: format!("{names:?}"),
@@ -290,10 +282,10 @@ impl ImpulseModel {
             sequential: SequentialOptions {
                 law,
                 priority,
-                max_sweeps: integer(values, 9, "max_sweeps")?,
+                max_sweeps: p.max_sweeps,
                 integration: IntegrationOptions::default(),
             },
-            collision_threshold: number(4),
+            collision_threshold: p.collision_threshold,
             resting_threshold,
             micro_distance,
             loop_settings: LoopSettings {
@@ -302,13 +294,13 @@ impl ImpulseModel {
                 } else {
                     LoopVariant::Collide
                 },
-                time_of_impact: word(3) == "regress" && kind != ImpulseLoop::Guendelman,
+                time_of_impact: p.time_of_impact == "regress" && kind != ImpulseLoop::Guendelman,
                 contact_distance,
                 toi_tolerance,
-                max_toi_iterations: integer(values, 11, "max_toi_iterations")?,
-                max_substeps: integer(values, 10, "max_substeps")?,
+                max_toi_iterations: p.max_toi_iterations,
+                max_substeps: p.max_substeps,
             },
-            stop_unresolved: word(12) == "stop",
+            stop_unresolved: p.on_unresolved == "stop",
             resting,
             horizon: f64::INFINITY,
         })
