@@ -164,7 +164,7 @@ fn main() -> ExitCode {
 }
 
 /// Load the scene, apply command-line overrides and build its contact model.
-fn prepare(path: &Path, o: &Overrides) -> Result<(Scene, Box<dyn ContactModel>), Failure> {
+fn prepare(path: &Path, o: &Overrides) -> Result<(Scene, ContactModel), Failure> {
     let mut scene = scene::load(path).map_err(input_error)?;
     let s = &mut scene.model.settings;
     let positive = |name: &str, v: f64| {

@@ -72,7 +72,7 @@ fn prism(sides: u32) -> (Model, State) {
 }
 
 /// The contact model `name`; multi-point with the stiff gains of the perturbed-block experiment.
-fn contact_model(name: &str) -> Box<dyn ContactModel> {
+fn contact_model(name: &str) -> ContactModel {
     let params: Vec<(String, ParamInput)> = if name == "multi-point" {
         [("kp", 1e5), ("kv", 2000.0), ("ki", 2000.0)]
             .iter()
@@ -89,7 +89,7 @@ struct Running {
     model: Model,
     state: State,
     ws: Workspace,
-    cm: Box<dyn ContactModel>,
+    cm: ContactModel,
 }
 
 impl Running {

@@ -96,7 +96,7 @@ fn options(n: usize) -> Options {
 }
 
 /// The `stewart-trinkle` model with default parameters.
-fn time_stepping() -> Box<dyn ContactModel> {
+fn time_stepping() -> ContactModel {
     contact::build(contact::stewart_trinkle::NAME_STEWART_TRINKLE, &[])
         .expect("default stewart-trinkle builds")
 }

@@ -154,11 +154,12 @@ fn force_never_pulls() {
     state.bodies[ball].position.z = 0.1 - 1e-6;
     state.bodies[ball].velocity = DVec3::new(0.0, 0.0, -1.0);
     model.end_step(&scene.model, &state, &[contact]);
-    let force = |model: &mut Box<dyn signorini::contact::ContactModel>,
+    let force = |model: &mut signorini::contact::ContactModel,
                  state: &signorini::dynamics::State| {
         let mut out = vec![Wrench::default(); 2];
         let stats = model
-            .contact_forces(&scene.model, state, &[contact], 1e-4, &mut out)
+            .forces_at(&scene.model, state, &[contact], 1e-4, &mut out)
+            .expect("a force model")
             .unwrap();
         (stats.active_points, out[ball].force, out[ground].force)
     };

@@ -2,7 +2,9 @@
 //! machine of fig. 2, penalty forces for resting pairs only, and the velocity threshold's default.
 use signorini::contact::impulse::hybrid::{Hybrid, Phase, Transition, SPEC};
 use signorini::contact::impulse::ImpulseStages;
-use signorini::contact::{resolve_params, ContactModel, ParamDefault, ParamInput};
+use signorini::contact::{
+    resolve_params, ContactModel, ImpulseBasedModel, ParamDefault, ParamInput,
+};
 use signorini::dynamics::{State, Wrench};
 use signorini::pipeline::{contacts, step, StepReport, Workspace};
 use signorini::scene::{build, parse_scene, Scene};
@@ -66,7 +68,17 @@ fn hybrid(s: &Scene) -> Hybrid {
 /// One step of the hybrid from `state` (contacts detected afresh).
 fn go(s: &Scene, h: &mut Hybrid, state: &mut State) -> StepReport {
     let mut ws = Workspace::new();
-    step(&s.model, state, &mut ws, h).unwrap()
+    with_coupling(h, |cm| step(&s.model, state, &mut ws, cm).unwrap())
+}
+
+/// Run `f` on `h` as the pipeline sees it (a `ContactModel`), then give it back.
+fn with_coupling<R>(h: &mut Hybrid, f: impl FnOnce(&mut ContactModel) -> R) -> R {
+    let fresh = || Hybrid::new(&signorini::contact::impulse::hybrid::HybridParams::defaults());
+    let mut cm = ContactModel::ImpulseBased(Box::new(std::mem::replace(h, fresh().unwrap())));
+    let r = f(&mut cm);
+    let back = cm.downcast_mut::<Hybrid>().expect("the hybrid");
+    *h = std::mem::replace(back, fresh().unwrap());
+    r
 }
 
 const GROUND_BOX: (usize, usize) = (0, 1);
@@ -205,7 +217,13 @@ fn only_resting_pairs_get_penalty_forces() {
     let mut state = s.initial.clone();
     state.bodies[1].position.z = 0.099; // 1 mm into the ground
     let mut ws = Workspace::new();
-    let cs = contacts(m, &state, &mut ws, &hybrid(&s)).to_vec();
+    let cs = contacts(
+        m,
+        &state,
+        &mut ws,
+        &ContactModel::ImpulseBased(Box::new(hybrid(&s))),
+    )
+    .to_vec();
     let force = |h: &mut Hybrid, state: &State| {
         let mut out = vec![Wrench::default(); 3];
         h.begin_step(m, state);
@@ -218,7 +236,9 @@ fn only_resting_pairs_get_penalty_forces() {
     // Resting: the multi-point penalty pushes the box out, k_p d = 1e4 N/m × 1 mm = 10 N.
     // (After one step the integral term holds the step's depth I: k_i I more.)
     let mut rest = state.clone();
-    let r = step(m, &mut rest, &mut Workspace::new(), &mut h).unwrap();
+    let r = with_coupling(&mut h, |cm| {
+        step(m, &mut rest, &mut Workspace::new(), cm).unwrap()
+    });
     assert_eq!(h.phases().get(&GROUND_BOX), Some(&Phase::Resting));
     let f = force(&mut h, &state);
     let expected = 1e4 * 1e-3 + 200.0 * r.max_penetration;
@@ -230,7 +250,9 @@ fn only_resting_pairs_get_penalty_forces() {
     let mut h = hybrid(&s);
     let mut hit = state.clone();
     hit.bodies[1].velocity.z = -1.0;
-    step(m, &mut hit, &mut Workspace::new(), &mut h).unwrap();
+    with_coupling(&mut h, |cm| {
+        step(m, &mut hit, &mut Workspace::new(), cm).unwrap()
+    });
     assert_eq!(h.phases().get(&GROUND_BOX), Some(&Phase::Impact));
     assert_eq!(force(&mut h, &state), DVec3::ZERO);
 }

@@ -324,7 +324,7 @@ fn bad_settings_are_refused_with_the_parameter_named() {
     }
     // The defaults hold the documented relations.
     let m = config(&[]).unwrap();
-    let ls = m.impulse_loop().unwrap();
+    let ls = m.loop_settings();
     assert!(ls.toi_tolerance <= ls.contact_distance && m.micro_distance > ls.contact_distance);
-    use signorini::contact::ContactModel;
+    use signorini::contact::ImpulseBasedModel;
 }

@@ -16,8 +16,8 @@ fn coupled() -> Problem {
     )
 }
 
-fn chain(names: &[&str], max_iterations: f64) -> SolverChain {
-    SolverChain::new(names, 1e-8, max_iterations, None, 1.0, Some("continue")).unwrap()
+fn chain(names: &[&str], max_iterations: usize) -> SolverChain {
+    SolverChain::new(names, 1e-8, max_iterations, None, 1.0, "continue").unwrap()
 }
 
 /// With 140 sweeps, PGS fails from the far warm start and is tried again from zero, where it
@@ -26,7 +26,7 @@ fn chain(names: &[&str], max_iterations: f64) -> SolverChain {
 fn iterative_solver_failing_from_the_warm_start_is_retried_from_zero() {
     let problem = coupled();
     let far = DVector::from_vec(vec![1e6, 1e6]);
-    let (z, report) = chain(&["pgs"], 140.0)
+    let (z, report) = chain(&["pgs"], 140)
         .solve(&problem, &far, || "coupled".into())
         .unwrap();
     assert!(!report.failed, "{report:?}");
@@ -36,7 +36,7 @@ fn iterative_solver_failing_from_the_warm_start_is_retried_from_zero() {
     }
     // From the solution's neighbourhood one attempt is enough.
     let near = DVector::from_vec(vec![9.0, 9.0]);
-    let (_, report) = chain(&["pgs"], 140.0)
+    let (_, report) = chain(&["pgs"], 140)
         .solve(&problem, &near, || "coupled".into())
         .unwrap();
     assert_eq!((report.attempts, report.failed), (1, false), "{report:?}");
@@ -47,11 +47,11 @@ fn iterative_solver_failing_from_the_warm_start_is_retried_from_zero() {
 #[test]
 fn zero_warm_start_and_lemke_are_not_retried() {
     let problem = coupled();
-    let (_, report) = chain(&["pgs"], 10.0)
+    let (_, report) = chain(&["pgs"], 10)
         .solve(&problem, &DVector::zeros(2), || "coupled".into())
         .unwrap();
     assert_eq!((report.attempts, report.failed), (1, true), "{report:?}");
-    let (z, report) = chain(&["lemke"], 10.0)
+    let (z, report) = chain(&["lemke"], 10)
         .solve(&problem, &DVector::from_vec(vec![1e6, 1e6]), || {
             "coupled".into()
         })

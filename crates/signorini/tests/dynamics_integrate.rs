@@ -11,7 +11,7 @@ use signorini::geometry::Shape;
 use signorini::pipeline::{step, Workspace};
 use signorini::{DMat3, DQuat, DVec3};
 
-fn deepest_point() -> Box<dyn ContactModel> {
+fn deepest_point() -> ContactModel {
     signorini::contact::build("deepest-point", &[]).expect("the deepest-point model exists")
 }
 

@@ -215,9 +215,8 @@ fn impulse_runs_are_bit_identical() {
         } else {
             vec![("loop".into(), ParamInput::Word(loop_.into()))]
         };
-        let make =
-            || -> Box<dyn ContactModel> { signorini::contact::build(model, &params).unwrap() };
-        let go = |mut cm: Box<dyn ContactModel>| {
+        let make = || -> ContactModel { signorini::contact::build(model, &params).unwrap() };
+        let go = |mut cm: ContactModel| {
             let mut state = s.initial.clone();
             let mut ws = Workspace::new();
             let mut trace = Vec::new();
@@ -263,7 +262,7 @@ fn guendelman_takes_one_substep_whatever_the_regression_setting() {
     )
     .unwrap();
     let m = signorini::contact::impulse::model::ImpulseModel::new(&values).unwrap();
-    assert!(!m.impulse_loop().unwrap().time_of_impact);
+    assert!(!signorini::contact::ImpulseBasedModel::loop_settings(&m).time_of_impact);
     let mut s = plate(100.0, 1e-3, true);
     s.set_param("loop", ParamInput::Word("guendelman".into()), "test");
     let (reports, last) = run(&s);
@@ -300,12 +299,18 @@ impl signorini::contact::impulse::ImpulseStages for Stalling {
     }
 }
 
-impl ContactModel for Stalling {
+impl signorini::contact::ModelBase for Stalling {
     fn spec(&self) -> signorini::contact::ModelSpec {
         SPEC
     }
     fn parameters(&self) -> Vec<(&'static str, signorini::contact::ParamValue)> {
         Vec::new()
+    }
+}
+
+impl signorini::contact::ImpulseBasedModel for Stalling {
+    fn loop_settings(&self) -> signorini::contact::impulse::LoopSettings {
+        self.0
     }
     fn contact_forces(
         &mut self,
@@ -317,12 +322,6 @@ impl ContactModel for Stalling {
     ) -> Result<signorini::contact::ModelStats, signorini::contact::ContactError> {
         Ok(Default::default())
     }
-    fn impulse_loop(&self) -> Option<signorini::contact::impulse::LoopSettings> {
-        Some(self.0)
-    }
-    fn impulse_stages(&mut self) -> Option<&mut dyn signorini::contact::impulse::ImpulseStages> {
-        Some(self)
-    }
 }
 
 #[test]
@@ -331,7 +330,7 @@ fn a_zero_force_horizon_cannot_stall_a_step() {
     let cm = signorini::contact::build("impulse", &[]).unwrap();
     let mut settings = cm.impulse_loop().unwrap();
     settings.max_substeps = 7;
-    let mut model = Stalling(settings);
+    let mut model = ContactModel::ImpulseBased(Box::new(Stalling(settings)));
     let mut state = s.initial.clone();
     let mut ws = Workspace::new();
     let r = step(&s.model, &mut state, &mut ws, &mut model).unwrap();

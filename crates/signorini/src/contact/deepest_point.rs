@@ -13,8 +13,8 @@
 use super::params::model_params;
 use super::penalty::{self, IntegralMemory};
 use super::{
-    ConfigError, ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind,
-    ParamSpec, ParamValue, Range,
+    ConfigError, ContactError, ForceModel, ModelBase, ModelSpec, ModelStats, ParamDefault,
+    ParamKind, ParamSpec, ParamValue, Range,
 };
 use crate::collision::Contact;
 use crate::dynamics::{Model, State, Wrench};
@@ -113,7 +113,7 @@ impl DeepestPoint {
     }
 }
 
-impl ContactModel for DeepestPoint {
+impl ModelBase for DeepestPoint {
     fn spec(&self) -> ModelSpec {
         SPEC
     }
@@ -122,6 +122,14 @@ impl ContactModel for DeepestPoint {
         super::named_values(SPEC.params, &self.values)
     }
 
+    fn end_step(&mut self, _model: &Model, _state: &State, contacts: &[Contact]) {
+        if self.ki > 0.0 {
+            self.integral.advance(self.forgetting, contacts);
+        }
+    }
+}
+
+impl ForceModel for DeepestPoint {
     fn contact_forces(
         &mut self,
         model: &Model,
@@ -156,11 +164,5 @@ impl ContactModel for DeepestPoint {
             out[a].add_at(-f, p, state.bodies[a].position);
         }
         Ok(stats)
-    }
-
-    fn end_step(&mut self, _model: &Model, _state: &State, contacts: &[Contact]) {
-        if self.ki > 0.0 {
-            self.integral.advance(self.forgetting, contacts);
-        }
     }
 }

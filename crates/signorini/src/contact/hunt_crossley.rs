@@ -42,8 +42,8 @@
 use super::params::model_params;
 use super::penalty::{self, pair_key, PairKey};
 use super::{
-    ConfigError, ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind,
-    ParamSpec, ParamValue, Range,
+    ConfigError, ContactError, ForceModel, ModelBase, ModelSpec, ModelStats, ParamDefault,
+    ParamKind, ParamSpec, ParamValue, Range,
 };
 use crate::collision::broad::piece_pose;
 use crate::collision::Contact;
@@ -368,7 +368,7 @@ fn impact_speed(
     0.5 * (lo + hi)
 }
 
-impl ContactModel for HuntCrossley {
+impl ModelBase for HuntCrossley {
     fn spec(&self) -> ModelSpec {
         SPEC
     }
@@ -377,6 +377,28 @@ impl ContactModel for HuntCrossley {
         super::named_values(SPEC.params, &self.values)
     }
 
+    fn end_step(&mut self, model: &Model, state: &State, contacts: &[Contact]) {
+        let mut next = BTreeMap::new();
+        for group in penalty::pairs(contacts) {
+            let Some(m) = self.measure(model, state, group) else {
+                continue;
+            };
+            let c = &group[0];
+            let key = pair_key(c);
+            let v_i = match self.impact_speed.get(&key) {
+                Some(&v) => v,
+                None => {
+                    let e = self.pair_restitution(model, c.body_a, c.body_b);
+                    m.impact_speed(model, state, c, self.law.zeta(e))
+                }
+            };
+            next.insert(key, v_i);
+        }
+        self.impact_speed = next;
+    }
+}
+
+impl ForceModel for HuntCrossley {
     fn contact_forces(
         &mut self,
         model: &Model,
@@ -417,25 +439,5 @@ impl ContactModel for HuntCrossley {
             out[a].add_at(-f, m.point, state.bodies[a].position);
         }
         Ok(stats)
-    }
-
-    fn end_step(&mut self, model: &Model, state: &State, contacts: &[Contact]) {
-        let mut next = BTreeMap::new();
-        for group in penalty::pairs(contacts) {
-            let Some(m) = self.measure(model, state, group) else {
-                continue;
-            };
-            let c = &group[0];
-            let key = pair_key(c);
-            let v_i = match self.impact_speed.get(&key) {
-                Some(&v) => v,
-                None => {
-                    let e = self.pair_restitution(model, c.body_a, c.body_b);
-                    m.impact_speed(model, state, c, self.law.zeta(e))
-                }
-            };
-            next.insert(key, v_i);
-        }
-        self.impact_speed = next;
     }
 }

@@ -1,10 +1,16 @@
-//! Contact models: one module per model, all behind the [`ContactModel`] trait.
+//! Contact models: one module per model, each of one of three couplings to the time step
+//! ([`ContactModel`]: force, velocity level, impulse based; `coupling.rs` tabulates them).
 //!
-//! This issue provides the force-based coupling (penalty models: contact forces are a function of
-//! the state, integrated by the chosen integrator at every stage). The constraint-based models
-//! (Stewart–Trinkle, PEG) and impulse models will add their coupling to the same trait: they read
-//! the same [`Contact`]s and build Jacobian rows with `dynamics::jacobian`.
+//! - force (penalty): `deepest_point`, `hunt_crossley`, `multi_point` (shared: `penalty`);
+//! - velocity level: `stewart_trinkle` (also Anitescu–Potra) and `peg`, posed on a
+//!   [`VelocityProblem`] (shared: `time_stepping`, `cone`);
+//! - impulse based: `impulse::model` (`impulse`) and `impulse::hybrid` (`hybrid`), with the
+//!   collision laws of `impulse::law` and Baraff's resting-contact LCP (`resting`).
+//!
+//! Every model declares its parameters once (`params::model_params!`); [`build`] makes a model
+//! from its name and the scene's parameters.
 pub mod cone;
+pub mod coupling;
 pub mod deepest_point;
 pub mod hunt_crossley;
 pub mod impulse;
@@ -15,13 +21,18 @@ pub mod penalty;
 pub mod resting;
 pub mod stewart_trinkle;
 pub mod time_stepping;
+pub mod velocity_problem;
 
 use crate::collision::Contact;
-use crate::dynamics::{Model, State, Wrench};
+use crate::dynamics::{Model, State};
+pub use coupling::{
+    ContactModel, Coupling, ForceModel, ImpulseBasedModel, ModelBase, VelocityLevelModel,
+};
 pub use params::{
     named_values, resolve_params, ConfigError, ParamDefault, ParamInput, ParamKind, ParamSpec,
     ParamValue, Range,
 };
+pub use velocity_problem::VelocityProblem;
 
 /// A model's name, summary and parameters.
 #[derive(Clone, Copy, Debug)]
@@ -88,55 +99,6 @@ pub struct SolveReport {
     pub failed: bool,
 }
 
-/// A contact model. Implementations keep whatever per-pair memory they need between steps.
-pub trait ContactModel: Send {
-    fn spec(&self) -> ModelSpec;
-
-    /// Parameter values in effect, for `summary.json` (name → value or default expression).
-    fn parameters(&self) -> Vec<(&'static str, ParamValue)>;
-
-    /// Add the contact forces for `contacts` at `state` into `out` (one wrench per body, world
-    /// axes, torque about the centre of mass). `h` is the time step (s). Memory kept across steps
-    /// changes only in `end_step`: an adaptive step may evaluate forces and then throw the attempt
-    /// away.
-    fn contact_forces(
-        &mut self,
-        model: &Model,
-        state: &State,
-        contacts: &[Contact],
-        h: f64,
-        out: &mut [Wrench],
-    ) -> Result<ModelStats, ContactError>;
-
-    /// Called once per accepted step with the contacts of the new state (models with memory
-    /// update it here). The default does nothing.
-    fn end_step(&mut self, _model: &Model, _state: &State, _contacts: &[Contact]) {}
-
-    /// True for velocity-level time-stepping models: their `contact_forces` are impulses over the
-    /// step divided by h, computed for the semi-implicit Euler update, so the pipeline always
-    /// integrates them with semi-implicit Euler (one evaluation per step).
-    fn velocity_level(&self) -> bool {
-        false
-    }
-
-    /// The gap (m) below which the narrow phase reports contacts at `state`. The default is the
-    /// scene's `simulation.activation_distance`.
-    fn activation_distance(&self, model: &Model, _state: &State) -> f64 {
-        model.settings.activation_distance
-    }
-
-    /// Impulse-based models (`contact::impulse`) return the loop the pipeline must run them with
-    /// (`pipeline::impulse`); `None`, the default, for force-based and velocity-level models.
-    fn impulse_loop(&self) -> Option<impulse::LoopSettings> {
-        None
-    }
-
-    /// Impulse-based models: their impulse stages (`Some` exactly when `impulse_loop` is).
-    fn impulse_stages(&mut self) -> Option<&mut dyn impulse::ImpulseStages> {
-        None
-    }
-}
-
 /// The Jacobian row of contact `c`'s relative velocity (point on B minus point on A) along `d`.
 pub fn contact_jacobian_row(
     model: &Model,
@@ -156,10 +118,7 @@ pub fn contact_jacobian_row(
 }
 
 /// Build the model `name` with `params` (name, value) from the scene; absent ones take defaults.
-pub fn build(
-    name: &str,
-    params: &[(String, ParamInput)],
-) -> Result<Box<dyn ContactModel>, ConfigError> {
+pub fn build(name: &str, params: &[(String, ParamInput)]) -> Result<ContactModel, ConfigError> {
     let specs = catalog();
     let Some(spec) = specs.iter().find(|s| s.name == name) else {
         return Err(ConfigError::UnknownModel {
@@ -168,21 +127,26 @@ pub fn build(
         });
     };
     let values = resolve_params(spec, params)?;
+    use ContactModel::{Force, ImpulseBased, VelocityLevel};
     Ok(match spec.name {
-        deepest_point::NAME => Box::new(deepest_point::DeepestPoint::new(&values)?),
-        hunt_crossley::NAME => Box::new(hunt_crossley::HuntCrossley::new(&values)?),
-        multi_point::NAME => Box::new(multi_point::MultiPoint::new(&values)?),
-        stewart_trinkle::NAME_STEWART_TRINKLE => Box::new(stewart_trinkle::TimeStepping::new(
-            stewart_trinkle::Formulation::StewartTrinkle,
-            &values,
-        )?),
-        stewart_trinkle::NAME_ANITESCU_POTRA => Box::new(stewart_trinkle::TimeStepping::new(
-            stewart_trinkle::Formulation::AnitescuPotra,
-            &values,
-        )?),
-        peg::NAME => Box::new(peg::Peg::new(&values)?),
-        impulse::model::NAME => Box::new(impulse::model::ImpulseModel::new(&values)?),
-        impulse::hybrid::NAME => Box::new(impulse::hybrid::Hybrid::new(&values)?),
+        deepest_point::NAME => Force(Box::new(deepest_point::DeepestPoint::new(&values)?)),
+        hunt_crossley::NAME => Force(Box::new(hunt_crossley::HuntCrossley::new(&values)?)),
+        multi_point::NAME => Force(Box::new(multi_point::MultiPoint::new(&values)?)),
+        stewart_trinkle::NAME_STEWART_TRINKLE => {
+            VelocityLevel(Box::new(stewart_trinkle::TimeStepping::new(
+                stewart_trinkle::Formulation::StewartTrinkle,
+                &values,
+            )?))
+        }
+        stewart_trinkle::NAME_ANITESCU_POTRA => {
+            VelocityLevel(Box::new(stewart_trinkle::TimeStepping::new(
+                stewart_trinkle::Formulation::AnitescuPotra,
+                &values,
+            )?))
+        }
+        peg::NAME => VelocityLevel(Box::new(peg::Peg::new(&values)?)),
+        impulse::model::NAME => ImpulseBased(Box::new(impulse::model::ImpulseModel::new(&values)?)),
+        impulse::hybrid::NAME => ImpulseBased(Box::new(impulse::hybrid::Hybrid::new(&values)?)),
         _ => unreachable!("every catalogued model is buildable"),
     })
 }

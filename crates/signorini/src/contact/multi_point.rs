@@ -45,7 +45,7 @@
 use super::params::model_params;
 use super::penalty::{self, pair_key, IntegralMemory, PairKey};
 use super::{
-    ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind, ParamSpec,
+    ContactError, ForceModel, ModelBase, ModelSpec, ModelStats, ParamDefault, ParamKind, ParamSpec,
     ParamValue, Range,
 };
 use crate::collision::Contact;
@@ -353,49 +353,13 @@ fn is_sphere_pair(model: &Model, c: &Contact) -> bool {
         || matches!(shape(c.body_b, c.piece_b), Shape::Sphere { .. })
 }
 
-impl ContactModel for MultiPoint {
+impl ModelBase for MultiPoint {
     fn spec(&self) -> ModelSpec {
         SPEC
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
         super::named_values(SPEC.params, &self.values)
-    }
-
-    fn contact_forces(
-        &mut self,
-        model: &Model,
-        state: &State,
-        contacts: &[Contact],
-        _h: f64,
-        out: &mut [Wrench],
-    ) -> Result<ModelStats, ContactError> {
-        let mut stats = ModelStats::default();
-        let mut f = PairForces::default();
-        let mut tangential = Vec::new();
-        for group in penalty::pairs(contacts) {
-            if penalty::pair_depth(group) <= 0.0 {
-                continue;
-            }
-            self.pair_forces(model, state, group, &mut f)?;
-            if f.points.is_empty() {
-                continue;
-            }
-            let c = &group[0];
-            let (a, b) = (c.body_a, c.body_b);
-            let (com_a, com_b) = (state.bodies[a].position, state.bodies[b].position);
-            for &(p, fn_) in &f.points {
-                out[b].add_at(fn_ * f.normal, p, com_b);
-                out[a].add_at(-fn_ * f.normal, p, com_a);
-            }
-            self.friction(model, state, c, &f, &mut tangential);
-            for &(p, ft) in &tangential {
-                out[b].add_at(ft, p, com_b);
-                out[a].add_at(-ft, p, com_a);
-            }
-            stats.active_points += f.points.len();
-        }
-        Ok(stats)
     }
 
     /// Advance the integral sums (eq. 2) and the friction springs: δ ← δ + v_t Δt in the tangent
@@ -454,5 +418,43 @@ impl ContactModel for MultiPoint {
             );
         }
         self.springs = next;
+    }
+}
+
+impl ForceModel for MultiPoint {
+    fn contact_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        _h: f64,
+        out: &mut [Wrench],
+    ) -> Result<ModelStats, ContactError> {
+        let mut stats = ModelStats::default();
+        let mut f = PairForces::default();
+        let mut tangential = Vec::new();
+        for group in penalty::pairs(contacts) {
+            if penalty::pair_depth(group) <= 0.0 {
+                continue;
+            }
+            self.pair_forces(model, state, group, &mut f)?;
+            if f.points.is_empty() {
+                continue;
+            }
+            let c = &group[0];
+            let (a, b) = (c.body_a, c.body_b);
+            let (com_a, com_b) = (state.bodies[a].position, state.bodies[b].position);
+            for &(p, fn_) in &f.points {
+                out[b].add_at(fn_ * f.normal, p, com_b);
+                out[a].add_at(-fn_ * f.normal, p, com_a);
+            }
+            self.friction(model, state, c, &f, &mut tangential);
+            for &(p, ft) in &tangential {
+                out[b].add_at(ft, p, com_b);
+                out[a].add_at(-ft, p, com_a);
+            }
+            stats.active_points += f.points.len();
+        }
+        Ok(stats)
     }
 }

@@ -67,9 +67,10 @@
 //! the solve's velocities, and held by the implicit re-linearization (`contact_forces`).
 use super::params::model_params;
 use super::time_stepping::{self, SolverChain};
+use super::VelocityProblem;
 use super::{
-    cone, contact_jacobian_row, ConfigError, ContactError, ContactModel, ModelSpec, ModelStats,
-    ParamDefault, ParamKind, ParamSpec, ParamValue, Range,
+    cone, contact_jacobian_row, ConfigError, ContactError, ModelBase, ModelSpec, ModelStats,
+    ParamDefault, ParamKind, ParamSpec, ParamValue, Range, VelocityLevelModel,
 };
 use crate::collision::potential::{
     self, feature_gap, release_gap, GroupKey, PotentialParams, PotentialSet,
@@ -77,7 +78,7 @@ use crate::collision::potential::{
 use crate::collision::Contact;
 use crate::dynamics::integrate::rotate_by;
 use crate::dynamics::jacobian::{
-    add_row_forces, cross_delassus, delassus, row_difference, InverseMass, JacobianRow,
+    add_row_forces, cross_delassus, delassus, row_difference, JacobianRow,
 };
 use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::{Feature, Pose, Shape};
@@ -486,13 +487,12 @@ impl Peg {
     /// solution of the same constraints) and add the contact forces to `out`.
     fn solve_constraints(
         &mut self,
-        model: &Model,
-        state: &State,
+        problem: &VelocityProblem,
         constraints: &[Constraint],
-        h: f64,
         about: &[f64],
         out: &mut [Wrench],
     ) -> Result<(StepLcp, DVector<f64>, crate::contact::SolveReport), ContactError> {
+        let (model, state, h) = (problem.model, problem.state, problem.h);
         let k = self.directions;
         let mu: Vec<f64> = constraints
             .iter()
@@ -505,7 +505,7 @@ impl Peg {
             })
             .collect();
         let about = self.predict.then_some(about);
-        let lcp = assemble(model, state, constraints, &mu, k, h, about, out);
+        let lcp = assemble(problem, constraints, &mu, k, about);
         let (np, nt, nf, ns) = (constraints.len(), lcp.nt, lcp.frictional.len(), lcp.ns);
         let n = lcp.problem.len();
         if n > self.max_rows {
@@ -569,7 +569,7 @@ impl Peg {
     }
 }
 
-impl ContactModel for Peg {
+impl ModelBase for Peg {
     fn spec(&self) -> ModelSpec {
         SPEC
     }
@@ -578,25 +578,22 @@ impl ContactModel for Peg {
         super::named_values(PARAMS, &self.values)
     }
 
-    fn velocity_level(&self) -> bool {
-        true
-    }
-
     fn activation_distance(&self, model: &Model, state: &State) -> f64 {
         if let Some(d) = self.activation_distance {
             return d;
         }
         time_stepping::anticipating_distance(model, state, &self.radii)
     }
+}
 
-    fn contact_forces(
+impl VelocityLevelModel for Peg {
+    fn solve_step(
         &mut self,
-        model: &Model,
-        state: &State,
+        problem: &VelocityProblem,
         contacts: &[Contact],
-        h: f64,
         out: &mut [Wrench],
     ) -> Result<ModelStats, ContactError> {
+        let (model, state, h) = (problem.model, problem.state, problem.h);
         if self.radii.len() != model.bodies.len() {
             self.radii = time_stepping::body_radii(model);
         }
@@ -622,7 +619,7 @@ impl ContactModel for Peg {
         // Berard, Akella & Trinkle 2007, applied to PEG's feature pairs). A pass ends the loop
         // when nothing is new and every constraint's deepest-reaching member ends the step within
         // `gap_tolerance` of its plane.
-        let mut about = time_stepping::free_velocity(model, state, h, &applied);
+        let mut about = problem.free_velocity.clone();
         // A subproblem beyond `max_rows` keeps the constraints the motion at hand reaches.
         let margin = model.settings.activation_distance;
         if self.rows(model, &constraints) > self.max_rows {
@@ -649,7 +646,7 @@ impl ContactModel for Peg {
             pass += 1;
             // A further pass that cannot be posed (max_rows) or solved leaves the step with the
             // pass kept so far.
-            let attempt = self.solve_constraints(model, state, &constraints, h, &about, out);
+            let attempt = self.solve_constraints(problem, &constraints, &about, out);
             let solved = match attempt {
                 Ok(r) if !(r.2.failed && kept.as_ref().is_some_and(|k| !k.solved.2.failed)) => r,
                 _ if kept.is_some() => {
@@ -669,7 +666,7 @@ impl ContactModel for Peg {
                 break;
             }
             let t1 = Instant::now();
-            let nu = time_stepping::free_velocity(model, state, h, out);
+            let nu = problem.velocity_after(out);
             let mut probe = state.clone();
             let offsets = model.dof_offsets();
             for (i, bs) in probe.bodies.iter_mut().enumerate() {
@@ -935,19 +932,16 @@ fn stepped_poses(model: &Model, state: &State, nu: &[f64], h: f64) -> Vec<Pose> 
 /// of ν* leads to (`collision::potential::feature_gap`), so that ψ/h + G ν⁺ is the linearization
 /// of the end-of-step gap about ν* (the free motion ν_ℓ, or the last pass's ν⁺) instead of
 /// about the start.
-#[allow(clippy::too_many_arguments)]
 fn assemble(
-    model: &Model,
-    state: &State,
+    problem: &VelocityProblem,
     constraints: &[Constraint],
     mu: &[f64],
     k: usize,
-    h: f64,
     about: Option<&[f64]>,
-    applied: &[Wrench],
 ) -> StepLcp {
-    let offsets = model.dof_offsets();
-    let nu_free = time_stepping::free_velocity(model, state, h, applied);
+    let (model, state, h) = (problem.model, problem.state, problem.h);
+    let offsets = &problem.offsets;
+    let nu_free = &problem.free_velocity;
     // With `about` = ν*, every contact is taken where one step of ν* carries it (points with
     // their bodies, the normal with the body whose face or edges define it), and its rows are
     // the Jacobian there: ψ(q + h ν) ≈ ψ* + h G* (ν − ν*), the Newton linearization of the
@@ -1016,9 +1010,9 @@ fn assemble(
     }
     let ns = diff.len();
 
-    let inv = InverseMass::new(model, state);
-    let w = delassus(&rows, &inv);
-    let wd = cross_delassus(&diff, &rows, &inv);
+    let inv = &problem.inverse_mass;
+    let w = delassus(&rows, inv);
+    let wd = cross_delassus(&diff, &rows, inv);
     let (nr, c0) = (np + nt, np + nt + nf);
     let n = c0 + ns;
     let mut m = DMatrix::zeros(n, n);

@@ -44,13 +44,14 @@
 //! the approach exactly at contact.
 use super::params::model_params;
 use super::time_stepping::{self, SolverChain};
+use super::VelocityProblem;
 use super::{cone, ModelSpec};
 use super::{
-    contact_jacobian_row, ConfigError, ContactError, ContactModel, ModelStats, ParamDefault,
-    ParamKind, ParamSpec, ParamValue,
+    ConfigError, ContactError, ModelBase, ModelStats, ParamDefault, ParamKind, ParamSpec,
+    ParamValue, VelocityLevelModel,
 };
 use crate::collision::Contact;
-use crate::dynamics::jacobian::{add_row_forces, delassus, InverseMass, JacobianRow};
+use crate::dynamics::jacobian::{add_row_forces, delassus, JacobianRow};
 use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::Feature;
 use crate::solvers::Problem;
@@ -165,7 +166,7 @@ impl TimeStepping {
     }
 }
 
-impl ContactModel for TimeStepping {
+impl ModelBase for TimeStepping {
     fn spec(&self) -> ModelSpec {
         match self.formulation {
             Formulation::StewartTrinkle => SPEC_STEWART_TRINKLE,
@@ -177,10 +178,6 @@ impl ContactModel for TimeStepping {
         super::named_values(PARAMS, &self.values)
     }
 
-    fn velocity_level(&self) -> bool {
-        true
-    }
-
     fn activation_distance(&self, model: &Model, state: &State) -> f64 {
         if let Some(d) = self.activation_distance {
             return d;
@@ -190,15 +187,16 @@ impl ContactModel for TimeStepping {
         }
         time_stepping::anticipating_distance(model, state, &self.radii)
     }
+}
 
-    fn contact_forces(
+impl VelocityLevelModel for TimeStepping {
+    fn solve_step(
         &mut self,
-        model: &Model,
-        state: &State,
+        problem: &VelocityProblem,
         contacts: &[Contact],
-        h: f64,
         out: &mut [Wrench],
     ) -> Result<ModelStats, ContactError> {
+        let (model, state, h) = (problem.model, problem.state, problem.h);
         self.body_radii(model);
         let distance = self.activation_distance(model, state);
         let active: Vec<&Contact> = contacts
@@ -210,7 +208,7 @@ impl ContactModel for TimeStepping {
             return Ok(ModelStats::default());
         }
         let k = self.directions;
-        let lcp = assemble(self.formulation, k, model, state, &active, h, out);
+        let lcp = assemble_on(self.formulation, k, problem, &active);
         let (problem, rows, frictional) = (&lcp.problem, &lcp.rows, &lcp.frictional);
         let (nc, nf, n) = (active.len(), frictional.len(), problem.len());
         let nt = nf * k;
@@ -285,7 +283,23 @@ pub fn assemble(
     h: f64,
     applied: &[Wrench],
 ) -> StepLcp {
-    let offsets = model.dof_offsets();
+    assemble_on(
+        formulation,
+        k,
+        &VelocityProblem::new(model, state, h, applied),
+        active,
+    )
+}
+
+/// The LCP of the module documentation (Stewart & Trinkle 1996, eqs. 16–19; Anitescu & Potra
+/// 1997 without the ψ/h term) for the `active` contacts, posed on the step's system dynamics.
+pub fn assemble_on(
+    formulation: Formulation,
+    k: usize,
+    problem: &VelocityProblem,
+    active: &[&Contact],
+) -> StepLcp {
+    let (model, h) = (problem.model, problem.h);
     let mu: Vec<f64> = active
         .iter()
         .map(|c| model.friction(c.body_a, c.body_b))
@@ -295,7 +309,7 @@ pub fn assemble(
 
     // Rows of G: normals first, then k tangent rows per frictional contact.
     let mut rows: Vec<JacobianRow> = Vec::with_capacity(nc + nf * k);
-    let rel_row = |c: &Contact, d| contact_jacobian_row(model, state, &offsets, c, d);
+    let rel_row = |c: &Contact, d| problem.row(c, d);
     for c in active {
         rows.push(rel_row(c, c.normal));
     }
@@ -306,17 +320,17 @@ pub fn assemble(
     }
 
     // Free velocity ν_ℓ: the semi-implicit Euler velocity under the applied wrenches.
-    let nu_free = time_stepping::free_velocity(model, state, h, applied);
+    let nu_free = &problem.free_velocity;
 
     // The LCP in z = (p_n, β, σ).
     let nt = nf * k;
     let n = nc + nt + nf;
-    let w = delassus(&rows, &InverseMass::new(model, state));
+    let w = delassus(&rows, &problem.inverse_mass);
     let mut m = DMatrix::zeros(n, n);
     m.view_mut((0, 0), (nc + nt, nc + nt)).copy_from(&w);
     let mut q = DVector::zeros(n);
     for (r, row) in rows.iter().enumerate() {
-        q[r] = row.dot(&nu_free);
+        q[r] = row.dot(nu_free);
     }
     if formulation == Formulation::StewartTrinkle {
         for (c, contact) in active.iter().enumerate() {

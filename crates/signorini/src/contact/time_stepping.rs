@@ -1,10 +1,9 @@
 //! What the velocity-level time-stepping models share (`stewart_trinkle.rs`, `peg.rs`): the
-//! parameters they have in common, the anticipating activation distance, the free velocity of
-//! semi-implicit Euler, and the solver fallback chain. The PEG paper's experiments (§6) ran "the
+//! parameters they have in common, the anticipating activation distance and the solver fallback
+//! chain (the free velocity and inverse mass come with the step's `VelocityProblem`). The PEG paper's experiments (§6) ran "the
 //! same time stepper" with two contact models; this module is that time stepper's common part.
 use super::{ConfigError, ContactError, ParamDefault, ParamKind, ParamSpec, Range, SolveReport};
-use crate::dynamics::integrate::accelerations;
-use crate::dynamics::{Model, State, Wrench};
+use crate::dynamics::{Model, State};
 use crate::solvers::{self, Options, Problem, Solver};
 use nalgebra::DVector;
 use std::time::Instant;
@@ -118,23 +117,6 @@ pub fn anticipating_distance(model: &Model, state: &State, radii: &[f64]) -> f64
         })
         .fold(0.0, f64::max);
     s.activation_distance + 4.0 * h * fastest
-}
-
-/// Free velocity ν_ℓ: the semi-implicit Euler velocity under the applied wrenches (per body,
-/// without contact), in `Model::dof_offsets` order.
-pub fn free_velocity(model: &Model, state: &State, h: f64, applied: &[Wrench]) -> Vec<f64> {
-    let offsets = model.dof_offsets();
-    let mut nu_free = vec![0.0; model.dof_count()];
-    for (i, body) in model.bodies.iter().enumerate() {
-        if let (Some(o), false) = (offsets[i], body.fixed) {
-            let (a, alpha) = accelerations(model, state, i, &applied[i]);
-            let bs = &state.bodies[i];
-            let v = bs.velocity + h * a;
-            let w = bs.angular_velocity + h * alpha;
-            nu_free[o..o + 6].copy_from_slice(&[v.x, v.y, v.z, w.x, w.y, w.z]);
-        }
-    }
-    nu_free
 }
 
 /// The [`SolverChain`] of a model's typed parameters that carry the time stepper's solver fields

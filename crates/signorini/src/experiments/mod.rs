@@ -21,8 +21,7 @@ pub fn simulate(
     model: Option<&str>,
     mut observe: impl FnMut(&State, Option<&StepReport>),
 ) -> Result<State, String> {
-    let (mut cm, _): (Box<dyn ContactModel>, _) =
-        scene.contact_model(model).map_err(|e| e.to_string())?;
+    let (mut cm, _): (ContactModel, _) = scene.contact_model(model).map_err(|e| e.to_string())?;
     let mut stepper = Stepper::new(&scene.model, cm.as_ref()).map_err(|e| e.to_string())?;
     let mut state = scene.initial.clone();
     let mut ws = Workspace::new();

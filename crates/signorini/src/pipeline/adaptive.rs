@@ -98,7 +98,7 @@ impl AdaptiveStepper {
     pub fn new(
         settings: AdaptiveSettings,
         initial: f64,
-        contact_model: &dyn ContactModel,
+        contact_model: &ContactModel,
     ) -> Result<Self, AdaptiveError> {
         if contact_model.velocity_level() {
             return Err(AdaptiveError::VelocityLevel(
@@ -141,7 +141,7 @@ impl AdaptiveStepper {
         model: &Model,
         state: &mut State,
         ws: &mut Workspace,
-        contact_model: &mut dyn ContactModel,
+        contact_model: &mut ContactModel,
         remaining: f64,
     ) -> Result<StepReport, StepError> {
         let s = self.settings;
@@ -193,7 +193,7 @@ pub enum Stepper {
 
 impl Stepper {
     /// As `model.settings` say. Fails when adaptive steps are asked of a velocity-level model.
-    pub fn new(model: &Model, contact_model: &dyn ContactModel) -> Result<Self, AdaptiveError> {
+    pub fn new(model: &Model, contact_model: &ContactModel) -> Result<Self, AdaptiveError> {
         Ok(match model.settings.adaptive {
             None => Stepper::Fixed {
                 total: super::run::step_count(model),
@@ -224,7 +224,7 @@ impl Stepper {
         model: &Model,
         state: &mut State,
         ws: &mut Workspace,
-        contact_model: &mut dyn ContactModel,
+        contact_model: &mut ContactModel,
     ) -> Result<StepReport, StepError> {
         match self {
             Stepper::Fixed { .. } => super::step(model, state, ws, contact_model),

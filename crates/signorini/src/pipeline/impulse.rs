@@ -63,7 +63,7 @@ use crate::collision::{max_penetration, Contact};
 use crate::contact::impulse::{
     body_radius, default_activation, speed_bound, ImpulseReport, LoopSettings, LoopVariant, Stage,
 };
-use crate::contact::{ContactError, ContactModel, ModelStats};
+use crate::contact::{ContactError, ImpulseBasedModel, ModelStats};
 use crate::dynamics::integrate::{accelerations, rotate_by, semi_implicit_euler};
 use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::Feature;
@@ -200,200 +200,201 @@ fn integrate_positions(model: &Model, state: &mut State, h: f64) {
     }
 }
 
-/// One impulse stage, timed as the model stage.
-fn impulse_stage(
-    model: &Model,
-    state: &mut State,
-    ws: &Workspace,
-    contact_model: &mut dyn ContactModel,
-    stage: Stage,
+/// One step of an impulse loop in progress: what its substeps share.
+struct ImpulseStep<'a> {
+    model: &'a Model,
+    contact_model: &'a mut dyn ImpulseBasedModel,
+    settings: LoopSettings,
+    /// The step's length (s), number and start time (s).
     h: f64,
-    times: &mut StageTimes,
-) -> Result<ImpulseReport, ContactError> {
-    let t0 = Instant::now();
-    let stages = contact_model
-        .impulse_stages()
-        .expect("impulse_loop and impulse_stages go together");
-    let r = stages.apply_impulses(model, state, &ws.contacts, stage, h);
-    times.model += t0.elapsed().as_secs_f64();
-    r
+    step_no: u64,
+    time: f64,
+    radii: Vec<f64>,
+    times: StageTimes,
+    impulses: ImpulseReport,
+    /// The model's statistics of the step's first force evaluation.
+    first_stats: Option<ModelStats>,
+    wrenches: Vec<Wrench>,
+    trial: State,
 }
 
-/// Advance `state` by `h` with the impulse loop `settings` of `contact_model` (module
-/// documentation), without accepting the step.
+impl ImpulseStep<'_> {
+    fn fail(&self, failure: ContactError) -> StepError {
+        StepError::Contact {
+            step: self.step_no + 1,
+            time: self.time,
+            failure,
+        }
+    }
+
+    /// Detect at `state` unless the workspace holds contacts detected at least `act` (m) wide.
+    fn detect_within(&mut self, state: &State, ws: &mut Workspace, act: f64) {
+        if !ws.fresh || ws.act < act {
+            detect(self.model, state, act, ws, &mut self.times);
+            ws.fresh = true;
+        }
+    }
+
+    /// One impulse stage (velocity update), timed as the model stage.
+    fn impulse_stage(
+        &mut self,
+        state: &mut State,
+        ws: &Workspace,
+        stage: Stage,
+        h: f64,
+    ) -> Result<(), StepError> {
+        let t0 = Instant::now();
+        let r = self
+            .contact_model
+            .apply_impulses(self.model, state, &ws.contacts, stage, h);
+        self.times.model += t0.elapsed().as_secs_f64();
+        let r = r.map_err(|e| self.fail(e))?;
+        self.impulses.add(&r);
+        Ok(())
+    }
+
+    /// The model's continuous forces at `state`, held over at most `h` (s), into `wrenches`.
+    fn forces(&mut self, state: &State, ws: &Workspace, h: f64) -> Result<ModelStats, StepError> {
+        let (model, cm) = (self.model, &mut *self.contact_model);
+        evaluate_forces(model, state, &mut self.wrenches, &mut self.times, |out| {
+            cm.contact_forces(model, state, &ws.contacts, h, out)
+        })
+        .map_err(|e| self.fail(e))
+    }
+
+    /// `LoopVariant::Collide`: substeps that end at the times of impact (module documentation).
+    fn collide(&mut self, state: &mut State, ws: &mut Workspace) -> Result<(), StepError> {
+        let (model, h, time) = (self.model, self.h, self.time);
+        let mut left = h;
+        let mut regress = self.settings.time_of_impact;
+        loop {
+            let act = default_activation(model, state, self.settings.contact_distance, left);
+            self.detect_within(state, ws, act);
+            self.impulse_stage(state, ws, Stage::Collisions, left)?;
+            let stats = self.forces(state, ws, left)?;
+            self.first_stats.get_or_insert(stats);
+            self.impulses.substeps += 1;
+            let last = self.impulses.substeps >= self.settings.max_substeps as u64;
+            // The forces hold at most this long; the last substep takes the rest of the step
+            // whatever they say (so a horizon of zero cannot stall the step).
+            let span = if last {
+                left
+            } else {
+                self.contact_model.force_horizon().clamp(0.0, left)
+            };
+            if regress && last {
+                // The rest of the step goes without regression.
+                regress = false;
+                self.impulses.toi_capped += 1;
+            }
+            let length = if regress {
+                let reg = time_of_impact(
+                    model,
+                    state,
+                    &self.wrenches,
+                    span,
+                    &self.settings,
+                    &self.radii,
+                    ws,
+                    &mut self.times,
+                    &mut self.trial,
+                );
+                self.impulses.toi_iterations += reg.iterations;
+                self.impulses.toi_capped += reg.capped as u64;
+                reg.length
+            } else {
+                span
+            };
+            if length < span {
+                // The regression's last trial state is the substep's end; its contacts are in
+                // the workspace.
+                std::mem::swap(state, &mut self.trial);
+                left -= length;
+            } else {
+                let t0 = Instant::now();
+                semi_implicit_euler(model, state, &self.wrenches, span);
+                self.times.integrate += t0.elapsed().as_secs_f64();
+                ws.fresh = false;
+                left = if span < left { left - span } else { 0.0 };
+            }
+            state.time = time + (h - left);
+            check_state(model, state)?;
+            if left <= 0.0 {
+                return Ok(());
+            }
+        }
+    }
+
+    /// `LoopVariant::Guendelman`: collisions → velocities → contacts → positions, one pass.
+    fn guendelman(&mut self, state: &mut State, ws: &mut Workspace) -> Result<(), StepError> {
+        let (model, h) = (self.model, self.h);
+        let act = default_activation(model, state, self.settings.contact_distance, h);
+        self.detect_within(state, ws, act);
+        self.impulses.substeps = 1;
+        self.impulse_stage(state, ws, Stage::Collisions, h)?;
+        let stats = self.forces(state, ws, h)?;
+        self.first_stats = Some(stats);
+        let t0 = Instant::now();
+        integrate_velocities(model, state, &self.wrenches, h);
+        self.times.integrate += t0.elapsed().as_secs_f64();
+        self.impulse_stage(state, ws, Stage::Contacts, h)?;
+        let t0 = Instant::now();
+        integrate_positions(model, state, h);
+        self.times.integrate += t0.elapsed().as_secs_f64();
+        ws.fresh = false;
+        Ok(())
+    }
+}
+
+/// Advance `state` by `h` with the impulse loop of `contact_model` (module documentation),
+/// without accepting the step.
 pub(super) fn advance(
     model: &Model,
     state: &mut State,
     ws: &mut Workspace,
-    contact_model: &mut dyn ContactModel,
-    settings: LoopSettings,
+    contact_model: &mut dyn ImpulseBasedModel,
     h: f64,
     clock: Clock,
 ) -> Result<Attempt, StepError> {
-    let mut times = StageTimes::default();
-    let mut impulses = ImpulseReport::default();
+    let settings = contact_model.loop_settings();
     let (step_no, time) = (state.step, state.time);
-    let fail = |failure| StepError::Contact {
-        step: step_no + 1,
-        time,
-        failure,
-    };
+    let mut times = StageTimes::default();
     let t0 = Instant::now();
     let radii: Vec<f64> = (0..model.bodies.len())
         .map(|i| body_radius(model, i))
         .collect();
-    contact_model
-        .impulse_stages()
-        .expect("impulse_loop and impulse_stages go together")
-        .begin_step(model, state);
+    contact_model.begin_step(model, state);
     times.model += t0.elapsed().as_secs_f64();
-    let mut wrenches = std::mem::take(&mut ws.wrenches);
-    let mut trial = std::mem::take(&mut ws.stage);
-    let mut first_stats: Option<ModelStats> = None;
-    let delta = settings.contact_distance;
+    let mut step = ImpulseStep {
+        model,
+        contact_model,
+        settings,
+        h,
+        step_no,
+        time,
+        radii,
+        times,
+        impulses: ImpulseReport::default(),
+        first_stats: None,
+        wrenches: std::mem::take(&mut ws.wrenches),
+        trial: std::mem::take(&mut ws.stage),
+    };
     // The step being taken, for failures inside it (restored by the clock below).
     state.step = step_no + 1;
-    let result = (|| -> Result<(), StepError> {
-        match settings.variant {
-            LoopVariant::Collide => {
-                let mut left = h;
-                let mut regress = settings.time_of_impact;
-                loop {
-                    let act = default_activation(model, state, delta, left);
-                    if !ws.fresh || ws.act < act {
-                        detect(model, state, act, ws, &mut times);
-                        ws.fresh = true;
-                    }
-                    let r = impulse_stage(
-                        model,
-                        state,
-                        ws,
-                        contact_model,
-                        Stage::Collisions,
-                        left,
-                        &mut times,
-                    )
-                    .map_err(fail)?;
-                    impulses.add(&r);
-                    let stats = evaluate_forces(
-                        model,
-                        state,
-                        &ws.contacts,
-                        contact_model,
-                        left,
-                        &mut wrenches,
-                        &mut times,
-                    )
-                    .map_err(fail)?;
-                    first_stats.get_or_insert(stats);
-                    impulses.substeps += 1;
-                    let last = impulses.substeps >= settings.max_substeps as u64;
-                    // The forces hold at most this long; the last substep takes the rest of the
-                    // step whatever they say (so a horizon of zero cannot stall the step).
-                    let span = if last {
-                        left
-                    } else {
-                        contact_model
-                            .impulse_stages()
-                            .expect("impulse_loop and impulse_stages go together")
-                            .force_horizon()
-                            .clamp(0.0, left)
-                    };
-                    if regress && last {
-                        // The rest of the step goes without regression.
-                        regress = false;
-                        impulses.toi_capped += 1;
-                    }
-                    let length = if regress {
-                        let reg = time_of_impact(
-                            model, state, &wrenches, span, &settings, &radii, ws, &mut times,
-                            &mut trial,
-                        );
-                        impulses.toi_iterations += reg.iterations;
-                        impulses.toi_capped += reg.capped as u64;
-                        reg.length
-                    } else {
-                        span
-                    };
-                    if length < span {
-                        // The regression's last trial state is the substep's end; its contacts
-                        // are in the workspace.
-                        std::mem::swap(state, &mut trial);
-                        left -= length;
-                    } else {
-                        let t0 = Instant::now();
-                        semi_implicit_euler(model, state, &wrenches, span);
-                        times.integrate += t0.elapsed().as_secs_f64();
-                        ws.fresh = false;
-                        left = if span < left { left - span } else { 0.0 };
-                    }
-                    state.time = time + (h - left);
-                    check_state(model, state)?;
-                    if left <= 0.0 {
-                        break;
-                    }
-                }
-            }
-            LoopVariant::Guendelman => {
-                let act = default_activation(model, state, delta, h);
-                if !ws.fresh || ws.act < act {
-                    detect(model, state, act, ws, &mut times);
-                    ws.fresh = true;
-                }
-                impulses.substeps = 1;
-                let r = impulse_stage(
-                    model,
-                    state,
-                    ws,
-                    contact_model,
-                    Stage::Collisions,
-                    h,
-                    &mut times,
-                )
-                .map_err(fail)?;
-                impulses.add(&r);
-                let stats = evaluate_forces(
-                    model,
-                    state,
-                    &ws.contacts,
-                    contact_model,
-                    h,
-                    &mut wrenches,
-                    &mut times,
-                )
-                .map_err(fail)?;
-                first_stats = Some(stats);
-                let t0 = Instant::now();
-                integrate_velocities(model, state, &wrenches, h);
-                times.integrate += t0.elapsed().as_secs_f64();
-                let r = impulse_stage(
-                    model,
-                    state,
-                    ws,
-                    contact_model,
-                    Stage::Contacts,
-                    h,
-                    &mut times,
-                )
-                .map_err(fail)?;
-                impulses.add(&r);
-                let t0 = Instant::now();
-                integrate_positions(model, state, h);
-                times.integrate += t0.elapsed().as_secs_f64();
-                ws.fresh = false;
-            }
-        }
-        Ok(())
-    })();
-    ws.wrenches = wrenches;
-    ws.stage = trial;
+    let result = match settings.variant {
+        LoopVariant::Collide => step.collide(state, ws),
+        LoopVariant::Guendelman => step.guendelman(state, ws),
+    };
+    ws.wrenches = std::mem::take(&mut step.wrenches);
+    ws.stage = std::mem::take(&mut step.trial);
     result?;
     state.time = match clock {
         Clock::Fixed => state.step as f64 * h,
         Clock::Accumulate => time + h,
     };
     check_state(model, state)?;
-    let act = contact_model.activation_distance(model, state);
+    let act = step.contact_model.activation_distance(model, state);
+    let mut times = step.times;
     detect(model, state, act, ws, &mut times);
     ws.fresh = true;
     check_depths(model, state, &ws.contacts)?;
@@ -402,9 +403,9 @@ pub(super) fn advance(
             contacts: ws.contacts.len(),
             max_penetration: max_penetration(&ws.contacts),
             times,
-            model_stats: first_stats.unwrap_or_default(),
+            model_stats: step.first_stats.unwrap_or_default(),
             time_step: h,
-            impulses,
+            impulses: step.impulses,
         },
         work: None,
     })

@@ -6,7 +6,10 @@ pub mod run;
 
 use crate::collision::{max_penetration, BroadPhase, Contact, NarrowPhase, PiecePair};
 use crate::contact::impulse::ImpulseReport;
-use crate::contact::{ContactError, ContactModel, ModelStats};
+use crate::contact::{
+    ContactError, ContactModel, ForceModel, ModelBase, ModelStats, VelocityLevelModel,
+    VelocityProblem,
+};
 use crate::dynamics::forces::add_scheduled;
 use crate::dynamics::integrate::{self, Derivative};
 use crate::dynamics::{Integrator, Model, State, Wrench};
@@ -138,7 +141,7 @@ pub fn contacts<'w>(
     model: &Model,
     state: &State,
     ws: &'w mut Workspace,
-    contact_model: &dyn ContactModel,
+    contact_model: &ContactModel,
 ) -> &'w [Contact] {
     if !ws.fresh {
         let act = contact_model.activation_distance(model, state);
@@ -148,24 +151,21 @@ pub fn contacts<'w>(
     &ws.contacts
 }
 
-/// All forces on every body at `state`: scheduled forces plus contact forces, for a step of
-/// length `h` (s).
+/// All forces on every body at `state`: scheduled forces, then what `contact_forces` adds (the
+/// model's contact wrenches for a step of length `h`, s), timed into the model stage (its own
+/// solver time into the solve stage, its own collision detection into the narrow phase).
 fn evaluate_forces(
     model: &Model,
     state: &State,
-    contacts: &[Contact],
-    contact_model: &mut dyn ContactModel,
-    h: f64,
     wrenches: &mut Vec<Wrench>,
     times: &mut StageTimes,
+    contact_forces: impl FnOnce(&mut [Wrench]) -> Result<ModelStats, ContactError>,
 ) -> Result<ModelStats, ContactError> {
     let t0 = Instant::now();
     wrenches.clear();
     wrenches.resize(model.bodies.len(), Wrench::default());
     add_scheduled(model, state, state.time, wrenches);
-    let stats = contact_model.contact_forces(model, state, contacts, h, wrenches)?;
-    // The model's own solver time goes to the solve stage, its own collision detection (PEG's
-    // potential contacts) to the narrow phase.
+    let stats = contact_forces(wrenches)?;
     let solve = stats.solve.map_or(0.0, |s| s.seconds);
     times.model += t0.elapsed().as_secs_f64() - solve - stats.detection;
     times.solve += solve;
@@ -174,12 +174,12 @@ fn evaluate_forces(
 }
 
 /// Advance `state` by one time step of the scene's length h and let the contact model update its
-/// memory (`ContactModel::end_step`).
+/// memory (`ModelBase::end_step`).
 pub fn step(
     model: &Model,
     state: &mut State,
     ws: &mut Workspace,
-    contact_model: &mut dyn ContactModel,
+    contact_model: &mut ContactModel,
 ) -> Result<StepReport, StepError> {
     let attempt = advance(
         model,
@@ -227,138 +227,235 @@ fn power(model: &Model, state: &State, wrenches: &[Wrench]) -> f64 {
 
 /// Advance `state` by `h` without accepting the step: the caller calls the contact model's
 /// `end_step` if it keeps the step, or restores the state (and invalidates `ws`) if not.
+///
+/// One `match` over the three couplings (`contact::coupling`): force models are integrated by
+/// the scene's integrator, velocity-level models solve their step's problem and are integrated by
+/// semi-implicit Euler, impulse-based models run their impulse loop (`impulse.rs`).
 pub fn advance(
     model: &Model,
     state: &mut State,
     ws: &mut Workspace,
-    contact_model: &mut dyn ContactModel,
+    contact_model: &mut ContactModel,
     h: f64,
     clock: Clock,
     measure_work: bool,
 ) -> Result<Attempt, StepError> {
-    if let Some(settings) = contact_model.impulse_loop() {
+    match contact_model {
+        ContactModel::Force(m) => {
+            advance_force(model, state, ws, m.as_mut(), h, clock, measure_work)
+        }
+        ContactModel::VelocityLevel(m) => {
+            advance_velocity_level(model, state, ws, m.as_mut(), h, clock)
+        }
         // Impulses change velocities at instants: the impulse loop takes the step (no work
         // measurement: adaptive steps refuse impulse-based models).
-        return impulse::advance(model, state, ws, contact_model, settings, h, clock);
+        ContactModel::ImpulseBased(m) => impulse::advance(model, state, ws, m.as_mut(), h, clock),
     }
-    let mut times = StageTimes::default();
-    if !ws.fresh {
-        let act = contact_model.activation_distance(model, state);
-        detect(model, state, act, ws, &mut times);
-    }
-    let (step_no, time) = (state.step, state.time);
-    let fail = |failure| StepError::Contact {
-        step: step_no + 1,
+}
+
+/// A failure of the contact model in the step that starts at `state`.
+fn contact_failure(state: &State) -> impl Fn(ContactError) -> StepError {
+    let (step, time) = (state.step + 1, state.time);
+    move |failure| StepError::Contact {
+        step,
         time,
         failure,
-    };
+    }
+}
+
+/// Detect at `state` unless the workspace holds its contacts.
+fn ensure_contacts(
+    model: &Model,
+    state: &State,
+    ws: &mut Workspace,
+    base: &dyn ModelBase,
+    times: &mut StageTimes,
+) {
+    if !ws.fresh {
+        let act = base.activation_distance(model, state);
+        detect(model, state, act, ws, times);
+    }
+}
+
+/// A force model's step: the forces at `state`, then the scene's integrator (RK4 re-detects and
+/// re-evaluates at its stages).
+fn advance_force(
+    model: &Model,
+    state: &mut State,
+    ws: &mut Workspace,
+    contact_model: &mut dyn ForceModel,
+    h: f64,
+    clock: Clock,
+    measure_work: bool,
+) -> Result<Attempt, StepError> {
+    let mut times = StageTimes::default();
+    ensure_contacts(model, state, ws, contact_model, &mut times);
+    let fail = contact_failure(state);
     let mut wrenches = std::mem::take(&mut ws.wrenches);
-    let model_stats = evaluate_forces(
-        model,
-        state,
-        &ws.contacts,
-        contact_model,
-        h,
-        &mut wrenches,
-        &mut times,
-    )
-    .map_err(fail)?;
+    let model_stats = evaluate_forces(model, state, &mut wrenches, &mut times, |out| {
+        contact_model.contact_forces(model, state, &ws.contacts, h, out)
+    })
+    .map_err(&fail)?;
     let mut work = measure_work.then(|| power(model, state, &wrenches));
-    let integrator = if contact_model.velocity_level() {
-        Integrator::SemiImplicitEuler
-    } else {
-        model.settings.integrator
-    };
-    match integrator {
+    match model.settings.integrator {
         Integrator::SemiImplicitEuler => {
             let t0 = Instant::now();
             integrate::semi_implicit_euler(model, state, &wrenches, h);
             times.integrate += t0.elapsed().as_secs_f64();
         }
         Integrator::Rk4 => {
-            let mut k = std::mem::take(&mut ws.k);
-            let mut stage = std::mem::take(&mut ws.stage);
-            let t0 = Instant::now();
-            integrate::derivatives(model, state, &wrenches, &mut k[0]);
-            times.integrate += t0.elapsed().as_secs_f64();
-            for s in 1..4 {
-                let t0 = Instant::now();
-                let frac = if s == 3 { h } else { 0.5 * h };
-                integrate::offset_state(model, state, &k[s - 1], frac, &mut stage);
-                times.integrate += t0.elapsed().as_secs_f64();
-                let act = contact_model.activation_distance(model, &stage);
-                detect(model, &stage, act, ws, &mut times);
-                evaluate_forces(
-                    model,
-                    &stage,
-                    &ws.contacts,
-                    contact_model,
-                    h,
-                    &mut wrenches,
-                    &mut times,
-                )
-                .map_err(fail)?;
-                if let Some(w) = work.as_mut() {
-                    *w += if s == 3 { 1.0 } else { 2.0 } * power(model, &stage, &wrenches);
-                }
-                let t0 = Instant::now();
-                integrate::derivatives(model, &stage, &wrenches, &mut k[s]);
-                times.integrate += t0.elapsed().as_secs_f64();
-            }
-            let t0 = Instant::now();
-            integrate::rk4_combine(model, state, [&k[0], &k[1], &k[2], &k[3]], h);
-            times.integrate += t0.elapsed().as_secs_f64();
-            ws.k = k;
-            ws.stage = stage;
-            work = work.map(|w| w * h / 6.0);
-        }
-    }
-    state.step += 1;
-    state.time = match clock {
-        Clock::Fixed => state.step as f64 * h,
-        Clock::Accumulate => state.time + h,
-    };
-    let checked = check_state(model, state);
-    if let Err(e) = checked {
-        ws.wrenches = wrenches;
-        return Err(e);
-    }
-    let act = contact_model.activation_distance(model, state);
-    detect(model, state, act, ws, &mut times);
-    ws.fresh = true;
-    if let Err(e) = check_depths(model, state, &ws.contacts) {
-        ws.wrenches = wrenches;
-        return Err(e);
-    }
-    if integrator == Integrator::SemiImplicitEuler {
-        if let Some(w) = work.as_mut() {
-            // Trapezoid: the power at the end state needs the forces there.
-            let start = *w;
-            evaluate_forces(
+            let result = rk4(
                 model,
                 state,
-                &ws.contacts,
+                ws,
                 contact_model,
                 h,
                 &mut wrenches,
                 &mut times,
-            )
-            .map_err(fail)?;
+                work.as_mut(),
+            );
+            if let Err(e) = result {
+                ws.wrenches = wrenches;
+                return Err(fail(e));
+            }
+            work = work.map(|w| w * h / 6.0);
+        }
+    }
+    let finished = finish_step(model, state, ws, contact_model, h, clock, &mut times);
+    if let Err(e) = finished {
+        ws.wrenches = wrenches;
+        return Err(e);
+    }
+    if model.settings.integrator == Integrator::SemiImplicitEuler {
+        if let Some(w) = work.as_mut() {
+            // Trapezoid: the power at the end state needs the forces there.
+            let start = *w;
+            evaluate_forces(model, state, &mut wrenches, &mut times, |out| {
+                contact_model.contact_forces(model, state, &ws.contacts, h, out)
+            })
+            .map_err(&fail)?;
             *w = 0.5 * h * (start + power(model, state, &wrenches));
         }
     }
     ws.wrenches = wrenches;
     Ok(Attempt {
-        report: StepReport {
-            contacts: ws.contacts.len(),
-            max_penetration: max_penetration(&ws.contacts),
-            times,
-            model_stats,
-            time_step: h,
-            impulses: ImpulseReport::default(),
-        },
+        report: report(ws, times, model_stats, h),
         work,
     })
+}
+
+/// Classical RK4 over a force model: stages 2–4 detect and evaluate the forces at the offset
+/// states; `wrenches` holds the first stage's forces on entry. Adds the stages' power
+/// (weights 2, 2, 1) to `work` when asked.
+#[allow(clippy::too_many_arguments)]
+fn rk4(
+    model: &Model,
+    state: &mut State,
+    ws: &mut Workspace,
+    contact_model: &mut dyn ForceModel,
+    h: f64,
+    wrenches: &mut Vec<Wrench>,
+    times: &mut StageTimes,
+    mut work: Option<&mut f64>,
+) -> Result<(), ContactError> {
+    let mut k = std::mem::take(&mut ws.k);
+    let mut stage = std::mem::take(&mut ws.stage);
+    let t0 = Instant::now();
+    integrate::derivatives(model, state, wrenches, &mut k[0]);
+    times.integrate += t0.elapsed().as_secs_f64();
+    for s in 1..4 {
+        let t0 = Instant::now();
+        let frac = if s == 3 { h } else { 0.5 * h };
+        integrate::offset_state(model, state, &k[s - 1], frac, &mut stage);
+        times.integrate += t0.elapsed().as_secs_f64();
+        let act = contact_model.activation_distance(model, &stage);
+        detect(model, &stage, act, ws, times);
+        let contacts = &ws.contacts;
+        evaluate_forces(model, &stage, wrenches, times, |out| {
+            contact_model.contact_forces(model, &stage, contacts, h, out)
+        })?;
+        if let Some(w) = work.as_deref_mut() {
+            *w += if s == 3 { 1.0 } else { 2.0 } * power(model, &stage, wrenches);
+        }
+        let t0 = Instant::now();
+        integrate::derivatives(model, &stage, wrenches, &mut k[s]);
+        times.integrate += t0.elapsed().as_secs_f64();
+    }
+    let t0 = Instant::now();
+    integrate::rk4_combine(model, state, [&k[0], &k[1], &k[2], &k[3]], h);
+    times.integrate += t0.elapsed().as_secs_f64();
+    ws.k = k;
+    ws.stage = stage;
+    Ok(())
+}
+
+/// A velocity-level model's step: the pipeline builds the step's [`VelocityProblem`] once (free
+/// velocity, inverse mass, Jacobian rows on demand), the model adds its contact impulses / h to
+/// the applied wrenches, and semi-implicit Euler takes the step with them. No work measurement:
+/// adaptive steps refuse velocity-level models.
+fn advance_velocity_level(
+    model: &Model,
+    state: &mut State,
+    ws: &mut Workspace,
+    contact_model: &mut dyn VelocityLevelModel,
+    h: f64,
+    clock: Clock,
+) -> Result<Attempt, StepError> {
+    let mut times = StageTimes::default();
+    ensure_contacts(model, state, ws, contact_model, &mut times);
+    let fail = contact_failure(state);
+    let mut wrenches = std::mem::take(&mut ws.wrenches);
+    let at: &State = state;
+    let model_stats = evaluate_forces(model, at, &mut wrenches, &mut times, |out| {
+        let problem = VelocityProblem::new(model, at, h, out);
+        contact_model.solve_step(&problem, &ws.contacts, out)
+    })
+    .map_err(fail)?;
+    let t0 = Instant::now();
+    integrate::semi_implicit_euler(model, state, &wrenches, h);
+    times.integrate += t0.elapsed().as_secs_f64();
+    ws.wrenches = wrenches;
+    finish_step(model, state, ws, contact_model, h, clock, &mut times)?;
+    Ok(Attempt {
+        report: report(ws, times, model_stats, h),
+        work: None,
+    })
+}
+
+/// The end of every step that is not an impulse loop's: the clock, the state checks, and the
+/// detection at the new state (its contacts give the step's metrics and the next step's first
+/// stage).
+fn finish_step(
+    model: &Model,
+    state: &mut State,
+    ws: &mut Workspace,
+    base: &dyn ModelBase,
+    h: f64,
+    clock: Clock,
+    times: &mut StageTimes,
+) -> Result<(), StepError> {
+    state.step += 1;
+    state.time = match clock {
+        Clock::Fixed => state.step as f64 * h,
+        Clock::Accumulate => state.time + h,
+    };
+    check_state(model, state)?;
+    let act = base.activation_distance(model, state);
+    detect(model, state, act, ws, times);
+    ws.fresh = true;
+    check_depths(model, state, &ws.contacts)
+}
+
+/// The report of a step that ended with `ws`'s contacts.
+fn report(ws: &Workspace, times: StageTimes, model_stats: ModelStats, h: f64) -> StepReport {
+    StepReport {
+        contacts: ws.contacts.len(),
+        max_penetration: max_penetration(&ws.contacts),
+        times,
+        model_stats,
+        time_step: h,
+        impulses: ImpulseReport::default(),
+    }
 }
 
 /// Stop when a contact between two bounded pieces is deeper than the smaller one is wide (twice its

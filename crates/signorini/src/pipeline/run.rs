@@ -199,7 +199,7 @@ pub fn step_count(model: &Model) -> u64 {
 /// milliseconds of simulated time for adaptive steps: `Stepper::progress`).
 pub fn run(
     cfg: &RunConfig,
-    contact_model: &mut dyn ContactModel,
+    contact_model: &mut ContactModel,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunSummary, RunError> {
     let model = cfg.model;
@@ -344,7 +344,7 @@ fn metric_row(
     Ok(ke)
 }
 
-fn write_summary(cfg: &RunConfig, cm: &dyn ContactModel, s: &RunSummary) -> Result<(), RunError> {
+fn write_summary(cfg: &RunConfig, cm: &ContactModel, s: &RunSummary) -> Result<(), RunError> {
     let m = cfg.model;
     let params: serde_json::Map<String, serde_json::Value> = cm
         .parameters()

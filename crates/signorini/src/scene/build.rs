@@ -168,7 +168,7 @@ impl Scene {
     pub fn contact_model(
         &self,
         override_name: Option<&str>,
-    ) -> Result<(Box<dyn ContactModel>, Vec<String>), SceneError> {
+    ) -> Result<(ContactModel, Vec<String>), SceneError> {
         let ignored = validate_contact(&self.desc, override_name)?;
         let name = override_name.unwrap_or(&self.desc.contact.model);
         let params: Vec<(String, ParamInput)> = self

@@ -41,9 +41,10 @@ use super::{default_activation, ImpulseReport, ImpulseStages, LoopSettings, Loop
 use crate::collision::Contact;
 use crate::contact::multi_point::{self, MultiPoint};
 use crate::contact::params::model_params;
+use crate::contact::ForceModel;
 use crate::contact::{
-    ConfigError, ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind,
-    ParamSpec, ParamValue, Range,
+    ConfigError, ContactError, ImpulseBasedModel, ModelBase, ModelSpec, ModelStats, ParamDefault,
+    ParamKind, ParamSpec, ParamValue, Range,
 };
 use crate::dynamics::{Model, State, Wrench};
 use glam::DVec3;
@@ -377,26 +378,13 @@ impl ImpulseStages for Hybrid {
     }
 }
 
-impl ContactModel for Hybrid {
+impl ModelBase for Hybrid {
     fn spec(&self) -> ModelSpec {
         SPEC
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
         crate::contact::named_values(PARAMS, &self.values)
-    }
-
-    /// The multi-point penalty forces of the pairs in the resting phase.
-    fn contact_forces(
-        &mut self,
-        model: &Model,
-        state: &State,
-        contacts: &[Contact],
-        h: f64,
-        out: &mut [Wrench],
-    ) -> Result<ModelStats, ContactError> {
-        let resting = self.resting_contacts(contacts);
-        self.penalty.contact_forces(model, state, &resting, h, out)
     }
 
     /// Pairs that no longer touch leave the map; the step's phases become the memory; the
@@ -418,12 +406,23 @@ impl ContactModel for Hybrid {
             model.settings.time_step,
         )
     }
+}
 
-    fn impulse_loop(&self) -> Option<LoopSettings> {
-        Some(self.loop_settings)
+impl ImpulseBasedModel for Hybrid {
+    fn loop_settings(&self) -> LoopSettings {
+        self.loop_settings
     }
 
-    fn impulse_stages(&mut self) -> Option<&mut dyn ImpulseStages> {
-        Some(self)
+    /// The multi-point penalty forces of the pairs in the resting phase.
+    fn contact_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        h: f64,
+        out: &mut [Wrench],
+    ) -> Result<ModelStats, ContactError> {
+        let resting = self.resting_contacts(contacts);
+        ForceModel::contact_forces(&mut self.penalty, model, state, &resting, h, out)
     }
 }

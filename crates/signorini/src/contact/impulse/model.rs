@@ -44,8 +44,8 @@ use crate::collision::Contact;
 use crate::contact::params::model_params;
 use crate::contact::resting::{ContactClass, RestingContact, RestingError, RestingOptions};
 use crate::contact::{
-    ConfigError, ContactError, ContactModel, ModelSpec, ModelStats, ParamDefault, ParamKind,
-    ParamSpec, ParamValue, Range,
+    ConfigError, ContactError, ImpulseBasedModel, ModelBase, ModelSpec, ModelStats, ParamDefault,
+    ParamKind, ParamSpec, ParamValue, Range,
 };
 use crate::dynamics::{Model, State, Wrench};
 
@@ -410,13 +410,28 @@ impl ImpulseStages for ImpulseModel {
     }
 }
 
-impl ContactModel for ImpulseModel {
+impl ModelBase for ImpulseModel {
     fn spec(&self) -> ModelSpec {
         SPEC
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
         crate::contact::named_values(PARAMS, &self.values)
+    }
+
+    fn activation_distance(&self, model: &Model, state: &State) -> f64 {
+        default_activation(
+            model,
+            state,
+            self.loop_settings.contact_distance,
+            model.settings.time_step,
+        )
+    }
+}
+
+impl ImpulseBasedModel for ImpulseModel {
+    fn loop_settings(&self) -> LoopSettings {
+        self.loop_settings
     }
 
     /// The global option's resting-contact forces (Baraff's LCP over the resting set); nothing
@@ -486,22 +501,5 @@ impl ContactModel for ImpulseModel {
             solve: rf.solve,
             ..ModelStats::default()
         })
-    }
-
-    fn activation_distance(&self, model: &Model, state: &State) -> f64 {
-        default_activation(
-            model,
-            state,
-            self.loop_settings.contact_distance,
-            model.settings.time_step,
-        )
-    }
-
-    fn impulse_loop(&self) -> Option<LoopSettings> {
-        Some(self.loop_settings)
-    }
-
-    fn impulse_stages(&mut self) -> Option<&mut dyn ImpulseStages> {
-        Some(self)
     }
 }

@@ -1,0 +1,242 @@
+//! How a contact model couples to the time step: three kinds of physics, three traits, one enum.
+//!
+//! | kind | trait | what the pipeline gives it | what it gives back | integrated by |
+//! |---|---|---|---|---|
+//! | force (penalty) | [`ForceModel`] | a state and its contacts | contact wrenches | the scene's integrator, at every stage |
+//! | velocity level (Stewart–Trinkle, Anitescu–Potra, PEG) | [`VelocityLevelModel`] | a [`VelocityProblem`]: h, applied wrenches, free velocity, inverse mass, Jacobian rows | contact impulses / h | semi-implicit Euler, once a step |
+//! | impulse based (`impulse`, `hybrid`) | [`ImpulseBasedModel`] | contacts at instants (`pipeline::impulse`) | velocity jumps, then continuous forces and how long they hold | `pipeline::impulse`'s substeps |
+//!
+//! [`ContactModel`] is the enum over the three; `pipeline::advance` is one `match` on it, as
+//! MuJoCo's `mj_step` is one switch. What every kind shares (name, parameters, activation
+//! distance, memory kept across steps, counters of its own) is [`ModelBase`].
+use super::impulse::{ImpulseStages, LoopSettings};
+use super::params::ParamValue;
+use super::velocity_problem::VelocityProblem;
+use super::{ContactError, ModelSpec, ModelStats};
+use crate::collision::Contact;
+use crate::dynamics::{Model, State, Wrench};
+
+/// Access to the concrete model behind a `dyn` trait object (for tests and experiments that
+/// read a model's own state, e.g. the hybrid's contact phases). Implemented for every type.
+pub trait AsAny: std::any::Any {
+    fn as_any(&self) -> &dyn std::any::Any;
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+}
+
+impl<T: std::any::Any> AsAny for T {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+/// What every contact model has, whatever its coupling.
+pub trait ModelBase: Send + AsAny {
+    fn spec(&self) -> ModelSpec;
+
+    /// Parameter values in effect, for `summary.json` (name → value or default expression).
+    fn parameters(&self) -> Vec<(&'static str, ParamValue)>;
+
+    /// The gap (m) below which the narrow phase reports contacts at `state`. The default is the
+    /// scene's `simulation.activation_distance`.
+    fn activation_distance(&self, model: &Model, _state: &State) -> f64 {
+        model.settings.activation_distance
+    }
+
+    /// Called once per accepted step with the contacts of the new state (models with memory
+    /// update it here). The default does nothing. Memory kept across steps changes only here:
+    /// an adaptive step may evaluate a model and then throw the attempt away.
+    fn end_step(&mut self, _model: &Model, _state: &State, _contacts: &[Contact]) {}
+
+    /// Counters of the model's own over its last step (name, value), e.g. PEG's trapped
+    /// constraints; empty by default. The shared [`ModelStats`] hold only what every model has.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
+
+/// Forces as a function of the state (penalty models): any integrator evaluates them at each of
+/// its stages.
+pub trait ForceModel: ModelBase {
+    /// Add the contact forces for `contacts` at `state` into `out` (one wrench per body, world
+    /// axes, torque about the centre of mass). `h` is the time step (s).
+    fn contact_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        h: f64,
+        out: &mut [Wrench],
+    ) -> Result<ModelStats, ContactError>;
+}
+
+/// Velocity-level time stepping: one complementarity problem per step in the velocities at the
+/// end of the step, posed on the system dynamics the pipeline built ([`VelocityProblem`]), as
+/// Drake's contact solvers receive theirs.
+pub trait VelocityLevelModel: ModelBase {
+    /// Add the contact impulses of the step divided by h (the mean contact force over the step)
+    /// into `out`, which holds the applied wrenches of `problem` on entry; the pipeline then
+    /// takes the semi-implicit Euler step with `out`. `contacts` are the narrow phase's contacts
+    /// of `problem.state`.
+    fn solve_step(
+        &mut self,
+        problem: &VelocityProblem,
+        contacts: &[Contact],
+        out: &mut [Wrench],
+    ) -> Result<ModelStats, ContactError>;
+}
+
+/// Impulse-based models: `pipeline::impulse` runs their steps (substeps at the times of impact)
+/// and calls the model for the velocity updates ([`ImpulseStages`]), the continuous forces
+/// between them and how long those hold.
+pub trait ImpulseBasedModel: ModelBase + ImpulseStages {
+    /// The loop the pipeline must run the model with.
+    fn loop_settings(&self) -> LoopSettings;
+
+    /// Continuous forces at `state` held over a substep (Baraff's resting-contact forces, the
+    /// hybrid's penalty on resting pairs; none for the others), added into `out`.
+    fn contact_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        h: f64,
+        out: &mut [Wrench],
+    ) -> Result<ModelStats, ContactError>;
+}
+
+/// A contact model, by the way it couples to the step.
+pub enum ContactModel {
+    Force(Box<dyn ForceModel>),
+    VelocityLevel(Box<dyn VelocityLevelModel>),
+    ImpulseBased(Box<dyn ImpulseBasedModel>),
+}
+
+/// The three couplings, without the model (for messages and checks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coupling {
+    Force,
+    VelocityLevel,
+    ImpulseBased,
+}
+
+impl ContactModel {
+    /// What every kind shares.
+    pub fn base(&self) -> &dyn ModelBase {
+        match self {
+            ContactModel::Force(m) => m.as_ref(),
+            ContactModel::VelocityLevel(m) => m.as_ref(),
+            ContactModel::ImpulseBased(m) => m.as_ref(),
+        }
+    }
+
+    /// What every kind shares, mutably.
+    pub fn base_mut(&mut self) -> &mut dyn ModelBase {
+        match self {
+            ContactModel::Force(m) => m.as_mut(),
+            ContactModel::VelocityLevel(m) => m.as_mut(),
+            ContactModel::ImpulseBased(m) => m.as_mut(),
+        }
+    }
+
+    pub fn coupling(&self) -> Coupling {
+        match self {
+            ContactModel::Force(_) => Coupling::Force,
+            ContactModel::VelocityLevel(_) => Coupling::VelocityLevel,
+            ContactModel::ImpulseBased(_) => Coupling::ImpulseBased,
+        }
+    }
+
+    pub fn spec(&self) -> ModelSpec {
+        self.base().spec()
+    }
+
+    pub fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
+        self.base().parameters()
+    }
+
+    pub fn activation_distance(&self, model: &Model, state: &State) -> f64 {
+        self.base().activation_distance(model, state)
+    }
+
+    pub fn end_step(&mut self, model: &Model, state: &State, contacts: &[Contact]) {
+        self.base_mut().end_step(model, state, contacts)
+    }
+
+    pub fn counters(&self) -> Vec<(&'static str, u64)> {
+        self.base().counters()
+    }
+
+    /// The counter `name` of the model's last step (0 when the model has none of that name).
+    pub fn counter(&self, name: &str) -> u64 {
+        self.counters()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0, |(_, v)| v)
+    }
+
+    /// The concrete model, when it is a `T`.
+    pub fn downcast_ref<T: 'static>(&self) -> Option<&T> {
+        match self {
+            ContactModel::Force(m) => (**m).as_any().downcast_ref(),
+            ContactModel::VelocityLevel(m) => (**m).as_any().downcast_ref(),
+            ContactModel::ImpulseBased(m) => (**m).as_any().downcast_ref(),
+        }
+    }
+
+    /// The concrete model, mutably, when it is a `T`.
+    pub fn downcast_mut<T: 'static>(&mut self) -> Option<&mut T> {
+        match self {
+            ContactModel::Force(m) => (**m).as_any_mut().downcast_mut(),
+            ContactModel::VelocityLevel(m) => (**m).as_any_mut().downcast_mut(),
+            ContactModel::ImpulseBased(m) => (**m).as_any_mut().downcast_mut(),
+        }
+    }
+
+    /// True for velocity-level time stepping (always integrated by semi-implicit Euler).
+    pub fn velocity_level(&self) -> bool {
+        self.coupling() == Coupling::VelocityLevel
+    }
+
+    /// The impulse loop of an impulse-based model; `None` for the other kinds.
+    pub fn impulse_loop(&self) -> Option<LoopSettings> {
+        match self {
+            ContactModel::ImpulseBased(m) => Some(m.loop_settings()),
+            _ => None,
+        }
+    }
+
+    /// Forces of a force model, or the continuous forces of an impulse-based one, at `state`
+    /// (for tests and experiments that probe a model at one state). A velocity-level model has
+    /// no forces of a state: it answers `None`.
+    pub fn forces_at(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        h: f64,
+        out: &mut [Wrench],
+    ) -> Option<Result<ModelStats, ContactError>> {
+        match self {
+            ContactModel::Force(m) => Some(m.contact_forces(model, state, contacts, h, out)),
+            ContactModel::ImpulseBased(m) => Some(m.contact_forces(model, state, contacts, h, out)),
+            ContactModel::VelocityLevel(_) => None,
+        }
+    }
+}
+
+/// So that a `ContactModel` passes where `&ContactModel` is wanted as `m.as_ref()`, as a boxed
+/// model did.
+impl AsRef<ContactModel> for ContactModel {
+    fn as_ref(&self) -> &ContactModel {
+        self
+    }
+}
+
+impl AsMut<ContactModel> for ContactModel {
+    fn as_mut(&mut self) -> &mut ContactModel {
+        self
+    }
+}

@@ -1,0 +1,76 @@
+//! The system dynamics a velocity-level model is posed on, built once a step by the pipeline.
+//!
+//! Stewart & Trinkle (1996) and Anitescu & Potra (1997) write the step in the velocities ν⁺ at its
+//! end: M (ν⁺ − ν) = h f_applied + Gᵀ p with complementarity on the contact impulses p. What the
+//! model needs of the system is therefore the step h, the applied wrenches, the free velocity
+//! ν_free = ν + h M⁻¹ f_applied, the inverse mass M⁻¹ and the contact Jacobian rows G; the PEG
+//! paper's experiments ran "the same time stepper" with two contact models, and this is its shared
+//! input. As Drake's contact solvers receive their system dynamics data, the model does not compute
+//! them itself.
+use super::contact_jacobian_row;
+use crate::collision::Contact;
+use crate::dynamics::integrate::accelerations;
+use crate::dynamics::jacobian::{InverseMass, JacobianRow};
+use crate::dynamics::{Model, State, Wrench};
+use glam::DVec3;
+
+/// One step's velocity-level problem data, in `Model::dof_offsets` order.
+pub struct VelocityProblem<'a> {
+    pub model: &'a Model,
+    /// The state at the start of the step.
+    pub state: &'a State,
+    /// Step length (s).
+    pub h: f64,
+    /// Applied (non-contact) wrenches at `state`, per body (N, N m).
+    pub applied: Vec<Wrench>,
+    /// ν_free = ν + h M⁻¹ f_applied (m/s, rad/s): the semi-implicit Euler velocity without contact.
+    pub free_velocity: Vec<f64>,
+    /// M⁻¹ at `state`.
+    pub inverse_mass: InverseMass,
+    /// Generalized offset of each body's 6 velocities (`None` for fixed bodies).
+    pub offsets: Vec<Option<usize>>,
+}
+
+impl<'a> VelocityProblem<'a> {
+    /// The problem of a step of `h` (s) from `state` under the applied wrenches `applied`.
+    pub fn new(model: &'a Model, state: &'a State, h: f64, applied: &[Wrench]) -> Self {
+        VelocityProblem {
+            model,
+            state,
+            h,
+            applied: applied.to_vec(),
+            free_velocity: velocity_after(model, state, h, applied),
+            inverse_mass: InverseMass::new(model, state),
+            offsets: model.dof_offsets(),
+        }
+    }
+
+    /// The semi-implicit Euler velocity at the end of the step under `wrenches` (applied plus
+    /// contact impulses / h): ν + h M⁻¹ f.
+    pub fn velocity_after(&self, wrenches: &[Wrench]) -> Vec<f64> {
+        velocity_after(self.model, self.state, self.h, wrenches)
+    }
+
+    /// The Jacobian row of contact `c`'s relative velocity (point on B minus point on A) along
+    /// `d`.
+    pub fn row(&self, c: &Contact, d: DVec3) -> JacobianRow {
+        contact_jacobian_row(self.model, self.state, &self.offsets, c, d)
+    }
+}
+
+/// ν + h M⁻¹ f for the wrenches `f` (per body, without contact unless included), in
+/// `Model::dof_offsets` order; zero for fixed bodies.
+pub fn velocity_after(model: &Model, state: &State, h: f64, wrenches: &[Wrench]) -> Vec<f64> {
+    let offsets = model.dof_offsets();
+    let mut nu = vec![0.0; model.dof_count()];
+    for (i, body) in model.bodies.iter().enumerate() {
+        if let (Some(o), false) = (offsets[i], body.fixed) {
+            let (a, alpha) = accelerations(model, state, i, &wrenches[i]);
+            let bs = &state.bodies[i];
+            let v = bs.velocity + h * a;
+            let w = bs.angular_velocity + h * alpha;
+            nu[o..o + 6].copy_from_slice(&[v.x, v.y, v.z, w.x, w.y, w.z]);
+        }
+    }
+    nu
+}
