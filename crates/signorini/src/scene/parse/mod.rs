@@ -1,0 +1,136 @@
+//! Scene file parser: TOML text -> validated [`SceneDesc`].
+//!
+//! The document is parsed with `toml::de::DeTable`, which keeps the byte span of every key and
+//! value, and then walked by hand so that every error names the file, line and dotted key.
+//!
+//! Errors are reported one at a time: top-level tables (and each entry of an array of tables)
+//! are checked in file order; inside a table, unknown keys are reported first, then the keys
+//! in the order of the documentation. References (material and body names) are resolved
+//! against every definition in the file, wherever it appears; duplicate names are reported at
+//! the second definition.
+//!
+//! # Files
+//!
+//! - `mod.rs`: the entry points [`load_scene`] and [`parse_scene`], the valid keys of each table.
+//! - `hints.rs`: "did you mean" suggestions, lists of choices, units, descriptions of values.
+//! - `values.rs`: the value readers (numbers, integers, strings, vectors, ranges, orientations).
+//! - `shapes.rs`: body, piece and spawn shapes.
+//! - `reader.rs`: the table reader (unknown, missing and unread keys).
+//! - `sections.rs`: the document walk and `[simulation]`, `[contact]`, `[output]`.
+//! - `bodies.rs`: `[[material]]`, `[[body]]` and references to them.
+//! - `forces.rs`: `[[force]]` and `[[random_forces]]`.
+//! - `spawn.rs`: `[[spawn]]`.
+
+mod bodies;
+mod forces;
+mod hints;
+mod reader;
+mod sections;
+mod shapes;
+mod spawn;
+mod values;
+
+use std::path::Path;
+
+use toml::de::{DeTable, DeValue};
+use toml::Spanned;
+
+use super::desc::*;
+use super::error::{line_of, SceneError};
+use sections::Parser;
+
+type Value<'i> = Spanned<DeValue<'i>>;
+type Res<T> = Result<T, SceneError>;
+
+/// Valid keys of each table.
+#[rustfmt::skip]
+mod keys {
+    pub const ROOT: &[&str] = &["simulation", "contact", "material", "body", "force", "random_forces", "spawn", "output"];
+    /// Top-level keys that hold arrays of tables (`[[name]]`).
+    pub const ARRAY_SECTIONS: &[&str] = &["material", "body", "force", "random_forces", "spawn"];
+    pub const SIMULATION: &[&str] = &["time_step", "duration", "gravity", "integrator", "activation_distance", "max_speed",
+                                      "adaptive"];
+    pub const ADAPTIVE: &[&str] = &["energy_tolerance", "min_time_step", "max_time_step"];
+    pub const MATERIAL: &[&str] = &["name", "friction", "restitution"];
+    pub const BODY: &[&str] = &["name", "fixed", "material", "mass", "density", "position", "orientation", "velocity",
+                                "angular_velocity", "shape", "piece"];
+    pub const PIECE: &[&str] = &["shape", "position", "orientation"];
+    pub const FORCE: &[&str] = &["body", "force", "torque", "point", "start", "end"];
+    pub const RANDOM_FORCES: &[&str] = &["body", "seed", "count", "start", "period", "on_time", "magnitude", "direction",
+                                         "point_min", "point_max"];
+    pub const SPAWN: &[&str] = &["name", "count", "seed", "lattice", "spacing", "origin", "jitter", "random_orientation",
+                                 "velocity", "material", "mass", "density", "shapes", "weights", "release_interval"];
+    pub const OUTPUT: &[&str] = &["trajectory_interval"];
+    pub const ORIENTATION: &[&str] = &["axis", "angle", "angle_deg", "rpy", "rpy_deg"];
+    pub const SHAPE_TYPES: &[&str] = &["sphere", "box", "cylinder", "convex", "halfspace"];
+    pub const SPAWN_SHAPE_TYPES: &[&str] = &["box", "sphere", "cylinder", "random_convex"];
+
+    /// Valid keys of a shape table of the given `type`.
+    pub fn shape(ty: &str) -> &'static [&'static str] {
+        match ty {
+            "sphere" => &["type", "radius"],
+            "box" => &["type", "size"],
+            "cylinder" => &["type", "radius", "height", "segments"],
+            "convex" => &["type", "points"],
+            "halfspace" => &["type", "normal"],
+            "random_convex" => &["type", "points", "radius"],
+            _ => &["type"],
+        }
+    }
+}
+
+const SHAPE_EXAMPLE: &str = r#"{ type = "box", size = [1.0, 1.0, 1.0] }"#;
+const U32_MAX: i64 = u32::MAX as i64;
+
+/// Reads and validates the scene file at `path`. I/O errors are reported at line 0.
+pub fn load_scene(path: &Path) -> Result<SceneDesc, SceneError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        SceneError::new(
+            &file,
+            0,
+            "file",
+            format!("cannot read the scene file: {e}"),
+            "check that the path exists and is a readable UTF-8 text file",
+        )
+    })?;
+    parse_scene(&text, &file)
+}
+
+/// Parses and validates scene `text`; `file` is only used in error messages.
+pub fn parse_scene(text: &str, file: &str) -> Result<SceneDesc, SceneError> {
+    let root = DeTable::parse(text).map_err(|e| {
+        let line = e.span().map_or(0, |s| line_of(text, s.start));
+        SceneError::new(
+            file,
+            line,
+            "syntax",
+            e.message(),
+            "check the TOML syntax at this line",
+        )
+    })?;
+    let cx = Cx { file, text };
+    Parser::new(&cx, root.get_ref()).run()
+}
+
+/// What every error needs: the file name and the text (for line numbers).
+struct Cx<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Cx<'_> {
+    fn err(
+        &self,
+        pos: usize,
+        key: &str,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) -> SceneError {
+        SceneError::at(self.file, self.text, pos, key, message, hint)
+    }
+
+    fn line(&self, pos: usize) -> usize {
+        line_of(self.text, pos)
+    }
+}
