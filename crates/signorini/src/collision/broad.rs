@@ -5,8 +5,12 @@
 //! thousands of bodies. Half-spaces are unbounded and are paired with every bounded piece whose box
 //! reaches them.
 use crate::dynamics::{Model, State};
-use crate::geometry::{Pose, Shape};
+use crate::geometry::Shape;
 use glam::DVec3;
+
+/// World pose of a piece: moved to the dynamics layer (a function of the model and the state);
+/// re-exported here for the callers that still name it `collision::broad::piece_pose`.
+pub use crate::dynamics::piece_pose;
 
 /// A candidate pair of pieces: (body, piece) on each side, with `a.0 < b.0`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -30,13 +34,6 @@ pub struct BroadPhase {
     half_spaces: Vec<(usize, usize, DVec3, f64)>,
     order: Vec<usize>,
     active: Vec<usize>,
-}
-
-/// World pose of a piece.
-pub fn piece_pose(model: &Model, state: &State, body: usize, piece: usize) -> Pose {
-    state.bodies[body]
-        .pose()
-        .mul(&model.bodies[body].pieces[piece].pose)
 }
 
 impl BroadPhase {

@@ -6,10 +6,10 @@
 //! exact distance from GJK. When a face realizes the gap, the most anti-parallel face of the other
 //! polytope is clipped against it (Sutherland–Hodgman), so touching faces give several points
 //! (a box flat on another box gets up to 8, its 4 corners on a plane).
-use super::{broad::piece_pose, Contact, PiecePair};
-use crate::dynamics::{Model, State};
+use super::{Contact, PiecePair};
+use crate::dynamics::{piece_pose, Model, State};
 use crate::geometry::gjk::{self, PointSet, PosedPolytope, Proximity};
-use crate::geometry::{Feature, Polytope, Pose, Shape};
+use crate::geometry::{Feature, PlacedPolytope, Polytope, Pose, Shape};
 use glam::DVec3;
 
 /// Relative tolerance (times the pair's size) for ties between separating axes.
@@ -19,7 +19,7 @@ const AXIS_TIE_REL: f64 = 1e-9;
 /// (however many pairs it is in), and the buffers of the SAT and clipping stages.
 #[derive(Default, Debug, Clone)]
 pub struct NarrowPhase {
-    world: Vec<WorldPolytope>,
+    world: Vec<PlacedPolytope>,
     /// Detection in which `world[i]` was last placed.
     placed_in: Vec<u64>,
     detection: u64,
@@ -45,7 +45,7 @@ impl NarrowPhase {
             self.first_piece.push(n);
             n += body.pieces.len();
         }
-        self.world.resize_with(n, WorldPolytope::default);
+        self.world.resize_with(n, PlacedPolytope::default);
         self.placed_in.resize(n, 0);
         for pair in pairs {
             let (ba, pa) = pair.a;
@@ -146,7 +146,7 @@ pub fn pair_contacts(
             flip(out)
         }
         (Polytope(p), Polytope(q)) => {
-            let (mut wa, mut wb) = (WorldPolytope::default(), WorldPolytope::default());
+            let (mut wa, mut wb) = (PlacedPolytope::default(), PlacedPolytope::default());
             wa.place(p, pose_a);
             wb.place(q, pose_b);
             let (a, b) = (Posed { p, w: &wa }, Posed { p: q, w: &wb });
@@ -323,47 +323,16 @@ fn polytope_sphere(
     }
 }
 
-/// A polytope placed in the world: vertices, face normals and plane offsets in world axes.
-#[derive(Default, Debug, Clone)]
-struct WorldPolytope {
-    pose: Pose,
-    vertices: Vec<DVec3>,
-    normals: Vec<DVec3>,
-    offsets: Vec<f64>,
-    centroid: DVec3,
-}
-
-impl WorldPolytope {
-    /// Place `p` at `pose`, reusing the buffers.
-    fn place(&mut self, p: &Polytope, pose: &Pose) {
-        self.pose = *pose;
-        self.vertices.clear();
-        self.vertices
-            .extend(p.vertices.iter().map(|v| pose.transform_point(*v)));
-        self.normals.clear();
-        self.normals
-            .extend(p.faces.iter().map(|f| pose.transform_vector(f.normal)));
-        self.offsets.clear();
-        self.offsets.extend(
-            p.faces
-                .iter()
-                .zip(&self.normals)
-                .map(|(f, n)| f.offset + n.dot(pose.translation)),
-        );
-        self.centroid = pose.transform_point(p.centroid);
-    }
-}
-
 /// A polytope with its world placement.
 #[derive(Clone, Copy)]
 struct Posed<'a> {
     p: &'a Polytope,
-    w: &'a WorldPolytope,
+    w: &'a PlacedPolytope,
 }
 
 impl std::ops::Deref for Posed<'_> {
-    type Target = WorldPolytope;
-    fn deref(&self) -> &WorldPolytope {
+    type Target = PlacedPolytope;
+    fn deref(&self) -> &PlacedPolytope {
         self.w
     }
 }
@@ -388,7 +357,7 @@ struct ArcEdge {
     dir: DVec3,
 }
 
-impl WorldPolytope {
+impl PlacedPolytope {
     fn min_along(&self, dir: DVec3) -> f64 {
         self.vertices
             .iter()
@@ -397,7 +366,7 @@ impl WorldPolytope {
     }
 
     /// Largest separation along a face normal of `self` from `other`: (separation, face).
-    fn face_query(&self, other: &WorldPolytope) -> (f64, usize) {
+    fn face_query(&self, other: &PlacedPolytope) -> (f64, usize) {
         let mut best = (f64::NEG_INFINITY, 0);
         for (f, n) in self.normals.iter().enumerate() {
             let sep = other.min_along(*n) - self.offsets[f];

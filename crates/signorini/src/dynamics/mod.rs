@@ -5,10 +5,12 @@ pub mod forces;
 pub mod integrate;
 pub mod jacobian;
 pub mod model;
+pub mod piece_pose;
 pub mod state;
 
 pub use body::{Body, Material, Piece};
 pub use forces::{ScheduledForce, Wrench};
 pub use integrate::Integrator;
 pub use model::{AdaptiveSettings, Model, Settings};
+pub use piece_pose::piece_pose;
 pub use state::{BodyState, State};

@@ -14,7 +14,7 @@
 //!
 //! The result is closed by construction whatever the rounding (each edge keeps its twin or becomes
 //! a cap edge), and convex within the tolerance. Volume and centroid by the divergence theorem.
-use super::{Polytope, Pose};
+use super::{PlacedPolytope, Polytope, Pose};
 use glam::DVec3;
 
 /// Which input facet a face of the intersection lies in.
@@ -89,14 +89,13 @@ pub fn intersect(a: &Polytope, pose_a: &Pose, b: &Polytope, pose_b: &Pose) -> Op
     let inv_a = pose_a.rotation.inverse();
     let q_rel = inv_a * pose_b.rotation;
     let t_rel = inv_a * (pose_b.translation - pose_a.translation) - a.centroid;
-    let b_vertices: Vec<DVec3> = b.vertices.iter().map(|v| q_rel * *v + t_rel).collect();
-    let b_planes: Vec<(DVec3, f64)> = b
-        .faces
+    let b_placed = PlacedPolytope::new(b, &Pose::new(t_rel, q_rel));
+    let b_vertices: &[DVec3] = &b_placed.vertices;
+    let b_planes: Vec<(DVec3, f64)> = b_placed
+        .normals
         .iter()
-        .map(|f| {
-            let n = q_rel * f.normal;
-            (n, f.offset + n.dot(t_rel))
-        })
+        .copied()
+        .zip(b_placed.offsets.iter().copied())
         .collect();
     let tolerance = 1e-12 * a.radius.min(b.radius)
         + 64.0
@@ -106,7 +105,7 @@ pub fn intersect(a: &Polytope, pose_a: &Pose, b: &Polytope, pose_b: &Pose) -> Op
 
     // Bounding spheres, then the face planes of each against the other's vertices (a separating
     // face plane, or a touching one, means no overlap of the interiors).
-    let b_centre = q_rel * b.centroid + t_rel;
+    let b_centre = b_placed.centroid;
     if b_centre.length() > a.radius + b.radius + tolerance {
         return None;
     }
@@ -118,7 +117,7 @@ pub fn intersect(a: &Polytope, pose_a: &Pose, b: &Polytope, pose_b: &Pose) -> Op
         .collect();
     let separates =
         |(n, d): &(DVec3, f64), pts: &[DVec3]| pts.iter().all(|p| n.dot(*p) - d >= -tolerance);
-    if a_planes.iter().any(|pl| separates(pl, &b_vertices))
+    if a_planes.iter().any(|pl| separates(pl, b_vertices))
         || b_planes.iter().any(|pl| separates(pl, &a_vertices))
     {
         return None;

@@ -5,6 +5,7 @@ pub mod intersection;
 pub mod mass;
 pub mod overlap;
 pub mod penetration;
+pub mod placed;
 pub mod polytope;
 pub mod pose;
 pub mod shape;
@@ -14,6 +15,7 @@ pub use intersection::{
 };
 pub use mass::MassProperties;
 pub use overlap::overlap_volume;
+pub use placed::PlacedPolytope;
 pub use polytope::{Edge, Face, Feature, Polytope};
 pub use pose::Pose;
 pub use shape::Shape;

@@ -93,6 +93,10 @@
 //! two dense passes.
 use nalgebra::{DMatrix, DVector};
 
+use super::common::{
+    failure, initial_iterate, natural_residual, power_of_two_below, relaxation_error,
+    residual_scale, unsolved_at,
+};
 use super::lemke::Lemke;
 use super::pgs::{MIN_RELATIVE_DIAGONAL, REFRESH_SWEEPS};
 use super::{residual, Options, Problem, Solve, Solver, Stats, Status};
@@ -139,24 +143,15 @@ impl Solver for BlockGaussSeidel {
         options: &Options,
     ) -> Solve {
         let n = problem.len();
-        let fail = |status: Status| Solve {
-            z: DVector::zeros(n),
-            status,
-            stats: Stats {
-                iterations: 0,
-                residual: f64::INFINITY,
-            },
-        };
+        let fail = |status: Status| failure(n, status);
         // problem.check() is a pass over M; its finite test is fused into the layout's pass
         // below, so only the shape is checked here (problem.check() gives the message).
         if problem.m.shape() != (n, n) || problem.free > n {
             return fail(Status::BadProblem(malformed(problem)));
         }
         let omega = options.relaxation;
-        if !(omega > 0.0 && omega < 2.0) {
-            return fail(Status::BadProblem(format!(
-                "block Gauss–Seidel relaxation ω = {omega} is outside (0, 2)"
-            )));
+        if let Some(why) = relaxation_error("block Gauss–Seidel", omega) {
+            return fail(Status::BadProblem(why));
         }
         let mut z = initial_iterate(problem, warm_start);
         let layout = match Layout::new(problem) {
@@ -164,15 +159,7 @@ impl Solver for BlockGaussSeidel {
             Err(LayoutError::NonFinite) => return fail(Status::BadProblem(malformed(problem))),
             Err(LayoutError::NoPartition(why)) => {
                 // Hand back the start and its residual, as PGS does.
-                let res = residual(problem, &z);
-                return Solve {
-                    z,
-                    status: Status::NotApplicable(why),
-                    stats: Stats {
-                        iterations: 0,
-                        residual: res,
-                    },
-                };
+                return unsolved_at(problem, z, Status::NotApplicable(why));
             }
         };
 
@@ -292,137 +279,17 @@ impl Layout {
             n <= u32::MAX as usize,
             "block Gauss–Seidel indexes rows with u32"
         );
-
-        // Compressed columns and, on the way, each row's largest magnitude.
-        let mut col_start = Vec::with_capacity(n + 1);
-        let mut row_index = Vec::new();
-        let mut values = Vec::new();
-        let mut row_max = vec![0.0f64; n];
-        col_start.push(0);
-        let mut finite = problem.q.iter().all(|v| v.is_finite());
-        if n > 0 {
-            for column in m.as_slice().chunks_exact(n) {
-                for (i, &v) in column.iter().enumerate() {
-                    // NaN and ±∞ pass `v != 0`, so the finite test costs nothing on zeros.
-                    if v != 0.0 {
-                        finite &= v.is_finite();
-                        row_index.push(i as u32);
-                        values.push(v);
-                        row_max[i] = row_max[i].max(v.abs());
-                    }
-                }
-                col_start.push(row_index.len());
-            }
-        }
-        if !finite {
-            return Err(LayoutError::NonFinite);
-        }
+        let (col_start, row_index, values, row_max) = compressed_columns(problem)?;
         let diagonal: Vec<f64> = (0..n).map(|i| m[(i, i)]).collect();
         let zero_diagonal: Vec<bool> = (0..n)
             .map(|i| diagonal[i] <= MIN_RELATIVE_DIAGONAL * row_max[i])
             .collect();
-
-        // The nonzero columns of each zero-diagonal row, read off the compressed columns (in
-        // ascending order): counts, then offsets, then the columns themselves.
-        let mut nz_start = vec![0usize; n + 1];
-        for &i in &row_index {
-            if zero_diagonal[i as usize] {
-                nz_start[i as usize + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            nz_start[i + 1] += nz_start[i];
-        }
-        let mut nz_columns = vec![0usize; nz_start[n]];
-        let mut fill = nz_start.clone();
-        for j in 0..n {
-            for &i in &row_index[col_start[j]..col_start[j + 1]] {
-                let i = i as usize;
-                if zero_diagonal[i] {
-                    nz_columns[fill[i]] = j;
-                    fill[i] += 1;
-                }
-            }
-        }
-
-        // Blocks of the zero-diagonal rows.
-        let mut owner = vec![UNOWNED; n];
-        let mut block_start = vec![0];
-        let mut block_rows: Vec<usize> = Vec::new();
-        let mut members: Vec<usize> = Vec::new();
-        for i in (0..n).filter(|&i| zero_diagonal[i]) {
-            if i < problem.free {
-                return Err(LayoutError::NoPartition(format!(
-                    "free row {i} has diagonal {:e}; block Gauss–Seidel needs a positive \
-                     diagonal on equality rows — use lemke or fischer-burmeister",
-                    diagonal[i]
-                )));
-            }
-            // B_i = {i} ∪ {j : M_ij ≠ 0}, ascending (i is there already if M_ii ≠ 0).
-            members.clear();
-            members.extend_from_slice(&nz_columns[nz_start[i]..nz_start[i + 1]]);
-            if let Err(at) = members.binary_search(&i) {
-                members.insert(at, i);
-            }
-            if owner[i] != UNOWNED {
-                let b = owner[i];
-                if block_rows[block_start[b]..block_start[b + 1]] == members[..] {
-                    continue; // the same block, found again from another of its rows
-                }
-            }
-            for &j in &members {
-                if j < problem.free {
-                    return Err(LayoutError::NoPartition(format!(
-                        "row {i} has a zero diagonal and its block {members:?} contains free \
-                         row {j}; block Gauss–Seidel needs the blocks of zero-diagonal rows to \
-                         be complementarity rows — use lemke or fischer-burmeister"
-                    )));
-                }
-                if owner[j] != UNOWNED {
-                    let b = owner[j];
-                    let other = &block_rows[block_start[b]..block_start[b + 1]];
-                    return Err(LayoutError::NoPartition(format!(
-                        "row {i} has a zero diagonal and its block {members:?} overlaps the \
-                         block {other:?} at row {j}; block Gauss–Seidel needs disjoint blocks \
-                         — use lemke or fischer-burmeister"
-                    )));
-                }
-            }
-            let b = block_start.len() - 1;
-            for &j in &members {
-                owner[j] = b;
-            }
-            block_rows.extend_from_slice(&members);
-            block_start.push(block_rows.len());
-        }
-
-        // Sweep order: every row in turn, a multi-row block at its first row.
-        let mut steps = Vec::with_capacity(n);
-        for (i, &b) in owner.iter().enumerate() {
-            match b {
-                UNOWNED => steps.push(Step::Row(i)),
-                b if block_rows[block_start[b]] == i => steps.push(Step::Block(b)),
-                _ => {}
-            }
-        }
-
-        // Each block's M_bb, column-major.
-        let blocks = block_start.len() - 1;
-        let mut block_m_start = Vec::with_capacity(blocks + 1);
-        let mut block_m = Vec::new();
-        let mut max_block = 0;
-        block_m_start.push(0);
-        for b in 0..blocks {
-            let rows = &block_rows[block_start[b]..block_start[b + 1]];
-            max_block = max_block.max(rows.len());
-            for &j in rows {
-                for &i in rows {
-                    block_m.push(m[(i, j)]);
-                }
-            }
-            block_m_start.push(block_m.len());
-        }
-
+        let (nz_start, nz_columns) =
+            zero_diagonal_columns(n, &col_start, &row_index, &zero_diagonal);
+        let (owner, block_start, block_rows) =
+            zero_diagonal_blocks(problem, &diagonal, &zero_diagonal, &nz_start, &nz_columns)?;
+        let steps = sweep_steps(n, &owner, &block_start, &block_rows);
+        let (block_m_start, block_m, max_block) = block_matrices(m, &block_start, &block_rows);
         Ok(Layout {
             col_start,
             row_index,
@@ -528,6 +395,186 @@ impl Layout {
         }
         Ok(())
     }
+}
+
+/// M's nonzeros by compressed columns (column start, row index, value) and each row's largest
+/// magnitude; `NonFinite` when M or q has a non-finite entry.
+#[allow(clippy::type_complexity)]
+fn compressed_columns(
+    problem: &Problem,
+) -> Result<(Vec<usize>, Vec<u32>, Vec<f64>, Vec<f64>), LayoutError> {
+    let n = problem.len();
+    let m = &problem.m;
+    // Compressed columns and, on the way, each row's largest magnitude.
+    let mut col_start = Vec::with_capacity(n + 1);
+    let mut row_index = Vec::new();
+    let mut values = Vec::new();
+    let mut row_max = vec![0.0f64; n];
+    col_start.push(0);
+    let mut finite = problem.q.iter().all(|v| v.is_finite());
+    if n > 0 {
+        for column in m.as_slice().chunks_exact(n) {
+            for (i, &v) in column.iter().enumerate() {
+                // NaN and ±∞ pass `v != 0`, so the finite test costs nothing on zeros.
+                if v != 0.0 {
+                    finite &= v.is_finite();
+                    row_index.push(i as u32);
+                    values.push(v);
+                    row_max[i] = row_max[i].max(v.abs());
+                }
+            }
+            col_start.push(row_index.len());
+        }
+    }
+    if !finite {
+        return Err(LayoutError::NonFinite);
+    }
+    Ok((col_start, row_index, values, row_max))
+}
+
+/// The nonzero columns of each zero-diagonal row: `columns[start[i]..start[i + 1]]`.
+fn zero_diagonal_columns(
+    n: usize,
+    col_start: &[usize],
+    row_index: &[u32],
+    zero_diagonal: &[bool],
+) -> (Vec<usize>, Vec<usize>) {
+    // The nonzero columns of each zero-diagonal row, read off the compressed columns (in
+    // ascending order): counts, then offsets, then the columns themselves.
+    let mut nz_start = vec![0usize; n + 1];
+    for &i in row_index {
+        if zero_diagonal[i as usize] {
+            nz_start[i as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        nz_start[i + 1] += nz_start[i];
+    }
+    let mut nz_columns = vec![0usize; nz_start[n]];
+    let mut fill = nz_start.clone();
+    for j in 0..n {
+        for &i in &row_index[col_start[j]..col_start[j + 1]] {
+            let i = i as usize;
+            if zero_diagonal[i] {
+                nz_columns[fill[i]] = j;
+                fill[i] += 1;
+            }
+        }
+    }
+
+    (nz_start, nz_columns)
+}
+
+/// The blocks of the zero-diagonal rows (module doc): each row's block (or [`UNOWNED`]), and the
+/// rows of block b, `block_rows[block_start[b]..block_start[b + 1]]`; or why they do not
+/// partition the rows.
+#[allow(clippy::type_complexity)]
+fn zero_diagonal_blocks(
+    problem: &Problem,
+    diagonal: &[f64],
+    zero_diagonal: &[bool],
+    nz_start: &[usize],
+    nz_columns: &[usize],
+) -> Result<(Vec<usize>, Vec<usize>, Vec<usize>), LayoutError> {
+    let n = problem.len();
+    // Blocks of the zero-diagonal rows.
+    let mut owner = vec![UNOWNED; n];
+    let mut block_start = vec![0];
+    let mut block_rows: Vec<usize> = Vec::new();
+    let mut members: Vec<usize> = Vec::new();
+    for i in (0..n).filter(|&i| zero_diagonal[i]) {
+        if i < problem.free {
+            return Err(LayoutError::NoPartition(format!(
+                "free row {i} has diagonal {:e}; block Gauss–Seidel needs a positive \
+                 diagonal on equality rows — use lemke or fischer-burmeister",
+                diagonal[i]
+            )));
+        }
+        // B_i = {i} ∪ {j : M_ij ≠ 0}, ascending (i is there already if M_ii ≠ 0).
+        members.clear();
+        members.extend_from_slice(&nz_columns[nz_start[i]..nz_start[i + 1]]);
+        if let Err(at) = members.binary_search(&i) {
+            members.insert(at, i);
+        }
+        if owner[i] != UNOWNED {
+            let b = owner[i];
+            if block_rows[block_start[b]..block_start[b + 1]] == members[..] {
+                continue; // the same block, found again from another of its rows
+            }
+        }
+        for &j in &members {
+            if j < problem.free {
+                return Err(LayoutError::NoPartition(format!(
+                    "row {i} has a zero diagonal and its block {members:?} contains free \
+                     row {j}; block Gauss–Seidel needs the blocks of zero-diagonal rows to \
+                     be complementarity rows — use lemke or fischer-burmeister"
+                )));
+            }
+            if owner[j] != UNOWNED {
+                let b = owner[j];
+                let other = &block_rows[block_start[b]..block_start[b + 1]];
+                return Err(LayoutError::NoPartition(format!(
+                    "row {i} has a zero diagonal and its block {members:?} overlaps the \
+                     block {other:?} at row {j}; block Gauss–Seidel needs disjoint blocks \
+                     — use lemke or fischer-burmeister"
+                )));
+            }
+        }
+        let b = block_start.len() - 1;
+        for &j in &members {
+            owner[j] = b;
+        }
+        block_rows.extend_from_slice(&members);
+        block_start.push(block_rows.len());
+    }
+
+    Ok((owner, block_start, block_rows))
+}
+
+/// The sweep order of the rows and blocks.
+fn sweep_steps(
+    n: usize,
+    owner: &[usize],
+    block_start: &[usize],
+    block_rows: &[usize],
+) -> Vec<Step> {
+    // Sweep order: every row in turn, a multi-row block at its first row.
+    let mut steps = Vec::with_capacity(n);
+    for (i, &b) in owner.iter().enumerate() {
+        match b {
+            UNOWNED => steps.push(Step::Row(i)),
+            b if block_rows[block_start[b]] == i => steps.push(Step::Block(b)),
+            _ => {}
+        }
+    }
+
+    steps
+}
+
+/// Each block's M_bb and the size of the largest block.
+fn block_matrices(
+    m: &DMatrix<f64>,
+    block_start: &[usize],
+    block_rows: &[usize],
+) -> (Vec<usize>, Vec<f64>, usize) {
+    // Each block's M_bb, column-major.
+    let blocks = block_start.len() - 1;
+    let mut block_m_start = Vec::with_capacity(blocks + 1);
+    let mut block_m = Vec::new();
+    let mut max_block = 0;
+    block_m_start.push(0);
+    for b in 0..blocks {
+        let rows = &block_rows[block_start[b]..block_start[b + 1]];
+        max_block = max_block.max(rows.len());
+        for &j in rows {
+            for &i in rows {
+                block_m.push(m[(i, j)]);
+            }
+        }
+        block_m_start.push(block_m.len());
+    }
+
+    (block_m_start, block_m, max_block)
 }
 
 /// Work space of the local block solves, sized for the largest block. Inputs: `r` (the block's
@@ -848,58 +895,5 @@ impl Local {
         }
         self.z[..s].copy_from_slice(solve.z.as_slice());
         self.local_residual(m, s) <= accept
-    }
-}
-
-/// The largest power of two at most `x` (exact); 1 for 0, subnormal and non-finite values.
-fn power_of_two_below(x: f64) -> f64 {
-    if x >= f64::MIN_POSITIVE && x.is_finite() {
-        f64::from_bits(x.to_bits() & 0x7FF0_0000_0000_0000)
-    } else {
-        1.0
-    }
-}
-
-/// The warm start if it fits (right length, finite), with complementarity rows projected onto
-/// z ≥ 0; zero otherwise.
-fn initial_iterate(problem: &Problem, warm_start: Option<&DVector<f64>>) -> DVector<f64> {
-    let n = problem.len();
-    match warm_start {
-        Some(start) if start.len() == n && start.iter().all(|v| v.is_finite()) => {
-            let mut z = start.clone();
-            for zi in z.iter_mut().skip(problem.free) {
-                *zi = zi.max(0.0);
-            }
-            z
-        }
-        _ => DVector::zeros(n),
-    }
-}
-
-/// ‖r‖∞ of the natural map for the given z and w = M z + q (unscaled); infinite as soon as
-/// any z_i or w_i is not finite.
-fn natural_residual(problem: &Problem, z: &DVector<f64>, w: &DVector<f64>) -> f64 {
-    let mut r: f64 = 0.0;
-    for i in 0..problem.len() {
-        if !(z[i].is_finite() && w[i].is_finite()) {
-            return f64::INFINITY;
-        }
-        let ri = if i < problem.free {
-            w[i].abs()
-        } else {
-            z[i].min(w[i]).abs()
-        };
-        r = r.max(ri);
-    }
-    r
-}
-
-/// The divisor [`residual`] uses: ‖q‖∞, or 1 when q = 0.
-fn residual_scale(problem: &Problem) -> f64 {
-    let scale = problem.q.amax();
-    if scale > 0.0 {
-        scale
-    } else {
-        1.0
     }
 }

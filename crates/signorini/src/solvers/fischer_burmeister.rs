@@ -46,6 +46,7 @@
 //! Theory Appl. 89 (1996)), so Φ → 0 and the residual → 0 together.
 use nalgebra::{DMatrix, DVector};
 
+use super::common::{failure, fitting_warm_start};
 use super::{residual, Options, Problem, Solve, Solver, Stats, Status};
 
 /// Semismooth Newton on the Fischer–Burmeister function; the name in scene files is
@@ -82,19 +83,12 @@ impl Solver for FischerBurmeister {
     ) -> Solve {
         let n = problem.len();
         if let Err(why) = problem.check() {
-            return Solve {
-                z: DVector::zeros(n),
-                status: Status::BadProblem(why),
-                stats: Stats {
-                    iterations: 0,
-                    residual: f64::INFINITY,
-                },
-            };
+            return failure(n, Status::BadProblem(why));
         }
 
-        let start = match warm_start {
-            Some(start) if start.len() == n && start.iter().all(|v| v.is_finite()) => start.clone(),
-            _ => DVector::zeros(n),
+        let start = match fitting_warm_start(problem, warm_start) {
+            Some(start) => start.clone(),
+            None => DVector::zeros(n),
         };
         let mut x = Iterate::at(problem, start);
         let mut iterations = 0;

@@ -97,6 +97,7 @@
 //! is returned with 0 pivots. Otherwise Lemke runs from scratch (the warm start only ever saves
 //! work; the result stays a pure function of the inputs). In time stepping the active set
 //! usually repeats from step to step, so most solves end here.
+use super::common::{failure, power_of_two_below, unsolved_at};
 use super::{residual, Options, Problem, Solve, Solver, Stats, Status};
 use nalgebra::{DMatrix, DVector};
 use std::borrow::Cow;
@@ -146,14 +147,7 @@ impl Solver for Lemke {
         options: &Options,
     ) -> Solve {
         if let Err(why) = problem.check() {
-            return Solve {
-                z: DVector::zeros(problem.len()),
-                status: Status::BadProblem(why),
-                stats: Stats {
-                    iterations: 0,
-                    residual: f64::INFINITY,
-                },
-            };
+            return failure(problem.len(), Status::BadProblem(why));
         }
         if problem.is_empty() {
             return finish(
@@ -177,16 +171,7 @@ impl Solver for Lemke {
         }
 
         let Some(reduced) = Reduced::new(problem) else {
-            let z = DVector::zeros(problem.len());
-            let residual = residual(problem, &z);
-            return Solve {
-                z,
-                status: Status::Singular,
-                stats: Stats {
-                    iterations: 0,
-                    residual,
-                },
-            };
+            return unsolved_at(problem, DVector::zeros(problem.len()), Status::Singular);
         };
 
         let run = lemke(
@@ -613,16 +598,6 @@ impl<'a> Tableau<'a> {
             }
         }
         (z, basic)
-    }
-}
-
-/// The largest power of two at most `x` (its exponent bits alone, so exact); 1 for 0,
-/// subnormal and non-finite values.
-fn power_of_two_below(x: f64) -> f64 {
-    if x >= f64::MIN_POSITIVE && x.is_finite() {
-        f64::from_bits(x.to_bits() & 0x7FF0_0000_0000_0000)
-    } else {
-        1.0
     }
 }
 

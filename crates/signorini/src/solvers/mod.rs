@@ -15,8 +15,10 @@
 //!
 //! One solver per file: `lemke` (complementary pivoting), `pgs` (projected Gauss–Seidel / SOR),
 //! `fischer_burmeister` (semismooth Newton on the Fischer–Burmeister function),
-//! `block_gauss_seidel` (projected block Gauss–Seidel, one small LCP per contact block).
+//! `block_gauss_seidel` (projected block Gauss–Seidel, one small LCP per contact block); `common`
+//! holds what they share (failed solves, the warm start, the natural-map residual from w).
 pub mod block_gauss_seidel;
+mod common;
 pub mod fischer_burmeister;
 pub mod lemke;
 pub mod pgs;
@@ -191,11 +193,7 @@ pub fn residual(problem: &Problem, z: &DVector<f64>) -> f64 {
         if w[i].is_nan() || z[i].is_nan() {
             return f64::INFINITY;
         }
-        let ri = if i < problem.free {
-            w[i].abs()
-        } else {
-            z[i].min(w[i]).abs()
-        };
+        let ri = common::natural_map_entry(problem, i, z[i], w[i]);
         r = r.max(ri);
     }
     let scale = problem.q.amax();

@@ -28,6 +28,9 @@
 //! that is reported.
 use nalgebra::{DMatrix, DVector};
 
+use super::common::{
+    failure, initial_iterate, natural_residual, relaxation_error, residual_scale, unsolved_at,
+};
 use super::{residual, Options, Problem, Solve, Solver, Stats, Status};
 
 /// Projected Gauss–Seidel / SOR; the name in scene files is `pgs`.
@@ -58,35 +61,17 @@ impl Solver for Pgs {
         options: &Options,
     ) -> Solve {
         let n = problem.len();
-        let fail = |status: Status| Solve {
-            z: DVector::zeros(n),
-            status,
-            stats: Stats {
-                iterations: 0,
-                residual: f64::INFINITY,
-            },
-        };
         if let Err(why) = problem.check() {
-            return fail(Status::BadProblem(why));
+            return failure(n, Status::BadProblem(why));
         }
         let omega = options.relaxation;
-        if !(omega > 0.0 && omega < 2.0) {
-            return fail(Status::BadProblem(format!(
-                "PGS relaxation ω = {omega} is outside (0, 2)"
-            )));
+        if let Some(why) = relaxation_error("PGS", omega) {
+            return failure(n, Status::BadProblem(why));
         }
         let mut z = initial_iterate(problem, warm_start);
         if let Some(why) = non_positive_diagonal(&problem.m) {
             // Hand back the start and its residual, so a caller can see what it was.
-            let res = residual(problem, &z);
-            return Solve {
-                z,
-                status: Status::NotApplicable(why),
-                stats: Stats {
-                    iterations: 0,
-                    residual: res,
-                },
-            };
+            return unsolved_at(problem, z, Status::NotApplicable(why));
         }
 
         let mut w = DVector::zeros(n);
@@ -147,22 +132,6 @@ fn non_positive_diagonal(m: &DMatrix<f64>) -> Option<String> {
     })
 }
 
-/// The warm start if it fits (right length, finite), with complementarity rows projected onto
-/// z ≥ 0; zero otherwise.
-fn initial_iterate(problem: &Problem, warm_start: Option<&DVector<f64>>) -> DVector<f64> {
-    let n = problem.len();
-    match warm_start {
-        Some(start) if start.len() == n && start.iter().all(|v| v.is_finite()) => {
-            let mut z = start.clone();
-            for zi in z.iter_mut().skip(problem.free) {
-                *zi = zi.max(0.0);
-            }
-            z
-        }
-        _ => DVector::zeros(n),
-    }
-}
-
 /// w ← M z + q, in place.
 fn refresh_w(problem: &Problem, z: &DVector<f64>, w: &mut DVector<f64>) {
     w.copy_from(&problem.q);
@@ -185,33 +154,5 @@ fn sweep(problem: &Problem, omega: f64, z: &mut DVector<f64>, w: &mut DVector<f6
             // w += δ M_{:,i}
             w.axpy(delta, &m.column(i), 1.0);
         }
-    }
-}
-
-/// ‖r‖∞ of the natural map for the given z and w = M z + q (unscaled); infinite as soon as
-/// any z_i or w_i is not finite.
-fn natural_residual(problem: &Problem, z: &DVector<f64>, w: &DVector<f64>) -> f64 {
-    let mut r: f64 = 0.0;
-    for i in 0..problem.len() {
-        if !(z[i].is_finite() && w[i].is_finite()) {
-            return f64::INFINITY;
-        }
-        let ri = if i < problem.free {
-            w[i].abs()
-        } else {
-            z[i].min(w[i]).abs()
-        };
-        r = r.max(ri);
-    }
-    r
-}
-
-/// The divisor [`residual`] uses: ‖q‖∞, or 1 when q = 0.
-fn residual_scale(problem: &Problem) -> f64 {
-    let scale = problem.q.amax();
-    if scale > 0.0 {
-        scale
-    } else {
-        1.0
     }
 }

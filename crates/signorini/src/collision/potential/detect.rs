@@ -1,0 +1,153 @@
+//! The driver: for each polytope piece pair, place both polytopes (with their motions and covered
+//! faces), skip pairs whose bounding spheres stay apart over the horizon, then build the vertex
+//! groups of A's and of B's vertices (eqs 34, 36 I, 37 I), the edge groups (eqs 35, 36 X, 38 X)
+//! and merge nearly equal contacts and implied groups into the output.
+//!
+//! ```text
+//! for each piece pair (A, B):
+//!     place A and B; if |c_A − c_B| − r_A − r_B > σ + reach: skip
+//!     vertex_groups(A against B's faces); vertex_groups(B against A's faces)
+//!     edge_groups(A's edges against B's)
+//!     merge_into(out)
+//! ```
+use super::edge::edge_groups;
+use super::merge::merge_into;
+use super::placed::{Motion, Side, World};
+use super::vertex::vertex_groups;
+use super::{Group, PotentialParams, PotentialSet};
+use crate::collision::Contact;
+use crate::dynamics::{piece_pose, Model, State};
+use crate::geometry::{Polytope, Pose};
+
+/// Reusable buffers.
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    pub(super) a: World,
+    pub(super) b: World,
+    /// Pair-local contacts and groups before merging.
+    pub(super) contacts: Vec<Contact>,
+    pub(super) applicability: Vec<f64>,
+    pub(super) groups: Vec<Group>,
+}
+
+/// Potential contacts and groups of every polytope piece pair `(body_a, piece_a, body_b,
+/// piece_b)` in `pairs` at `state` (bodies moving with their velocities), with the thresholds
+/// `params(body_a, body_b)`, appended to `out`. `covered[body][piece][face]` marks the faces that
+/// another piece of the same body covers ([`covered_faces`](super::covered_faces);
+/// absent entries: none). Pairs whose pieces are not both polytopes are skipped.
+pub fn detect(
+    model: &Model,
+    state: &State,
+    pairs: &[(usize, usize, usize, usize)],
+    params: impl Fn(usize, usize) -> PotentialParams,
+    covered: &[Vec<Vec<bool>>],
+    scratch: &mut Scratch,
+    out: &mut PotentialSet,
+) {
+    let mask = |b: usize, p: usize| -> &[bool] {
+        covered
+            .get(b)
+            .and_then(|c| c.get(p))
+            .map_or(&[], |v| v.as_slice())
+    };
+    use crate::geometry::Shape;
+    for &(ba, pa, bb, pb) in pairs {
+        let (Shape::Polytope(p), Shape::Polytope(q)) = (
+            &model.bodies[ba].pieces[pa].shape,
+            &model.bodies[bb].pieces[pb].shape,
+        ) else {
+            continue;
+        };
+        let pose_a = piece_pose(model, state, ba, pa);
+        let pose_b = piece_pose(model, state, bb, pb);
+        let motion = |b: usize| {
+            let s = &state.bodies[b];
+            if model.bodies[b].moves(state.time) {
+                Motion {
+                    point: s.position,
+                    velocity: s.velocity,
+                    angular_velocity: s.angular_velocity,
+                }
+            } else {
+                Motion::REST
+            }
+        };
+        let start = out.contacts.len();
+        pair(
+            (p, &pose_a, &motion(ba), mask(ba, pa)),
+            (q, &pose_b, &motion(bb), mask(bb, pb)),
+            &params(ba, bb),
+            scratch,
+            out,
+        );
+        for c in &mut out.contacts[start..] {
+            c.body_a = ba;
+            c.piece_a = pa;
+            c.body_b = bb;
+            c.piece_b = pb;
+        }
+    }
+}
+
+/// Potential contacts and groups of polytope A (at its pose, moving with its motion, with the
+/// faces `covered` by other pieces of its body: they are not boundary, `&[]` for none) and B,
+/// appended to `out` (contacts with body and piece indices 0).
+pub fn pair(
+    (a, pose_a, motion_a, covered_a): (&Polytope, &Pose, &Motion, &[bool]),
+    (b, pose_b, motion_b, covered_b): (&Polytope, &Pose, &Motion, &[bool]),
+    params: &PotentialParams,
+    scratch: &mut Scratch,
+    out: &mut PotentialSet,
+) {
+    scratch.a.place(a, pose_a, motion_a, covered_a);
+    scratch.b.place(b, pose_b, motion_b, covered_b);
+    // Bounding spheres: nothing within σ over the horizon.
+    let (ca, cb) = (scratch.a.centroid, scratch.b.centroid);
+    let reach = params.horizon
+        * ((motion_a.at(ca) - motion_b.at(cb)).length()
+            + motion_a.angular_velocity.length() * a.radius
+            + motion_b.angular_velocity.length() * b.radius);
+    if ca.distance(cb) - a.radius - b.radius > params.distance + reach {
+        return;
+    }
+    scratch.contacts.clear();
+    scratch.applicability.clear();
+    scratch.groups.clear();
+    let sa = Side {
+        p: a,
+        w: &scratch.a,
+    };
+    let sb = Side {
+        p: b,
+        w: &scratch.b,
+    };
+    let mut local = Local {
+        contacts: &mut scratch.contacts,
+        applicability: &mut scratch.applicability,
+        groups: &mut scratch.groups,
+    };
+    vertex_groups(sa, sb, false, params, &mut local);
+    vertex_groups(sb, sa, true, params, &mut local);
+    edge_groups(sa, sb, params, &mut local);
+    merge_into(
+        scratch,
+        params.merge_tolerance,
+        params.merge_tolerance * (a.radius + b.radius),
+        out,
+    );
+}
+
+/// Pair-local output while generating.
+pub(super) struct Local<'s> {
+    pub(super) contacts: &'s mut Vec<Contact>,
+    pub(super) applicability: &'s mut Vec<f64>,
+    pub(super) groups: &'s mut Vec<Group>,
+}
+
+impl Local<'_> {
+    pub(super) fn push(&mut self, c: Contact, applicability: f64) -> usize {
+        self.contacts.push(c);
+        self.applicability.push(applicability);
+        self.contacts.len() - 1
+    }
+}

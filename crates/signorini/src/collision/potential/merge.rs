@@ -1,0 +1,85 @@
+//! Nearly equal candidates: contacts of a pair that agree in points (within `merge_tolerance` ×
+//! (r_A + r_B)) and normals (within `merge_tolerance`) are one contact (the same gap function to
+//! first order); a group whose members include another group's is implied by it and dropped (of
+//! equal groups the first is kept). Applicability of a merged contact is the best of its
+//! originals.
+use super::detect::Scratch;
+use super::PotentialSet;
+
+/// Merge nearly equal contacts, drop implied groups, and append what remains to `out`.
+pub(super) fn merge_into(
+    scratch: &mut Scratch,
+    normal_tol: f64,
+    point_tol: f64,
+    out: &mut PotentialSet,
+) {
+    let contacts = &scratch.contacts;
+    let n = contacts.len();
+    // Canonical representative of each contact: the first equal one.
+    let mut canon: Vec<usize> = (0..n).collect();
+    for i in 0..n {
+        for j in 0..i {
+            if canon[j] != j {
+                continue;
+            }
+            let (ci, cj) = (&contacts[i], &contacts[j]);
+            if ci.point_a.distance(cj.point_a) <= point_tol
+                && ci.point_b.distance(cj.point_b) <= point_tol
+                && ci.normal.distance(cj.normal) <= normal_tol
+            {
+                canon[i] = j;
+                break;
+            }
+        }
+    }
+    let mut groups = std::mem::take(&mut scratch.groups);
+    for g in &mut groups {
+        for m in g.members.iter_mut().chain(g.candidates.iter_mut()) {
+            *m = canon[*m];
+        }
+        g.members.sort_unstable();
+        g.members.dedup();
+        g.candidates.sort_unstable();
+        g.candidates.dedup();
+    }
+    // A group implied by another (a subset of its members, or an equal earlier one) goes.
+    let implied = |i: usize| {
+        groups.iter().enumerate().any(|(j, other)| {
+            j != i
+                && other.members.iter().all(|m| groups[i].members.contains(m))
+                && (other.members.len() < groups[i].members.len() || j < i)
+        })
+    };
+    let keep: Vec<bool> = (0..groups.len()).map(|i| !implied(i)).collect();
+    // Applicability of a merged contact: the best of those merged into it.
+    let mut appl = scratch.applicability.clone();
+    for i in 0..n {
+        if canon[i] != i {
+            appl[canon[i]] = appl[canon[i]].max(scratch.applicability[i]);
+        }
+    }
+    // Append the contacts the kept groups use, in order, and remap.
+    let mut index = vec![usize::MAX; n];
+    for (g, _) in groups.iter().zip(&keep).filter(|(_, k)| **k) {
+        for &m in &g.members {
+            index[m] = 0;
+        }
+    }
+    for i in 0..n {
+        if index[i] == 0 {
+            index[i] = out.contacts.len();
+            out.contacts.push(contacts[i]);
+            out.applicability.push(appl[i]);
+        }
+    }
+    for (mut g, k) in groups.drain(..).zip(keep) {
+        if !k {
+            continue;
+        }
+        for m in g.members.iter_mut().chain(g.candidates.iter_mut()) {
+            *m = index[*m];
+        }
+        out.groups.push(g);
+    }
+    scratch.groups = groups;
+}

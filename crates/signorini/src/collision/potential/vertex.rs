@@ -1,0 +1,206 @@
+//! Vertex groups (Williams, Lu & Trinkle, eq. 34 vertex–face, the I-constraints of eq. 36
+//! vertex–edge and eq. 37 vertex–vertex): for each vertex v of one polytope, the vertex–face
+//! contacts with every face of the other whose polygon comes within σ of v's sweep
+//! [p, p + T w] (§4.3 feasibility), with eq. 30's applicability choosing the candidates.
+//!
+//! ```text
+//! for each vertex v of X (point p, sweep [p, q]) near Y's bounding sphere:
+//!     inside Y: members = the uncovered faces within σ of v's shallowest way out
+//!     else:     members = the uncovered faces whose polygon is within σ of [p, q]
+//!     (minus a face coplanar with a face of X at v, facing the same way)
+//!     candidates = the members with APPL ≥ −ε_θ (eq. 30), all members if none
+//! ```
+use super::detect::Local;
+use super::placed::Side;
+use super::{Configuration, Group, GroupKey, PotentialParams};
+use crate::collision::narrow::{contact, segment_closest_points};
+use crate::collision::Contact;
+use crate::geometry::polytope::point_segment_distance;
+use crate::geometry::Feature;
+use glam::DVec3;
+
+/// The vertex–face contact of vertex `v` (world point `p`) of X with face `f` of Y; `b_side`
+/// when X is B (a face–vertex contact, A's face).
+fn vertex_face(y: Side, v: usize, p: DVec3, f: usize, b_side: bool) -> Contact {
+    let n = y.w.normals[f];
+    let gap = n.dot(p) - y.w.offsets[f];
+    let on_plane = p - gap * n;
+    if b_side {
+        contact(
+            on_plane,
+            p,
+            n,
+            gap,
+            Feature::Face(f as u32),
+            Feature::Vertex(v as u32),
+        )
+    } else {
+        contact(
+            p,
+            on_plane,
+            -n,
+            gap,
+            Feature::Vertex(v as u32),
+            Feature::Face(f as u32),
+        )
+    }
+}
+
+/// Distance (m) from `p`, at signed distance `gap` from the plane of face `f` of Y, to the face
+/// polygon.
+pub(super) fn polygon_distance(y: Side, f: usize, p: DVec3, gap: f64) -> f64 {
+    let face = &y.p.faces[f];
+    let n = y.w.normals[f];
+    let q = p - gap * n;
+    let k = face.vertices.len();
+    let mut inside = true;
+    for i in 0..k {
+        let v0 = y.w.vertices[face.vertices[i] as usize];
+        let v1 = y.w.vertices[face.vertices[(i + 1) % k] as usize];
+        if (v1 - v0).cross(q - v0).dot(n) < 0.0 {
+            inside = false;
+            break;
+        }
+    }
+    if inside {
+        return gap.abs();
+    }
+    (0..k)
+        .map(|i| {
+            let v0 = y.w.vertices[face.vertices[i] as usize];
+            let v1 = y.w.vertices[face.vertices[(i + 1) % k] as usize];
+            point_segment_distance(p, v0, v1)
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Eq. 30: min over the neighbours v_k of vertex `v` of X of η·(v_k − v)/|v_k − v|.
+fn vertex_applicability(x: Side, v: usize, eta: DVec3) -> f64 {
+    let p = x.w.vertices[v];
+    x.p.vertex_edges[v]
+        .iter()
+        .map(|&e| {
+            let [v0, v1] = x.p.edges[e as usize].vertices;
+            let other = if v0 as usize == v { v1 } else { v0 };
+            let d = x.w.vertices[other as usize] - p;
+            eta.dot(d) / d.length()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Distance (m) from the segment [p, q] to the polygon of face `f` of Y.
+fn segment_polygon_distance(y: Side, f: usize, p: DVec3, q: DVec3) -> f64 {
+    let n = y.w.normals[f];
+    let (gp, gq) = (n.dot(p) - y.w.offsets[f], n.dot(q) - y.w.offsets[f]);
+    let mut best = polygon_distance(y, f, p, gp).min(polygon_distance(y, f, q, gq));
+    if best == 0.0 || p == q {
+        return best;
+    }
+    // Through the face?
+    if (gp <= 0.0) != (gq <= 0.0) {
+        let x = p + (gp / (gp - gq)) * (q - p);
+        if polygon_distance(y, f, x, 0.0) == 0.0 {
+            return 0.0;
+        }
+    }
+    let face = &y.p.faces[f];
+    let k = face.vertices.len();
+    for i in 0..k {
+        let v0 = y.w.vertices[face.vertices[i] as usize];
+        let v1 = y.w.vertices[face.vertices[(i + 1) % k] as usize];
+        let (s, t) = segment_closest_points(p, q, v0, v1);
+        best = best.min(s.distance(t));
+    }
+    best
+}
+
+/// The vertex groups of X's vertices against Y's faces (`b_side`: X is B). Vertex p, moving at
+/// w relative to Y, sweeps [p, p + T w]; the faces whose polygon comes within σ of the sweep are
+/// its members.
+pub(super) fn vertex_groups(
+    x: Side,
+    y: Side,
+    b_side: bool,
+    params: &PotentialParams,
+    out: &mut Local,
+) {
+    let d = params.distance;
+    let eps = params.applicability;
+    let touching = params.merge_tolerance * (x.p.radius + y.p.radius);
+    for (v, &p) in x.w.vertices.iter().enumerate() {
+        let q = p + params.horizon * (x.w.motion.at(p) - y.w.motion.at(p));
+        if point_segment_distance(y.w.centroid, p, q) > y.p.radius + d {
+            continue;
+        }
+        let first = out.contacts.len();
+        // A vertex already inside Y (behind every face plane) must get out: its members are the
+        // boundary faces within σ of its shallowest way out, wherever the sweep goes.
+        let shallowest = (0..y.p.faces.len())
+            .map(|f| y.w.normals[f].dot(p) - y.w.offsets[f])
+            .fold(f64::NEG_INFINITY, f64::max);
+        let exit = (0..y.p.faces.len())
+            .filter(|&f| !y.w.covered[f])
+            .map(|f| y.w.normals[f].dot(p) - y.w.offsets[f])
+            .fold(f64::NEG_INFINITY, f64::max);
+        let inside = shallowest < 0.0;
+        for f in 0..y.p.faces.len() {
+            if y.w.covered[f] {
+                continue;
+            }
+            let n = y.w.normals[f];
+            let gap = n.dot(p) - y.w.offsets[f];
+            let gap_q = n.dot(q) - y.w.offsets[f];
+            if inside {
+                if gap < exit - d {
+                    continue;
+                }
+            } else if gap.min(gap_q) > d
+                || gap.max(gap_q) < -d
+                || segment_polygon_distance(y, f, p, q) > d
+            {
+                continue;
+            }
+            // A face of Y in whose plane v lies together with a face of X at v, both facing the
+            // same way (coplanar side faces of stacked equal boxes), separates nothing: X lies on
+            // Y's side of that plane, and v sliding along it (ψ = 0 all the way) lets X sink
+            // into Y with no vertex entering the other body.
+            if gap.abs() <= touching
+                && x.p.vertex_faces[v]
+                    .iter()
+                    .any(|&g| x.w.normals[g as usize].distance(n) <= params.merge_tolerance)
+            {
+                continue;
+            }
+            let appl = vertex_applicability(x, v, y.w.normals[f]);
+            out.push(vertex_face(y, v, p, f, b_side), appl);
+        }
+        let members: Vec<usize> = (first..out.contacts.len()).collect();
+        if members.is_empty() {
+            continue;
+        }
+        let mut candidates: Vec<usize> = members
+            .iter()
+            .copied()
+            .filter(|&m| out.applicability[m] >= -eps)
+            .collect();
+        if candidates.is_empty() {
+            candidates = members.clone();
+        }
+        let configuration = match members.len() {
+            1 => Configuration::VertexFace,
+            2 => Configuration::VertexEdge,
+            _ => Configuration::VertexVertex,
+        };
+        out.groups.push(Group {
+            configuration,
+            key: if b_side {
+                GroupKey::VertexOfB(v as u32)
+            } else {
+                GroupKey::VertexOfA(v as u32)
+            },
+            members,
+            candidates,
+            from_edges: false,
+        });
+    }
+}
