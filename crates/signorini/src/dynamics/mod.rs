@@ -1,5 +1,6 @@
 //! Dynamics: bodies, state, generalized coordinates, applied forces and integrators.
 pub mod body;
+pub mod energy;
 pub mod forces;
 pub mod integrate;
 pub mod jacobian;
