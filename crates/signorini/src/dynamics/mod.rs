@@ -1,6 +1,7 @@
 //! Dynamics: bodies, state, generalized coordinates, applied forces and integrators.
 pub mod body;
 pub mod dormand_prince;
+pub mod energy;
 pub mod forces;
 pub mod integrate;
 pub mod jacobian;

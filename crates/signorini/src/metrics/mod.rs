@@ -1,63 +1,7 @@
-//! Measurements of a state: energies, momenta, penetration, overlap volume (`overlap`).
+//! Measurements of a state: penetration, overlap volume (`overlap`). The energies and momenta
+//! live in [`crate::dynamics::energy`] and are re-exported here for existing callers.
 pub mod overlap;
 
-use crate::dynamics::{Model, State};
-use glam::{DMat3, DVec3};
-
-/// World inertia tensor R J Rᵀ of a body (kg m²).
-fn world_inertia(body: &crate::dynamics::Body, orientation: glam::DQuat) -> DMat3 {
-    let r = DMat3::from_quat(orientation);
-    r * body.inertia * r.transpose()
-}
-
-/// Σ ½ m |v|² + ½ ωᵀ J_w ω over dynamic bodies (J).
-pub fn kinetic_energy(model: &Model, state: &State) -> f64 {
-    model
-        .bodies
-        .iter()
-        .zip(&state.bodies)
-        .filter(|(b, _)| !b.fixed)
-        .map(|(b, s)| {
-            let jw = world_inertia(b, s.orientation);
-            0.5 * b.mass * s.velocity.length_squared()
-                + 0.5 * s.angular_velocity.dot(jw * s.angular_velocity)
-        })
-        .sum()
-}
-
-/// Gravitational potential energy −Σ m g·x of dynamic bodies, zero at the world origin (J).
-pub fn potential_energy(model: &Model, state: &State) -> f64 {
-    let g = model.settings.gravity;
-    model
-        .bodies
-        .iter()
-        .zip(&state.bodies)
-        .filter(|(b, _)| !b.fixed)
-        .map(|(b, s)| -b.mass * g.dot(s.position))
-        .sum()
-}
-
-/// Total linear momentum Σ m v (kg m/s).
-pub fn linear_momentum(model: &Model, state: &State) -> DVec3 {
-    model
-        .bodies
-        .iter()
-        .zip(&state.bodies)
-        .filter(|(b, _)| !b.fixed)
-        .map(|(b, s)| b.mass * s.velocity)
-        .sum()
-}
-
-/// Total angular momentum about the world origin Σ x × m v + J_w ω (kg m²/s).
-pub fn angular_momentum(model: &Model, state: &State) -> DVec3 {
-    model
-        .bodies
-        .iter()
-        .zip(&state.bodies)
-        .filter(|(b, _)| !b.fixed)
-        .map(|(b, s)| {
-            s.position.cross(b.mass * s.velocity)
-                + world_inertia(b, s.orientation) * s.angular_velocity
-        })
-        .sum()
-}
+pub use crate::dynamics::energy::{
+    angular_momentum, kinetic_energy, linear_momentum, potential_energy,
+};

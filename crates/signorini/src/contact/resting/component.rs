@@ -1,0 +1,82 @@
+//! [`RestingContact`]: the resting-contact solve as a component of an impulse-based model (slide
+//! 15's `solveLCP(restingC)`), holding its options and the LCP solvers to try in order.
+use super::error::RestingError;
+use super::forces::{resting_forces, RestingForces};
+use super::options::RestingOptions;
+use crate::collision::Contact;
+use crate::dynamics::{Model, State, Wrench};
+use crate::solvers::{self, Solver};
+
+/// Solvers tried by [`RestingContact::new`], in order.
+pub const DEFAULT_SOLVERS: &[&str] = &["lemke", "fischer-burmeister"];
+
+/// The solvers called `names`, in order.
+pub fn solvers_by_name(names: &[&str]) -> Result<Vec<Box<dyn Solver>>, RestingError> {
+    if names.is_empty() {
+        return Err(RestingError::NoSolver);
+    }
+    names
+        .iter()
+        .map(|&name| {
+            solvers::by_name(name).ok_or_else(|| RestingError::UnknownSolver {
+                name: name.to_string(),
+                available: solvers::names(),
+            })
+        })
+        .collect()
+}
+
+/// Options and a solver fallback list, ready to solve resting contacts.
+pub struct RestingContact {
+    pub options: RestingOptions,
+    solvers: Vec<Box<dyn Solver>>,
+}
+
+impl RestingContact {
+    /// With [`DEFAULT_SOLVERS`] (Lemke, then Fischer–Burmeister).
+    pub fn new(options: RestingOptions) -> Result<Self, RestingError> {
+        Self::with_solvers(options, solvers_by_name(DEFAULT_SOLVERS)?)
+    }
+
+    /// With the named solvers, tried in this order.
+    pub fn with_solver_names(
+        options: RestingOptions,
+        names: &[&str],
+    ) -> Result<Self, RestingError> {
+        Self::with_solvers(options, solvers_by_name(names)?)
+    }
+
+    /// With these solvers, tried in this order (at least one).
+    pub fn with_solvers(
+        options: RestingOptions,
+        solvers: Vec<Box<dyn Solver>>,
+    ) -> Result<Self, RestingError> {
+        if solvers.is_empty() {
+            return Err(RestingError::NoSolver);
+        }
+        Ok(RestingContact { options, solvers })
+    }
+
+    /// Names of the solvers, in the order tried.
+    pub fn solver_names(&self) -> Vec<&'static str> {
+        self.solvers.iter().map(|s| s.name()).collect()
+    }
+
+    /// [`resting_forces`] with these options and solvers.
+    pub fn solve(
+        &self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        applied: &[Wrench],
+    ) -> Result<RestingForces, RestingError> {
+        resting_forces(
+            model,
+            state,
+            contacts,
+            applied,
+            &self.options,
+            &self.solvers,
+        )
+    }
+}
