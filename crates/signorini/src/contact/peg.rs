@@ -76,13 +76,13 @@ use crate::collision::potential::{
     self, feature_gap, release_gap, GroupKey, PotentialParams, PotentialSet,
 };
 use crate::collision::Contact;
+use crate::dynamics::energy::kinetic_energy;
 use crate::dynamics::integrate::rotate_by;
 use crate::dynamics::jacobian::{
     add_row_forces, cross_delassus, delassus, row_difference, JacobianRow,
 };
 use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::{Feature, Pose, Shape};
-use crate::metrics::kinetic_energy;
 use crate::solvers::Problem;
 use glam::DVec3;
 use nalgebra::{DMatrix, DVector};

@@ -25,9 +25,9 @@
 //! A step at h_min that still misses ε_e is accepted and counted (`AdaptiveStats::forced`).
 use super::{advance, Clock, StepError, StepReport, Workspace};
 use crate::contact::ContactModel;
+use crate::dynamics::energy::{kinetic_energy, potential_energy};
 pub use crate::dynamics::AdaptiveSettings;
 use crate::dynamics::{Model, State};
-use crate::metrics::{kinetic_energy, potential_energy};
 
 /// Step sizes of a run: extremes, mean and a histogram by powers of two.
 #[derive(Clone, Debug, Default, PartialEq)]
