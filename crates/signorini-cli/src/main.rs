@@ -16,12 +16,12 @@ mod experiment;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use signorini::contact::{catalog, ContactModel, ParamInput};
+use signorini::contact::{catalog, ParamInput};
 use signorini::dynamics::Integrator;
-use signorini::pipeline::adaptive::Stepper;
 use signorini::pipeline::run::{run, step_count, RunConfig};
-use signorini::pipeline::{StageTimes, Workspace};
-use signorini::scene::{self, Scene};
+use signorini::pipeline::StageTimes;
+use signorini::scene;
+use signorini::simulation::{override_params, Simulation};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -163,8 +163,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// Load the scene, apply command-line overrides and build its contact model.
-fn prepare(path: &Path, o: &Overrides) -> Result<(Scene, ContactModel), Failure> {
+/// Load the scene, apply command-line overrides and build its contact model: the simulation,
+/// ready to step.
+fn prepare(path: &Path, o: &Overrides) -> Result<Simulation, Failure> {
     let mut scene = scene::load(path).map_err(input_error)?;
     let s = &mut scene.model.settings;
     let positive = |name: &str, v: f64| {
@@ -189,24 +190,12 @@ fn prepare(path: &Path, o: &Overrides) -> Result<(Scene, ContactModel), Failure>
             ))
         })?;
     }
-    let model_name = o
-        .model
-        .clone()
-        .unwrap_or_else(|| scene.desc.contact.model.clone());
     for p in &o.params {
         let Some((name, value)) = p.split_once('=') else {
             return Err(input_error(anyhow::anyhow!(
                 "--param `{p}` is not NAME=VALUE, e.g. --param activation=penetrating"
             )));
         };
-        let spec = catalog().into_iter().find(|s| s.name == model_name);
-        if let Some(spec) = spec.filter(|s| !s.params.iter().any(|q| q.name == name)) {
-            let names: Vec<_> = spec.params.iter().map(|q| q.name).collect();
-            return Err(input_error(anyhow::anyhow!(
-                "--param {name}: model `{model_name}` has no parameter `{name}`; its parameters: {}",
-                names.join(", ")
-            )));
-        }
         let value = if let Ok(v) = value.parse::<f64>() {
             ParamInput::Number(v)
         } else if value.contains(',') {
@@ -214,7 +203,13 @@ fn prepare(path: &Path, o: &Overrides) -> Result<(Scene, ContactModel), Failure>
         } else {
             ParamInput::Word(value.to_string())
         };
-        scene.set_param(name, value, &format!("--param {name}"));
+        override_params(
+            &mut scene,
+            o.model.as_deref(),
+            &[(name.to_string(), value)],
+            "--param",
+        )
+        .map_err(input_error)?;
     }
     let (model, ignored) = scene
         .contact_model(o.model.as_deref())
@@ -226,24 +221,24 @@ fn prepare(path: &Path, o: &Overrides) -> Result<(Scene, ContactModel), Failure>
             scene.model.settings.integrator
         );
     }
-    Stepper::new(&scene.model, model.as_ref()).map_err(|e| {
+    let sim = Simulation::with_contact_model(scene, model, ignored).map_err(|e| {
         input_error(anyhow::anyhow!(
             "{}: {e}; remove [simulation.adaptive] or choose a force-based model",
             path.display()
         ))
     })?;
-    if !ignored.is_empty() {
+    if !sim.ignored_params().is_empty() {
         eprintln!(
             "note: model `{}` does not use the scene's [contact] parameters {}; they are ignored",
-            model.spec().name,
-            ignored.join(", ")
+            sim.contact_model().spec().name,
+            sim.ignored_params().join(", ")
         );
     }
-    Ok((scene, model))
+    Ok(sim)
 }
 
 fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failure> {
-    let (scene, mut model) = prepare(path, o)?;
+    let mut sim = prepare(path, o)?;
     let out_dir = out.unwrap_or_else(|| {
         PathBuf::from("out").join(
             path.file_stem()
@@ -251,11 +246,12 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
                 .unwrap_or_else(|| "scene".into()),
         )
     });
-    let adaptive = scene.model.settings.adaptive.is_some();
+    let settings = &sim.model().settings;
+    let adaptive = settings.adaptive.is_some();
     let total = if adaptive {
-        (1e3 * scene.model.settings.duration).round() as u64
+        (1e3 * settings.duration).round() as u64
     } else {
-        step_count(&scene.model)
+        sim.planned_steps()
     };
     let bar = if std::io::stderr().is_terminal() && (adaptive || total >= 1000) {
         let bar = ProgressBar::new(total);
@@ -270,10 +266,7 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
         None
     };
     let cfg = RunConfig {
-        model: &scene.model,
-        initial: &scene.initial,
-        scene_file: &scene.desc.file,
-        trajectory_interval: scene.desc.output.trajectory_interval,
+        trajectory_interval: sim.scene().desc.output.trajectory_interval,
         out_dir: &out_dir,
     };
     let mut last = 0;
@@ -285,7 +278,7 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
             }
         }
     };
-    let summary = run(&cfg, model.as_mut(), &mut progress).map_err(|e| Failure {
+    let summary = run(&cfg, &mut sim, &mut progress).map_err(|e| Failure {
         code: 1,
         error: e.into(),
     })?;
@@ -294,7 +287,7 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
     }
     say!(
         "{}: {} steps, {:.3} s simulated in {:.3} s wall ({:.0} steps/s); max penetration {:.3e} m, mean {:.3e} m; final kinetic energy {:.3e} J",
-        scene.desc.file,
+        sim.scene().desc.file,
         summary.steps,
         summary.simulated_time,
         summary.wall_time,
@@ -333,7 +326,7 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
 }
 
 fn cmd_check(path: &Path) -> Result<(), Failure> {
-    let (scene, model) = prepare(
+    let sim = prepare(
         path,
         &Overrides {
             model: None,
@@ -343,16 +336,16 @@ fn cmd_check(path: &Path) -> Result<(), Failure> {
             params: Vec::new(),
         },
     )?;
-    let m = &scene.model;
+    let m = sim.model();
     let pieces: usize = m.bodies.iter().map(|b| b.pieces.len()).sum();
     say!(
         "{}: ok — {} bodies ({} dynamic, {} pieces), {} scheduled forces, model {}, {} steps of {} s ({})",
-        scene.desc.file,
+        sim.scene().desc.file,
         m.bodies.len(),
         m.bodies.iter().filter(|b| !b.fixed).count(),
         pieces,
         m.forces.len(),
-        model.spec().name,
+        sim.contact_model().spec().name,
         step_count(m),
         m.settings.time_step,
         m.settings.integrator.name()
@@ -377,27 +370,20 @@ fn cmd_models() {
 }
 
 fn cmd_bench(path: &Path, o: &Overrides, steps: Option<u64>, warmup: f64) -> Result<(), Failure> {
-    let (scene, mut model) = prepare(path, o)?;
-    let n = steps.unwrap_or_else(|| step_count(&scene.model));
+    let mut sim = prepare(path, o)?;
+    let n = steps.unwrap_or_else(|| sim.planned_steps());
     if n == 0 {
         return Err(input_error(anyhow::anyhow!("--steps must be at least 1")));
     }
-    let mut state = scene.initial.clone();
-    let mut ws = Workspace::new();
-    let mut stepper = Stepper::new(&scene.model, model.as_ref()).map_err(input_error)?;
     let mut warm_steps = 0u64;
-    while state.time < warmup - 1e-9 * scene.model.settings.time_step {
-        stepper
-            .step(&scene.model, &mut state, &mut ws, model.as_mut())
-            .with_context(|| format!("warm-up of {} stopped", path.display()))
-            .map_err(|e| Failure { code: 1, error: e })?;
-        warm_steps += 1;
-    }
+    sim.run_until(warmup, |_, _| warm_steps += 1)
+        .with_context(|| format!("warm-up of {} stopped", path.display()))
+        .map_err(|e| Failure { code: 1, error: e })?;
     let mut t = StageTimes::default();
     let start = Instant::now();
     for _ in 0..n {
-        let r = stepper
-            .step(&scene.model, &mut state, &mut ws, model.as_mut())
+        let r = sim
+            .step()
             .with_context(|| format!("bench of {} stopped", path.display()))
             .map_err(|e| Failure { code: 1, error: e })?;
         t.add(&r.times);
@@ -406,7 +392,7 @@ fn cmd_bench(path: &Path, o: &Overrides, steps: Option<u64>, warmup: f64) -> Res
     let total = t.total().max(f64::MIN_POSITIVE);
     say!(
         "{} (after {} warm-up steps): {} steps in {:.3} s: {:.1} steps/s, {:.1} us/step",
-        scene.desc.file,
+        sim.scene().desc.file,
         warm_steps,
         n,
         wall,

@@ -61,7 +61,8 @@ pub fn catalog() -> Vec<ModelSpec> {
 #[error("{0}")]
 pub struct ContactError(pub String);
 
-/// What a model did during one force evaluation.
+/// What a model did during one force evaluation: what every model has. A model's own counters
+/// (PEG's trapped constraints, say) come from `ModelBase::counters`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ModelStats {
     /// Contact points that carried a nonzero force.
@@ -71,13 +72,6 @@ pub struct ModelStats {
     /// Wall-clock seconds of collision detection the model did itself (PEG's potential
     /// contacts); the pipeline counts them in the narrow-phase stage.
     pub detection: f64,
-    /// PEG: constraints whose primary contact ended the step beyond its plane while another
-    /// member held the constraint — a corner the standard model's single half-space would have
-    /// blocked (`contact::peg::TRAP_DEPTH`). Zero for the other models.
-    pub traps: usize,
-    /// PEG: a further pass (`contact::peg`, parameter `passes`) whose subproblem was too large or
-    /// was not solved, so that the step kept the previous pass's solution. Zero for the others.
-    pub passes_dropped: usize,
 }
 
 /// One complementarity solve inside a model.

@@ -204,6 +204,9 @@ pub struct PegStats {
     pub traps: usize,
     /// Detection + solve passes the step ran (parameter `passes`).
     pub passes: usize,
+    /// 1 when a further pass's subproblem was too large or was not solved, or its velocities
+    /// diverged, so that the step kept an earlier pass's solution.
+    pub passes_dropped: usize,
 }
 
 /// What a constraint is, across steps (for warm starts).
@@ -574,6 +577,23 @@ impl ModelBase for Peg {
         SPEC
     }
 
+    /// The last step's [`PegStats`].
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let s = self.last;
+        [
+            ("unilateral", s.unilateral),
+            ("inter", s.inter),
+            ("cross", s.cross),
+            ("slacks", s.slacks),
+            ("traps", s.traps),
+            ("passes", s.passes),
+            ("passes_dropped", s.passes_dropped),
+        ]
+        .into_iter()
+        .map(|(n, v)| (n, v as u64))
+        .collect()
+    }
+
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
         super::named_values(PARAMS, &self.values)
     }
@@ -764,6 +784,7 @@ impl VelocityLevelModel for Peg {
                 stats.traps += 1;
             }
         }
+        stats.passes_dropped = dropped;
         self.last = stats;
 
         self.previous.clear();
@@ -797,8 +818,6 @@ impl VelocityLevelModel for Peg {
             active_points: (0..np).filter(|&j| z[j] > 0.0).count(),
             solve: Some(report),
             detection,
-            traps: stats.traps,
-            passes_dropped: dropped,
         })
     }
 }

@@ -253,8 +253,6 @@ impl VelocityLevelModel for TimeStepping {
             active_points: (0..nc).filter(|&c| z[c] > 0.0).count(),
             solve: Some(report),
             detection: 0.0,
-            traps: 0,
-            passes_dropped: 0,
         })
     }
 }

@@ -7,11 +7,10 @@ pub mod impulse;
 pub mod peg;
 pub mod penalty;
 
-use crate::contact::ContactModel;
 use crate::dynamics::State;
-use crate::pipeline::adaptive::Stepper;
-use crate::pipeline::{StepReport, Workspace};
+use crate::pipeline::StepReport;
 use crate::scene::Scene;
+use crate::simulation::{Error, Simulation};
 
 /// Run `scene` for its duration with its contact model (or `model` instead), calling `observe`
 /// with the state after each step (and once with the initial state and `None`). Returns the final
@@ -21,18 +20,14 @@ pub fn simulate(
     model: Option<&str>,
     mut observe: impl FnMut(&State, Option<&StepReport>),
 ) -> Result<State, String> {
-    let (mut cm, _): (ContactModel, _) = scene.contact_model(model).map_err(|e| e.to_string())?;
-    let mut stepper = Stepper::new(&scene.model, cm.as_ref()).map_err(|e| e.to_string())?;
-    let mut state = scene.initial.clone();
-    let mut ws = Workspace::new();
-    observe(&state, None);
-    while !stepper.finished(&scene.model, &state) {
-        let report = stepper
-            .step(&scene.model, &mut state, &mut ws, cm.as_mut())
-            .map_err(|e| format!("{}: {e}", scene.desc.file))?;
-        observe(&state, Some(&report));
-    }
-    Ok(state)
+    let mut sim = Simulation::new(scene.clone(), model, &[]).map_err(|e| e.to_string())?;
+    observe(sim.state(), None);
+    sim.run_to_end(|state, report| observe(state, Some(report)))
+        .map_err(|e| match e {
+            Error::Step(e) => format!("{}: {e}", scene.desc.file),
+            e => e.to_string(),
+        })?;
+    Ok(sim.into_state())
 }
 
 /// Largest penetration depth of the contacts after a step (m); 0 for the initial call.

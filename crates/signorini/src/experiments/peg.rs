@@ -3,11 +3,10 @@
 //! step, the total overlap volume of all pairs of bodies (`metrics::overlap`), the energy, the
 //! solver's failures and PEG's trap count.
 use crate::contact::ParamInput;
-use crate::dynamics::State;
 use crate::metrics::overlap::overlap_volume;
 use crate::metrics::{kinetic_energy, potential_energy};
-use crate::pipeline::{step, Workspace};
 use crate::scene::{self, Scene};
+use crate::simulation::Simulation;
 use std::time::Instant;
 
 /// One run of a scene under one model and time step.
@@ -31,7 +30,7 @@ pub struct Run {
     /// `on_failure` is set to "continue" so the run goes on and they are counted).
     pub solver_failures: u64,
     /// Steps in which PEG let at least one body go round a corner that the standard model's
-    /// half-space would have blocked (`ModelStats::traps` > 0): the steps where PEG's I- and
+    /// half-space would have blocked (PEG's counter `traps` > 0): the steps where PEG's I- and
     /// X-constraints were needed, as the paper's fig. 22 counts them. Zero for other models.
     pub trap_steps: u64,
     /// Wall-clock seconds spent in `pipeline::step` (the overlap and energy measurements are
@@ -99,12 +98,14 @@ pub fn run(scene: &Scene, model: &str, seed: u64, h: f64) -> Result<Run, String>
         ParamInput::Word("continue".into()),
         "experiment pour-3d",
     );
-    let (mut cm, _) = sc.contact_model(Some(model)).map_err(|e| e.to_string())?;
-    let m = &sc.model;
-    let energy = |s: &State| kinetic_energy(m, s) + potential_energy(m, s);
-    let mut state = sc.initial.clone();
-    let mut ws = Workspace::new();
-    let planned = (m.settings.duration / h).round() as u64;
+    // Fixed steps of h, whatever the scene says: the sweep compares step sizes.
+    sc.model.settings.adaptive = None;
+    let mut sim = Simulation::new(sc, Some(model), &[]).map_err(|e| e.to_string())?;
+    let energy = |sim: &Simulation| {
+        let (m, s) = (sim.model(), sim.state());
+        kinetic_energy(m, s) + potential_energy(m, s)
+    };
+    let planned = (sim.model().settings.duration / h).round() as u64;
     let mut out = Run {
         model: model.to_string(),
         seed,
@@ -113,26 +114,26 @@ pub fn run(scene: &Scene, model: &str, seed: u64, h: f64) -> Result<Run, String>
         steps: 0,
         error: None,
         overlap: Vec::with_capacity(planned as usize),
-        energy: vec![energy(&state)],
+        energy: vec![energy(&sim)],
         solver_failures: 0,
         trap_steps: 0,
         step_seconds: 0.0,
         max_rows: 0,
     };
-    for _ in 0..planned {
+    while !sim.finished() {
         let t0 = Instant::now();
-        let report = step(m, &mut state, &mut ws, cm.as_mut());
+        let report = sim.step();
         out.step_seconds += t0.elapsed().as_secs_f64();
         match report {
             Ok(r) => {
                 out.steps += 1;
                 out.solver_failures += u64::from(r.model_stats.solve.is_some_and(|s| s.failed));
-                out.trap_steps += u64::from(r.model_stats.traps > 0);
+                out.trap_steps += u64::from(sim.contact_model().counter("traps") > 0);
                 if let Some(s) = r.model_stats.solve {
                     out.max_rows = out.max_rows.max(s.rows);
                 }
-                out.overlap.push(overlap_volume(m, &state));
-                out.energy.push(energy(&state));
+                out.overlap.push(overlap_volume(sim.model(), sim.state()));
+                out.energy.push(energy(&sim));
             }
             Err(e) => {
                 out.error = Some(e.to_string());

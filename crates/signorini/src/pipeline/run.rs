@@ -2,25 +2,26 @@
 //! writing `summary.json`. Files are flushed as the run goes (every 256 steps or every second of
 //! wall time), so a run that stops early leaves readable files and a summary saying why it
 //! stopped, and an interrupted one loses at most the step in progress and the second before it.
-use super::adaptive::{AdaptiveError, AdaptiveStats, Stepper};
-use super::{StageTimes, StepError, StepReport, Workspace};
+//!
+//! The run steps a [`Simulation`] (the embedding API, which sits above this layer: this module
+//! is its client, the writer of its files).
+use super::adaptive::AdaptiveStats;
+use super::{StageTimes, StepError, StepReport};
 use crate::contact::impulse::ImpulseReport;
 use crate::contact::{ContactModel, SolveReport};
 use crate::dynamics::energy::{kinetic_energy, potential_energy};
 use crate::dynamics::{Model, State};
+use crate::simulation::{Error, Simulation};
 use serde_json::json;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// What to run and where to write.
+/// Where to write and how often.
 pub struct RunConfig<'a> {
-    pub model: &'a Model,
-    pub initial: &'a State,
-    /// Scene file, recorded in the summary.
-    pub scene_file: &'a str,
-    /// Write trajectory rows at most this often (s); 0 = every step.
+    /// Write trajectory rows at most this often (s); 0 = every step (scenes: `[output]
+    /// trajectory_interval`).
     pub trajectory_interval: f64,
     pub out_dir: &'a Path,
 }
@@ -103,17 +104,9 @@ impl SolverTotals {
     }
 }
 
-/// Why a run failed to produce its files.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error(transparent)]
-    Adaptive(#[from] AdaptiveError),
-    #[error("cannot write {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-}
+/// Why a run failed to produce its files: the facade's error (`Error::Io` when a file cannot be
+/// written). Kept under its old name.
+pub type RunError = Error;
 
 struct Writer {
     path: PathBuf,
@@ -195,108 +188,141 @@ pub fn step_count(model: &Model) -> u64 {
         .max(0.0) as u64
 }
 
-/// Run the scene to its duration, calling `progress(done, total)` after each step (steps, or
-/// milliseconds of simulated time for adaptive steps: `Stepper::progress`).
+/// Run `sim` from its current state (a fresh simulation: the scene's initial state) to its
+/// duration, calling `progress(done, total)` after each step (steps, or milliseconds of simulated
+/// time for adaptive steps: `Simulation::progress`).
 pub fn run(
     cfg: &RunConfig,
-    contact_model: &mut ContactModel,
+    sim: &mut Simulation,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<RunSummary, RunError> {
-    let model = cfg.model;
-    let mut stepper = Stepper::new(model, contact_model)?;
     std::fs::create_dir_all(cfg.out_dir).map_err(|source| RunError::Io {
         path: cfg.out_dir.to_path_buf(),
         source,
     })?;
     let mut traj = Writer::create(cfg.out_dir.join("trajectory.csv"), TRAJECTORY_HEADER)?;
     let mut metrics = Writer::create(cfg.out_dir.join("metrics.csv"), METRICS_HEADER)?;
-    let mut state = cfg.initial.clone();
-    let mut ws = Workspace::new();
-    let mut stage_seconds = StageTimes::default();
     let start = Instant::now();
     let mut last_flush = start;
 
-    let contacts = super::contacts(model, &state, &mut ws, contact_model);
-    let (mut max_pen, mut sum_pen) = (crate::collision::max_penetration(contacts), 0.0);
-    sum_pen += max_pen;
+    let contacts = sim.contacts();
+    let max_pen = crate::collision::max_penetration(contacts);
     let initial = StepReport {
         contacts: contacts.len(),
         max_penetration: max_pen,
         ..StepReport::default()
     };
-    let initial_ke = metric_row(model, &state, &initial, &mut metrics)?;
-    let mut solver = SolverTotals::default();
-    let mut impulses = contact_model
-        .impulse_loop()
-        .map(|_| ImpulseTotals::default());
-    trajectory_rows(model, &state, &mut traj)?;
+    let initial_ke = metric_row(sim.model(), sim.state(), &initial, &mut metrics)?;
+    let mut totals = Totals::new(max_pen, initial_ke, sim.contact_model().as_ref());
+    trajectory_rows(sim.model(), sim.state(), &mut traj)?;
     let mut last_traj = 0.0;
     let mut error = None;
-    let mut rows = 1u64;
-    // The last state that passed its checks: a failed step leaves `state` broken.
-    let (mut ok_steps, mut ok_time, mut ok_ke) = (0, 0.0, initial_ke);
-    while !stepper.finished(model, &state) {
-        match stepper.step(model, &mut state, &mut ws, contact_model) {
-            Ok(report) => {
-                stage_seconds.add(&report.times);
-                max_pen = max_pen.max(report.max_penetration);
-                sum_pen += report.max_penetration;
-                rows += 1;
-                let ke = metric_row(model, &state, &report, &mut metrics)?;
-                if let Some(r) = &report.model_stats.solve {
-                    solver.add(r);
-                }
-                if let Some(t) = impulses.as_mut() {
-                    t.add(&report.impulses);
-                }
-                let due =
-                    state.time - last_traj >= cfg.trajectory_interval - 1e-9 * report.time_step;
-                if due || stepper.finished(model, &state) {
-                    trajectory_rows(model, &state, &mut traj)?;
-                    last_traj = state.time;
-                }
-                // Every 256 steps or every second of wall time, whichever comes first: slow steps
-                // (a 200-body pile under a complementarity model takes seconds each) must not
-                // leave minutes of a run in the buffers when it is interrupted.
-                if state.step % 256 == 0 || last_flush.elapsed().as_secs_f64() >= 1.0 {
-                    traj.flush()?;
-                    metrics.flush()?;
-                    last_flush = Instant::now();
-                }
-                (ok_steps, ok_time, ok_ke) = (state.step, state.time, ke);
-                let (done, total) = stepper.progress(model, &state);
-                progress(done, total);
-            }
-            Err(e) => {
+    while !sim.finished() {
+        let report = match sim.step() {
+            Ok(report) => report,
+            Err(Error::Step(e)) => {
                 error = Some(e);
                 break;
             }
+            Err(e) => return Err(e),
+        };
+        let (model, state) = (sim.model(), sim.state());
+        let ke = metric_row(model, state, &report, &mut metrics)?;
+        let due = state.time - last_traj >= cfg.trajectory_interval - 1e-9 * report.time_step;
+        if due || sim.finished() {
+            trajectory_rows(model, state, &mut traj)?;
+            last_traj = state.time;
         }
+        // Every 256 steps or every second of wall time, whichever comes first: slow steps
+        // (a 200-body pile under a complementarity model takes seconds each) must not
+        // leave minutes of a run in the buffers when it is interrupted.
+        if state.step % 256 == 0 || last_flush.elapsed().as_secs_f64() >= 1.0 {
+            traj.flush()?;
+            metrics.flush()?;
+            last_flush = Instant::now();
+        }
+        totals.add(&report, state, ke);
+        let (done, total) = sim.progress();
+        progress(done, total);
     }
     traj.flush()?;
     metrics.flush()?;
-    let wall = start.elapsed().as_secs_f64();
-    let summary = RunSummary {
-        steps: ok_steps,
-        simulated_time: ok_time,
-        wall_time: wall,
-        steps_per_second: if wall > 0.0 {
-            ok_steps as f64 / wall
-        } else {
-            0.0
-        },
-        max_penetration: max_pen,
-        mean_penetration: sum_pen / rows as f64,
-        final_kinetic_energy: ok_ke,
-        stage_seconds,
-        solver,
-        final_state: state,
-        error,
-        adaptive: stepper.adaptive_stats().cloned(),
-        impulses,
-    };
-    write_summary(cfg, contact_model, &summary)?;
+    let summary = totals.summary(start.elapsed().as_secs_f64(), sim, error);
+    write_summary(cfg, sim, &summary)?;
     Ok(summary)
+}
+
+/// What a run adds up step by step, for its summary.
+struct Totals {
+    stage_seconds: StageTimes,
+    max_pen: f64,
+    sum_pen: f64,
+    /// Metrics rows written (the initial one included).
+    rows: u64,
+    solver: SolverTotals,
+    impulses: Option<ImpulseTotals>,
+    /// The last state that passed its checks: a failed step leaves the state broken.
+    ok_steps: u64,
+    ok_time: f64,
+    ok_ke: f64,
+}
+
+impl Totals {
+    /// Before the first step: the initial state's penetration and kinetic energy.
+    fn new(initial_pen: f64, initial_ke: f64, contact_model: &ContactModel) -> Self {
+        let mut sum_pen = 0.0;
+        sum_pen += initial_pen;
+        Totals {
+            stage_seconds: StageTimes::default(),
+            max_pen: initial_pen,
+            sum_pen,
+            rows: 1,
+            solver: SolverTotals::default(),
+            impulses: contact_model
+                .impulse_loop()
+                .map(|_| ImpulseTotals::default()),
+            ok_steps: 0,
+            ok_time: 0.0,
+            ok_ke: initial_ke,
+        }
+    }
+
+    /// A step that ended in `state` with kinetic energy `ke` (J).
+    fn add(&mut self, report: &StepReport, state: &State, ke: f64) {
+        self.stage_seconds.add(&report.times);
+        self.max_pen = self.max_pen.max(report.max_penetration);
+        self.sum_pen += report.max_penetration;
+        self.rows += 1;
+        if let Some(r) = &report.model_stats.solve {
+            self.solver.add(r);
+        }
+        if let Some(t) = self.impulses.as_mut() {
+            t.add(&report.impulses);
+        }
+        (self.ok_steps, self.ok_time, self.ok_ke) = (state.step, state.time, ke);
+    }
+
+    fn summary(self, wall: f64, sim: &Simulation, error: Option<StepError>) -> RunSummary {
+        RunSummary {
+            steps: self.ok_steps,
+            simulated_time: self.ok_time,
+            wall_time: wall,
+            steps_per_second: if wall > 0.0 {
+                self.ok_steps as f64 / wall
+            } else {
+                0.0
+            },
+            max_penetration: self.max_pen,
+            mean_penetration: self.sum_pen / self.rows as f64,
+            final_kinetic_energy: self.ok_ke,
+            stage_seconds: self.stage_seconds,
+            solver: self.solver,
+            final_state: sim.state().clone(),
+            error,
+            adaptive: sim.adaptive_stats().cloned(),
+            impulses: self.impulses,
+        }
+    }
 }
 
 /// Write one metrics row for the state a step (or, for the initial row, nothing: zero times and
@@ -344,8 +370,8 @@ fn metric_row(
     Ok(ke)
 }
 
-fn write_summary(cfg: &RunConfig, cm: &ContactModel, s: &RunSummary) -> Result<(), RunError> {
-    let m = cfg.model;
+fn write_summary(cfg: &RunConfig, sim: &Simulation, s: &RunSummary) -> Result<(), RunError> {
+    let (m, cm) = (sim.model(), sim.contact_model().as_ref());
     let params: serde_json::Map<String, serde_json::Value> = cm
         .parameters()
         .into_iter()
@@ -355,7 +381,7 @@ fn write_summary(cfg: &RunConfig, cm: &ContactModel, s: &RunSummary) -> Result<(
     let doc = json!({
         "status": if s.error.is_none() { "completed" } else { "failed" },
         "error": s.error.as_ref().map(|e| e.to_string()),
-        "scene": cfg.scene_file,
+        "scene": sim.scene().desc.file,
         "model": { "name": cm.spec().name, "parameters": params },
         "integrator": if cm.velocity_level() {
             "semi-implicit-euler (velocity-level time stepping)"

@@ -1,0 +1,35 @@
+//! The one error type of the embedding API ([`Simulation`](super::Simulation),
+//! [`ModelBuilder`](super::ModelBuilder), [`pipeline::run`](crate::pipeline::run)): each layer's own
+//! error wrapped as it is, so that it prints exactly the message that layer prints.
+use crate::contact::ConfigError;
+use crate::pipeline::adaptive::AdaptiveError;
+use crate::pipeline::StepError;
+use crate::scene::SceneError;
+use std::path::PathBuf;
+
+/// Why a scene could not be built, set up or stepped, or its output written.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A scene file, or a scene built in code ([`ModelBuilder`](super::ModelBuilder)), is
+    /// invalid; names the file (or builder), line and key.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// A contact-model parameter given as an override (`key`, e.g. `--param kq`) is wrong.
+    #[error("{key}: {error}")]
+    Config { key: String, error: ConfigError },
+    /// A step failed: the state blew up or the contact model failed.
+    #[error(transparent)]
+    Step(#[from] StepError),
+    /// The scene asks for adaptive steps of a model that cannot take them.
+    #[error(transparent)]
+    Adaptive(#[from] AdaptiveError),
+    /// [`Simulation::set_force`](super::Simulation::set_force) named a body the model lacks.
+    #[error("no body {body}: the model has {bodies} bodies (indices from 0)")]
+    NoSuchBody { body: usize, bodies: usize },
+    /// An output file could not be written.
+    #[error("cannot write {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
