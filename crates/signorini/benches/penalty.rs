@@ -67,6 +67,7 @@ fn prism(sides: u32) -> (Model, State) {
         time: 0.0,
         step: 0,
         bodies: vec![at(0.0), at(0.05 - 5e-4)],
+        external: Vec::new(),
     };
     (model, state)
 }

@@ -280,6 +280,7 @@ fn brick_wall(width: usize, courses: usize, seed: u64) -> (Model, State) {
         time: 0.0,
         step: 0,
         bodies: states,
+        external: Vec::new(),
     };
     (model, state)
 }
@@ -403,6 +404,7 @@ fn random_boxes(n: (usize, usize, usize), count: usize, seed: u64) -> (Model, St
         time: 0.0,
         step: 0,
         bodies: states,
+        external: Vec::new(),
     };
     (model, state, contacts)
 }

@@ -38,7 +38,8 @@ impl ScheduledForce {
     }
 }
 
-/// Add the scheduled forces active at time `t` (s) to `out` (one wrench per body).
+/// Add the scheduled forces active at time `t` (s), then the state's external wrenches
+/// (`State::external`), to `out` (one wrench per body).
 pub fn add_scheduled(model: &Model, state: &State, t: f64, out: &mut [Wrench]) {
     for f in model.forces.iter().filter(|f| f.active(t)) {
         let bs = &state.bodies[f.body];
@@ -48,5 +49,9 @@ pub fn add_scheduled(model: &Model, state: &State, t: f64, out: &mut [Wrench]) {
             None => w.force += f.force,
         }
         w.torque += f.torque;
+    }
+    for (body, ext) in &state.external {
+        out[*body].force += ext.force;
+        out[*body].torque += ext.torque;
     }
 }

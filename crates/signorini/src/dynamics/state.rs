@@ -44,4 +44,9 @@ pub struct State {
     /// Steps taken.
     pub step: u64,
     pub bodies: Vec<BodyState>,
+    /// Wrenches applied from outside (body index, force (N) at the centre of mass and torque
+    /// (N m), world axes), held until changed: what an embedding program pushes with
+    /// (`Simulation::set_force`), as MuJoCo's `xfrc_applied` in its mutable data. Added after the
+    /// scene's scheduled forces; empty unless set.
+    pub external: Vec<(usize, super::Wrench)>,
 }

@@ -196,7 +196,7 @@ impl Stepper {
     pub fn new(model: &Model, contact_model: &ContactModel) -> Result<Self, AdaptiveError> {
         Ok(match model.settings.adaptive {
             None => Stepper::Fixed {
-                total: super::run::step_count(model),
+                total: step_count(model),
             },
             Some(a) => Stepper::Adaptive(AdaptiveStepper::new(
                 a,
@@ -257,4 +257,11 @@ impl Stepper {
             Stepper::Adaptive(a) => Some(&a.stats),
         }
     }
+}
+
+/// Number of steps for a duration: the nearest whole number of steps.
+pub fn step_count(model: &Model) -> u64 {
+    (model.settings.duration / model.settings.time_step)
+        .round()
+        .max(0.0) as u64
 }

@@ -2,7 +2,6 @@
 //! integrate. Each stage is timed into the [`StepReport`].
 pub mod adaptive;
 pub mod impulse;
-pub mod run;
 
 use crate::collision::{max_penetration, BroadPhase, Contact, NarrowPhase, PiecePair};
 use crate::contact::impulse::ImpulseReport;

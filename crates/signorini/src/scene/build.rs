@@ -140,6 +140,7 @@ pub fn build(desc: SceneDesc) -> Result<Scene, SceneError> {
         time: 0.0,
         step: 0,
         bodies: states,
+        external: Vec::new(),
     };
     Ok(Scene {
         desc,

@@ -1,5 +1,5 @@
 //! The one error type of the embedding API ([`Simulation`](super::Simulation),
-//! [`ModelBuilder`](super::ModelBuilder), [`pipeline::run`](crate::pipeline::run)): each layer's own
+//! [`ModelBuilder`](super::ModelBuilder), [`run`](super::run)): each layer's own
 //! error wrapped as it is, so that it prints exactly the message that layer prints.
 use crate::contact::ConfigError;
 use crate::pipeline::adaptive::AdaptiveError;

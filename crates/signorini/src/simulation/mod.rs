@@ -2,7 +2,7 @@
 //! and initial [`State`]), the current state, the contact model, the step-size policy
 //! ([`Stepper`]: fixed or Deguet's adaptive steps) and the scratch [`Workspace`] — and steps it.
 //! [`ModelBuilder`] writes scenes in code. The CLI's `run` and `bench`, the experiments and
-//! [`pipeline::run`](crate::pipeline::run) all step through it, so a program embedding the library
+//! [`run`] (which writes a run's files) all step through it, so a program embedding the library
 //! gets exactly the numbers the command line writes.
 //!
 //! ```text
@@ -11,16 +11,17 @@
 //! ```
 //!
 //! Layering: this module sits on top of `scene` and `pipeline` (ARCHITECTURE.md's arrows point
-//! from here down); `pipeline::run`, which writes a run's files, is a client of it.
+//! from here down); `run.rs` streams a whole run to its files through it.
 mod builder;
 mod error;
+pub mod run;
 
 pub use builder::{BodyBuilder, IntoParam, ModelBuilder};
 pub use error::Error;
 
 use crate::collision::Contact;
 use crate::contact::{catalog, ConfigError, ContactModel, ParamInput};
-use crate::dynamics::{Model, ScheduledForce, State};
+use crate::dynamics::{Model, State, Wrench};
 use crate::pipeline::adaptive::{AdaptiveStats, Stepper};
 use crate::pipeline::{self, StepReport, Workspace};
 use crate::scene::{self, Scene};
@@ -37,8 +38,6 @@ pub struct Simulation {
     ignored_params: Vec<String>,
     stepper: Stepper,
     workspace: Workspace,
-    /// (body, index in `scene.model.forces`) of the wrenches set by [`Simulation::set_force`].
-    applied: Vec<(usize, usize)>,
 }
 
 impl Simulation {
@@ -78,7 +77,6 @@ impl Simulation {
             ignored_params,
             stepper,
             workspace: Workspace::new(),
-            applied: Vec::new(),
         })
     }
 
@@ -145,7 +143,7 @@ impl Simulation {
 
     /// Steps of a whole run with fixed steps: the nearest whole number of `duration / time_step`.
     pub fn planned_steps(&self) -> u64 {
-        pipeline::run::step_count(&self.scene.model)
+        run::step_count(&self.scene.model)
     }
 
     pub fn state(&self) -> &State {
@@ -188,34 +186,19 @@ impl Simulation {
     }
 
     /// Apply a constant `force` (N, at the centre of mass) and `torque` (N m), world axes, to
-    /// `body` from now on, replacing the one set before; zero for both removes it. It is a
-    /// scheduled force of the model (`dynamics::forces`) starting at the current time, so a
+    /// `body` from now on, replacing the one set before; zero for both removes it. It lives in
+    /// the state (`State::external`), not in the model, which stays as the scene built it; a
     /// simulation that never calls this steps exactly as the scene says.
     pub fn set_force(&mut self, body: usize, force: DVec3, torque: DVec3) -> Result<(), Error> {
-        let forces = &mut self.scene.model.forces;
         let bodies = self.scene.model.bodies.len();
         if body >= bodies {
             return Err(Error::NoSuchBody { body, bodies });
         }
-        if let Some(k) = self.applied.iter().position(|&(b, _)| b == body) {
-            let (_, index) = self.applied.remove(k);
-            forces.remove(index);
-            for (_, i) in &mut self.applied {
-                if *i > index {
-                    *i -= 1;
-                }
-            }
-        }
+        let external = &mut self.state.external;
+        external.retain(|(b, _)| *b != body);
         if force != DVec3::ZERO || torque != DVec3::ZERO {
-            self.applied.push((body, forces.len()));
-            forces.push(ScheduledForce {
-                body,
-                force,
-                torque,
-                point: None,
-                start: self.state.time,
-                end: f64::INFINITY,
-            });
+            external.push((body, Wrench { force, torque }));
+            external.sort_by_key(|(b, _)| *b);
         }
         Ok(())
     }

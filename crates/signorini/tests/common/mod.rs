@@ -118,6 +118,7 @@ pub fn initial_state(bodies: Vec<BodyState>) -> State {
         time: 0.0,
         step: 0,
         bodies,
+        external: Vec::new(),
     }
 }
 

@@ -5,13 +5,13 @@
 //!
 //! The run steps a [`Simulation`] (the embedding API, which sits above this layer: this module
 //! is its client, the writer of its files).
-use super::adaptive::AdaptiveStats;
-use super::{StageTimes, StepError, StepReport};
+use super::{Error, Simulation};
 use crate::contact::impulse::ImpulseReport;
 use crate::contact::{ContactModel, SolveReport};
 use crate::dynamics::energy::{kinetic_energy, potential_energy};
 use crate::dynamics::{Model, State};
-use crate::simulation::{Error, Simulation};
+use crate::pipeline::adaptive::AdaptiveStats;
+use crate::pipeline::{StageTimes, StepError, StepReport};
 use serde_json::json;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -181,12 +181,7 @@ fn trajectory_rows(model: &Model, state: &State, w: &mut Writer) -> Result<(), R
     Ok(())
 }
 
-/// Number of steps for a duration: the nearest whole number of steps.
-pub fn step_count(model: &Model) -> u64 {
-    (model.settings.duration / model.settings.time_step)
-        .round()
-        .max(0.0) as u64
-}
+pub use crate::pipeline::adaptive::step_count;
 
 /// Run `sim` from its current state (a fresh simulation: the scene's initial state) to its
 /// duration, calling `progress(done, total)` after each step (steps, or milliseconds of simulated
