@@ -27,21 +27,51 @@
 //! # Ok::<(), signorini::Error>(())
 //! ```
 
-pub mod collision;
-pub mod contact;
-pub mod dynamics;
-pub mod experiments;
-pub mod geometry;
-pub mod metrics;
-pub mod pipeline;
+/// Declare the layer modules: public with the `internals` feature (the CLI, the tests and the
+/// benchmarks reach into them), crate-private otherwise.
+macro_rules! layers {
+    ($($(#[$m:meta])* $name:ident),* $(,)?) => {
+        $(
+            $(#[$m])*
+            #[cfg(feature = "internals")]
+            pub mod $name;
+            $(#[$m])*
+            #[cfg(not(feature = "internals"))]
+            #[allow(dead_code, unused_imports)]
+            pub(crate) mod $name;
+        )*
+    };
+}
+
+layers!(collision, contact, dynamics, experiments, geometry, metrics, pipeline, solvers, util);
 pub mod scene;
 pub mod simulation;
-pub mod solvers;
-pub mod util;
 
 pub use glam::{DMat3, DQuat, DVec2, DVec3};
-pub use scene::{load, Scene};
-pub use simulation::{BodyBuilder, Error, ModelBuilder, Simulation};
+pub use scene::{load, Scene, SceneError};
+pub use simulation::{BodyBuilder, Error, IntoParam, ModelBuilder, Simulation};
+
+// What a step reports and the errors a step or a model can give.
+pub use contact::{ConfigError, ContactError, ModelStats, SolveReport};
+pub use contact::impulse::ImpulseReport;
+pub use pipeline::adaptive::{AdaptiveError, AdaptiveStats};
+pub use pipeline::{StageTimes, StepError, StepReport};
+
+// The model and state a simulation holds, and the contacts it finds.
+pub use collision::Contact;
+pub use dynamics::{Body, BodyState, Integrator, Material, Model, Settings, State, Wrench};
+
+/// Contact models: the catalog, building one by name, and the three couplings a model of one's
+/// own implements (`docs/library.md`).
+pub mod models {
+    pub use crate::contact::impulse::{ImpulseStages, LoopSettings, LoopVariant, Stage};
+    pub use crate::contact::{
+        build, catalog, ContactModel, Coupling, ForceModel, ImpulseBasedModel, ModelBase,
+        ModelSpec, ParamDefault, ParamInput, ParamKind, ParamSpec, ParamValue, Range,
+        VelocityLevelModel, VelocityProblem,
+    };
+    pub use crate::dynamics::jacobian::{InverseMass, JacobianRow};
+}
 
 /// The public surface of the embedding API in one `use signorini::prelude::*;`.
 pub mod prelude {
