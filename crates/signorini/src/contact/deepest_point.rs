@@ -140,17 +140,14 @@ impl ForceModel for DeepestPoint {
     ) -> Result<ModelStats, ContactError> {
         let mut stats = ModelStats::default();
         for group in penalty::pairs(contacts) {
-            let c = group
-                .iter()
-                .min_by(|x, y| x.gap.total_cmp(&y.gap))
-                .expect("chunks are non-empty");
+            let c = penalty::deepest_contact(group);
             if c.gap >= 0.0 {
                 continue;
             }
             let (a, b) = (c.body_a, c.body_b);
             let (kp, kv) = self.gains(penalty::reduced_mass(model, a, b));
             let p = c.midpoint();
-            let vn = penalty::relative_velocity(state, a, b, p).dot(c.normal);
+            let vn = penalty::normal_velocity(state, a, b, p, c.normal);
             let integral = self.ki * self.integral.get(penalty::pair_key(c));
             let f_n = (kp * (-c.gap) - kv * vn + integral).max(0.0);
             if f_n == 0.0 {
@@ -160,8 +157,7 @@ impl ForceModel for DeepestPoint {
             let f =
                 f_n * c.normal + penalty::sliding_friction(model, state, a, b, p, c.normal, f_n, h);
             // f acts on B, −f on A.
-            out[b].add_at(f, p, state.bodies[b].position);
-            out[a].add_at(-f, p, state.bodies[a].position);
+            penalty::apply_pair_force(state, a, b, p, f, out);
         }
         Ok(stats)
     }

@@ -288,7 +288,7 @@ impl HuntCrossley {
             Some((inter, normal, _)) => (normal, inter.centroid),
             None => (c.normal, c.midpoint()),
         };
-        let rate = -penalty::relative_velocity(state, a, b, point).dot(normal);
+        let rate = -penalty::normal_velocity(state, a, b, point, normal);
         Some(Measure {
             x: volume,
             stiffness,
@@ -303,11 +303,8 @@ impl HuntCrossley {
 
 /// The pair's deepest contact and its approach speed ẋ = −v_rel·n at the contact's midpoint.
 fn deepest(state: &State, group: &[Contact]) -> (Contact, f64) {
-    let c = *group
-        .iter()
-        .min_by(|x, y| x.gap.total_cmp(&y.gap))
-        .expect("pairs are non-empty");
-    let rate = -penalty::relative_velocity(state, c.body_a, c.body_b, c.midpoint()).dot(c.normal);
+    let c = *penalty::deepest_contact(group);
+    let rate = -penalty::normal_velocity(state, c.body_a, c.body_b, c.midpoint(), c.normal);
     (c, rate)
 }
 
@@ -435,8 +432,7 @@ impl ForceModel for HuntCrossley {
             stats.active_points += 1;
             let f = f_n * m.normal
                 + penalty::sliding_friction(model, state, a, b, m.point, m.normal, f_n, h);
-            out[b].add_at(f, m.point, state.bodies[b].position);
-            out[a].add_at(-f, m.point, state.bodies[a].position);
+            penalty::apply_pair_force(state, a, b, m.point, f, out);
         }
         Ok(stats)
     }

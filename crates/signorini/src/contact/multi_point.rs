@@ -259,10 +259,7 @@ impl MultiPoint {
             None => {
                 // A sphere, or a pair whose pieces do not overlap in volume: one spring at the
                 // narrow phase's deepest point, if it penetrates.
-                let deepest = group
-                    .iter()
-                    .min_by(|x, y| x.gap.total_cmp(&y.gap))
-                    .expect("pairs are non-empty");
+                let deepest = penalty::deepest_contact(group);
                 if deepest.gap >= 0.0 || !is_sphere_pair(model, deepest) {
                     return Ok(());
                 }
@@ -275,7 +272,7 @@ impl MultiPoint {
         let raw: Vec<f64> = springs
             .iter()
             .map(|&(p, d)| {
-                let v = penalty::relative_velocity(state, a, b, p).dot(n);
+                let v = penalty::normal_velocity(state, a, b, p, n);
                 g.kp * d - g.kv * v + integral
             })
             .collect();
@@ -299,8 +296,7 @@ impl MultiPoint {
             }
         }
         out.centre = moment / out.total;
-        let v = penalty::relative_velocity(state, a, b, out.centre);
-        out.slip = v - v.dot(n) * n;
+        out.slip = penalty::tangential(penalty::relative_velocity(state, a, b, out.centre), n);
         out.spin = (state.bodies[b].angular_velocity - state.bodies[a].angular_velocity).dot(n);
         Ok(())
     }
@@ -326,11 +322,11 @@ impl MultiPoint {
             .springs
             .get(&pair_key(c))
             .map_or((DVec3::ZERO, 0.0), |s| {
-                (s.delta - s.delta.dot(n) * n, s.twist)
+                (penalty::tangential(s.delta, n), s.twist)
             });
         for &(p, fn_) in &f.points {
-            let v = penalty::relative_velocity(state, c.body_a, c.body_b, p);
-            let slip = v - v.dot(n) * n;
+            let slip =
+                penalty::tangential(penalty::relative_velocity(state, c.body_a, c.body_b, p), n);
             let stretch = delta + twist * n.cross(p - f.centre);
             let trial = -(fn_ / f.total) * (g.kt * stretch + g.dt * slip);
             let (size, cap) = (trial.length(), mu * fn_);
@@ -388,7 +384,7 @@ impl ModelBase for MultiPoint {
                 None => (DVec3::ZERO, 0.0, 0.0),
             };
             let n = f.normal;
-            let mut delta = delta - delta.dot(n) * n + f.slip * dt;
+            let mut delta = penalty::tangential(delta, n) + f.slip * dt;
             let mut twist = twist + f.spin * dt;
             let kt = self.gains(model, c.body_a, c.body_b).kt;
             let cap = mu * f.total;
@@ -443,15 +439,12 @@ impl ForceModel for MultiPoint {
             }
             let c = &group[0];
             let (a, b) = (c.body_a, c.body_b);
-            let (com_a, com_b) = (state.bodies[a].position, state.bodies[b].position);
             for &(p, fn_) in &f.points {
-                out[b].add_at(fn_ * f.normal, p, com_b);
-                out[a].add_at(-fn_ * f.normal, p, com_a);
+                penalty::apply_pair_force(state, a, b, p, fn_ * f.normal, out);
             }
             self.friction(model, state, c, &f, &mut tangential);
             for &(p, ft) in &tangential {
-                out[b].add_at(ft, p, com_b);
-                out[a].add_at(-ft, p, com_a);
+                penalty::apply_pair_force(state, a, b, p, ft, out);
             }
             stats.active_points += f.points.len();
         }

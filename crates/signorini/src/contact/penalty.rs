@@ -1,8 +1,9 @@
 //! Pieces shared by the force-based (penalty) models: pair identity and per-pair memory, the
-//! pair's masses, and Coulomb sliding friction capped so an explicit step never reverses a slip.
+//! pair's deepest point, its masses and relative velocity at a point, a force applied to both
+//! bodies, and Coulomb sliding friction capped so an explicit step never reverses a slip.
 use crate::collision::broad::piece_pose;
 use crate::collision::Contact;
-use crate::dynamics::{Model, State};
+use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::intersection::{intersect, intersect_half_space, Intersection};
 use crate::geometry::penetration::contact_normal;
 use crate::geometry::Shape;
@@ -21,6 +22,14 @@ pub fn pair_key(c: &Contact) -> PairKey {
 /// them).
 pub fn pairs(contacts: &[Contact]) -> impl Iterator<Item = &[Contact]> {
     contacts.chunk_by(|x, y| pair_key(x) == pair_key(y))
+}
+
+/// The pair's deepest contact (smallest gap ψ; the first of equals) among its contacts `group`.
+pub fn deepest_contact(group: &[Contact]) -> &Contact {
+    group
+        .iter()
+        .min_by(|x, y| x.gap.total_cmp(&y.gap))
+        .expect("pairs are non-empty")
 }
 
 /// Largest penetration depth of a pair's contacts (m, ≥ 0).
@@ -108,6 +117,23 @@ pub fn relative_velocity(state: &State, a: usize, b: usize, p: DVec3) -> DVec3 {
     state.bodies[b].point_velocity(p) - state.bodies[a].point_velocity(p)
 }
 
+/// v_rel·n: the normal relative velocity of B's material point at `p` with respect to A's along
+/// `n` (m/s, positive separating when n points from A to B).
+pub fn normal_velocity(state: &State, a: usize, b: usize, p: DVec3, n: DVec3) -> f64 {
+    relative_velocity(state, a, b, p).dot(n)
+}
+
+/// The part of `v` in the plane normal to the unit vector `n`: v − (v·n) n.
+pub fn tangential(v: DVec3, n: DVec3) -> DVec3 {
+    v - v.dot(n) * n
+}
+
+/// Force `f` on B at point `p`, and −f on A (added to `out`, per body).
+pub fn apply_pair_force(state: &State, a: usize, b: usize, p: DVec3, f: DVec3, out: &mut [Wrench]) {
+    out[b].add_at(f, p, state.bodies[b].position);
+    out[a].add_at(-f, p, state.bodies[a].position);
+}
+
 /// Coulomb sliding friction on B at point `p` for normal force `f_n` (N) along unit `normal`:
 /// −min(μ f_n, m_t |v_t| / h) v_t/|v_t|, with v_t the slip velocity and m_t the pair's effective
 /// mass along it. The cap is the force that stops the slip in one step of length `h`, so an
@@ -128,7 +154,7 @@ pub fn sliding_friction(
         return DVec3::ZERO;
     }
     let v_rel = relative_velocity(state, a, b, p);
-    let v_t = v_rel - v_rel.dot(normal) * normal;
+    let v_t = tangential(v_rel, normal);
     let slip = v_t.length();
     if slip == 0.0 {
         return DVec3::ZERO;

@@ -1,0 +1,258 @@
+//! PEG's subproblem (Williams, Lu & Trinkle 2016, eqs 39–49, velocity level): the LCP of the module
+//! documentation in z = (p, β, σ, c), assembled from the constraints in three parts:
+//!
+//! ```text
+//!   force rows   G_P (the primaries' normals) and D (k tangent rows per frictional primary),
+//!                the primaries' gaps ψ_P                                      (eqs 43, 46)
+//!   slack rows   Δ = G_P − G_K per non-primary member, gaps ψ_P − ψ_K          (eq. 42)
+//!   matrix       [W_PP W_PD 0 E_P; W_DP W_DD E 0; μ −Eᵀ 0 0; W_ΔP W_ΔD 0 L],
+//!                q = (G_P ν_ℓ + ψ_P/h, D ν_ℓ, 0, Δ ν_ℓ + (ψ_P − ψ_K)/h)       (eqs 20, 24, 45)
+//! ```
+//!
+//! With `about` = ν* every row and gap is taken at the poses one step of ν* leads to
+//! (`prediction`): the implicit gap prediction, ψ replaced by ψ* − h G* ν*.
+use super::constraints::{Constraint, What};
+use super::prediction::{carried, stepped_poses};
+use crate::collision::Contact;
+use crate::contact::{cone, contact_jacobian_row, VelocityProblem};
+use crate::dynamics::jacobian::{cross_delassus, delassus, row_difference, JacobianRow};
+use crate::dynamics::{Model, State};
+use crate::geometry::Pose;
+use crate::solvers::Problem;
+use nalgebra::{DMatrix, DVector};
+
+/// PEG's time-stepping LCP of one step.
+pub(super) struct StepLcp {
+    pub(super) problem: Problem,
+    /// Rows of the forces: the primaries' normals, then k tangent rows per frictional primary.
+    pub(super) rows: Vec<JacobianRow>,
+    /// Constraints with μ > 0, in row order.
+    pub(super) frictional: Vec<usize>,
+    /// Tangent rows.
+    pub(super) nt: usize,
+    /// Slack variables (non-primary members).
+    pub(super) ns: usize,
+}
+
+/// Assemble the LCP of the module documentation in z = (p, β, σ, c). With `about` = ν*, every
+/// gap ψ is replaced by ψ* − h G ν*, ψ* the exact gap of the feature pair at the pose one step
+/// of ν* leads to (`collision::potential::feature_gap`), so that ψ/h + G ν⁺ is the linearization
+/// of the end-of-step gap about ν* (the free motion ν_ℓ, or the last pass's ν⁺) instead of
+/// about the start.
+pub(super) fn assemble(
+    problem: &VelocityProblem,
+    constraints: &[Constraint],
+    mu: &[f64],
+    k: usize,
+    about: Option<&[f64]>,
+) -> StepLcp {
+    let at = Linearization::new(problem, about);
+    let np = constraints.len();
+    let frictional: Vec<usize> = (0..np).filter(|&j| mu[j] > 0.0).collect();
+    let nf = frictional.len();
+    let nt = nf * k;
+    let (rows, primary_gap) = force_rows(&at, constraints, &frictional, k);
+    let slack = slack_rows(&at, constraints, &rows, &primary_gap);
+    let ns = slack.rows.len();
+    StepLcp {
+        problem: matrix(problem, &rows, &primary_gap, &frictional, mu, k, &slack),
+        rows,
+        frictional,
+        nt,
+        ns,
+    }
+}
+
+/// Where a step's rows and gaps are taken. With `about` = ν*, every contact is taken where one
+/// step of ν* carries it (points with their bodies, the normal with the body whose face or edges
+/// define it), and its rows are the Jacobian there: ψ(q + h ν) ≈ ψ* + h G* (ν − ν*), the Newton
+/// linearization of the exact end-of-step gap, with the contact forces along the end-of-step
+/// normals (the geometrically implicit time stepping of Chakraborty, Berard, Akella & Trinkle
+/// 2007). Without, at the start of the step.
+struct Linearization<'a> {
+    model: &'a Model,
+    state: &'a State,
+    offsets: &'a [Option<usize>],
+    h: f64,
+    about: Option<&'a [f64]>,
+    /// The poses one step of ν* leads to, and the start state moved there.
+    predicted: Option<(Vec<Pose>, State)>,
+    start: Vec<Pose>,
+}
+
+impl<'a> Linearization<'a> {
+    fn new(problem: &'a VelocityProblem, about: Option<&'a [f64]>) -> Self {
+        let (model, state, h) = (problem.model, problem.state, problem.h);
+        let predicted: Option<(Vec<Pose>, State)> = about.map(|nu| {
+            let poses = stepped_poses(model, state, nu, h);
+            let mut at = state.clone();
+            for (b, p) in at.bodies.iter_mut().zip(&poses) {
+                b.position = p.translation;
+                b.orientation = p.rotation;
+            }
+            (poses, at)
+        });
+        let start: Vec<Pose> = state.bodies.iter().map(|b| b.pose()).collect();
+        Linearization {
+            model,
+            state,
+            offsets: &problem.offsets,
+            h,
+            about,
+            predicted,
+            start,
+        }
+    }
+
+    /// Contact `c` of the constraint `what` where the rows are taken.
+    fn moved(&self, what: What, c: &Contact) -> Contact {
+        match &self.predicted {
+            Some((poses, _)) => carried(self.model, &self.start, poses, what, c),
+            None => *c,
+        }
+    }
+
+    /// The Jacobian row of (moved) contact `c` along `d`.
+    fn row(&self, c: &Contact, d: glam::DVec3) -> JacobianRow {
+        let row_state = self.predicted.as_ref().map_or(self.state, |(_, at)| at);
+        contact_jacobian_row(self.model, row_state, self.offsets, c, d)
+    }
+
+    /// The gap of each (carried) contact the rows use: ψ, or ψ* − h G* ν*.
+    fn gap(&self, c: &Contact, row: &JacobianRow) -> f64 {
+        match self.about {
+            Some(nu) => c.gap - self.h * row.dot(nu),
+            None => c.gap,
+        }
+    }
+}
+
+/// The force rows (eqs 43, 46): every primary's normal row, then k tangent rows per frictional
+/// primary (`frictional`); and the primaries' gaps.
+fn force_rows(
+    at: &Linearization,
+    constraints: &[Constraint],
+    frictional: &[usize],
+    k: usize,
+) -> (Vec<JacobianRow>, Vec<f64>) {
+    let np = constraints.len();
+    let nt = frictional.len() * k;
+    let primaries: Vec<Contact> = constraints
+        .iter()
+        .map(|c| at.moved(c.key.4, &c.primary))
+        .collect();
+    let mut rows: Vec<JacobianRow> = Vec::with_capacity(np + nt);
+    for p in &primaries {
+        rows.push(at.row(p, p.normal));
+    }
+    for &j in frictional {
+        let p = &primaries[j];
+        for d in cone::directions(p.normal, k) {
+            rows.push(at.row(p, d));
+        }
+    }
+    let primary_gap: Vec<f64> = primaries
+        .iter()
+        .zip(&rows)
+        .map(|(c, row)| at.gap(c, row))
+        .collect();
+    (rows, primary_gap)
+}
+
+/// The slack rows, one per non-primary member, chain by chain.
+struct SlackRows {
+    /// Δ = G_P − G_K (eq. 42).
+    rows: Vec<JacobianRow>,
+    /// ψ_P − ψ_K.
+    gap: Vec<f64>,
+    /// The constraint of each.
+    owner: Vec<usize>,
+}
+
+/// Difference rows Δ = G_P − G_K (eq. 42) and their gaps ψ_P − ψ_K, chain by chain.
+fn slack_rows(
+    at: &Linearization,
+    constraints: &[Constraint],
+    rows: &[JacobianRow],
+    primary_gap: &[f64],
+) -> SlackRows {
+    let mut diff = Vec::new();
+    let mut diff_gap = Vec::new();
+    let mut owner = Vec::new();
+    for (j, c) in constraints.iter().enumerate() {
+        for o in &c.others {
+            let o = at.moved(c.key.4, o);
+            let row = at.row(&o, o.normal);
+            diff_gap.push(primary_gap[j] - at.gap(&o, &row));
+            diff.push(row_difference(&rows[j], &row));
+            owner.push(j);
+        }
+    }
+    SlackRows {
+        rows: diff,
+        gap: diff_gap,
+        owner,
+    }
+}
+
+/// The LCP matrix and vector of the module documentation from the force rows `rows` (np normal
+/// rows, then the tangent rows of the `frictional` constraints), the primaries' gaps and the
+/// slack rows.
+fn matrix(
+    problem: &VelocityProblem,
+    rows: &[JacobianRow],
+    primary_gap: &[f64],
+    frictional: &[usize],
+    mu: &[f64],
+    k: usize,
+    slack: &SlackRows,
+) -> Problem {
+    let (h, nu_free) = (problem.h, &problem.free_velocity);
+    let np = primary_gap.len();
+    let nf = frictional.len();
+    let nt = nf * k;
+    let ns = slack.rows.len();
+    let inv = &problem.inverse_mass;
+    let w = delassus(rows, inv);
+    let wd = cross_delassus(&slack.rows, rows, inv);
+    let (nr, c0) = (np + nt, np + nt + nf);
+    let n = c0 + ns;
+    let mut m = DMatrix::zeros(n, n);
+    m.view_mut((0, 0), (nr, nr)).copy_from(&w);
+    m.view_mut((c0, 0), (ns, nr)).copy_from(&wd);
+    let mut q = DVector::zeros(n);
+    for (r, row) in rows.iter().enumerate() {
+        q[r] = row.dot(nu_free);
+    }
+    for (j, g) in primary_gap.iter().enumerate() {
+        q[j] += g / h;
+    }
+    // Friction: as Stewart–Trinkle.
+    for (f, &j) in frictional.iter().enumerate() {
+        let sigma = np + nt + f;
+        for i in 0..k {
+            let t = np + f * k + i;
+            m[(t, sigma)] = 1.0;
+            m[(sigma, t)] = -1.0;
+        }
+        m[(sigma, j)] = mu[j];
+    }
+    // Slack chains: E_P (eq. 24) and the lower-triangular ones L (eq. 20).
+    let mut start = 0;
+    while start < ns {
+        let j = slack.owner[start];
+        let mut end = start;
+        while end < ns && slack.owner[end] == j {
+            end += 1;
+        }
+        for s in start..end {
+            m[(j, c0 + s)] = 1.0;
+            for s2 in start..=s {
+                m[(c0 + s, c0 + s2)] = 1.0;
+            }
+            q[c0 + s] = slack.rows[s].dot(nu_free) + slack.gap[s] / h;
+        }
+        start = end;
+    }
+    Problem::lcp(m, q)
+}

@@ -1,0 +1,192 @@
+//! PEG's last step: the kept pass's solution z = (p, β, σ, c) mapped back to what the step
+//! reports and remembers.
+//!
+//! ```text
+//!   w = M z + q;  trap ⇔ a several-member constraint whose primary ends the step below its plane:
+//!                        h (w_j − Σ_s c_js) < −TRAP_DEPTH   (w_j − Σ_s c_js = ψ̂_Pj, Lemma 1.1)
+//!   memory[key] ← (p_j, β_j, σ_j, c_j·)   → the warm start of the same constraint next step
+//! ```
+use super::assemble::StepLcp;
+use super::constraints::Constraint;
+use super::passes::Passes;
+use super::{Peg, TRAP_DEPTH};
+use crate::contact::ModelStats;
+use crate::dynamics::Wrench;
+use crate::geometry::Feature;
+use nalgebra::DVector;
+
+/// What the last step's subproblem held.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PegStats {
+    /// Constraints (one force each): unilateral, inter-contact (vertex groups of several faces)
+    /// and cross-contact (edge–edge with releases).
+    pub unilateral: usize,
+    pub inter: usize,
+    pub cross: usize,
+    /// Non-primary members (slack variables c).
+    pub slacks: usize,
+    /// Constraints with several members whose primary ended the step more than [`TRAP_DEPTH`]
+    /// beyond its plane: the body went round a corner that the primary's half-space alone (the
+    /// standard model's contact) would have blocked.
+    pub traps: usize,
+    /// Detection + solve passes the step ran (parameter `passes`).
+    pub passes: usize,
+    /// 1 when a further pass's subproblem was too large or was not solved, or its velocities
+    /// diverged, so that the step kept an earlier pass's solution.
+    pub passes_dropped: usize,
+}
+
+/// Last step's solution of a constraint: p, β (k entries or none), σ, and the slack of each
+/// member by its features.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Previous {
+    p: f64,
+    beta: Vec<f64>,
+    sigma: f64,
+    slacks: Vec<((Feature, Feature), f64)>,
+}
+
+/// The [`PegStats`] of the kept pass's solution `z` of `lcp` over `constraints` (step `h`):
+/// constraint kinds, slack variables and traps; `passes` and `passes_dropped` as given.
+pub(super) fn count_traps(
+    constraints: &[Constraint],
+    lcp: &StepLcp,
+    z: &DVector<f64>,
+    h: f64,
+    passes: usize,
+) -> PegStats {
+    let (np, nt, nf, ns) = (constraints.len(), lcp.nt, lcp.frictional.len(), lcp.ns);
+    // Traps: the primary of a several-member constraint ended beyond its plane.
+    let w = &lcp.problem.m * z + &lcp.problem.q;
+    let mut stats = PegStats {
+        slacks: ns,
+        passes,
+        ..PegStats::default()
+    };
+    let mut slack = np + nt + nf;
+    for (j, c) in constraints.iter().enumerate() {
+        let m = c.others.len();
+        let sum: f64 = (0..m).map(|s| z[slack + s]).sum();
+        slack += m;
+        if c.cross {
+            stats.cross += 1;
+        } else if c.multi {
+            stats.inter += 1;
+        } else {
+            stats.unilateral += 1;
+        }
+        if c.multi && h * (w[j] - sum) < -TRAP_DEPTH {
+            stats.traps += 1;
+        }
+    }
+    stats
+}
+
+impl Peg {
+    /// End the step with the kept pass of `passes`: its forces into `out`, `constraints` cut to
+    /// the ones it solved, its [`PegStats`] (step `h`) and its solution remembered (k friction
+    /// directions).
+    pub(super) fn map_back(
+        &mut self,
+        passes: Passes,
+        constraints: &mut Vec<Constraint>,
+        h: f64,
+        k: usize,
+        out: &mut [Wrench],
+    ) -> ModelStats {
+        let kept = passes.kept;
+        out.copy_from_slice(&kept.forces);
+        constraints.truncate(kept.count);
+        let (lcp, z, report) = kept.solved;
+        let np = constraints.len();
+        let mut stats = count_traps(constraints, &lcp, &z, h, passes.pass);
+        stats.passes_dropped = passes.dropped;
+        self.last = stats;
+        self.record_memory(constraints, &lcp, &z, k);
+        ModelStats {
+            active_points: (0..np).filter(|&j| z[j] > 0.0).count(),
+            solve: Some(report),
+            detection: passes.detection,
+        }
+    }
+
+    /// Remember the solution `z` of `lcp` over `constraints` (k friction directions) by
+    /// constraint key, for next step's warm start; forget everything else.
+    pub(super) fn record_memory(
+        &mut self,
+        constraints: &[Constraint],
+        lcp: &StepLcp,
+        z: &DVector<f64>,
+        k: usize,
+    ) {
+        let (np, nt, nf) = (constraints.len(), lcp.nt, lcp.frictional.len());
+        self.previous.clear();
+        let mut slack = np + nt + nf;
+        for (j, c) in constraints.iter().enumerate() {
+            let slacks = c
+                .others
+                .iter()
+                .enumerate()
+                .map(|(s, o)| ((o.feature_a, o.feature_b), z[slack + s]))
+                .collect();
+            slack += c.others.len();
+            self.previous.insert(
+                c.key,
+                Previous {
+                    p: z[j],
+                    slacks,
+                    ..Previous::default()
+                },
+            );
+        }
+        for (f, &j) in lcp.frictional.iter().enumerate() {
+            let entry = self
+                .previous
+                .get_mut(&constraints[j].key)
+                .expect("inserted above");
+            entry.beta = (0..k).map(|i| z[np + f * k + i]).collect();
+            entry.sigma = z[np + nt + f];
+        }
+    }
+
+    /// The warm start of `lcp` over `constraints` (k friction directions): last step's solution
+    /// of the same constraints (by key), zero elsewhere.
+    pub(super) fn warm_start(
+        &self,
+        constraints: &[Constraint],
+        lcp: &StepLcp,
+        k: usize,
+    ) -> DVector<f64> {
+        let (np, nt, nf) = (constraints.len(), lcp.nt, lcp.frictional.len());
+        let mut warm = DVector::zeros(lcp.problem.len());
+        let mut slack = np + nt + nf;
+        for (j, c) in constraints.iter().enumerate() {
+            if let Some(prev) = self.previous.get(&c.key) {
+                warm[j] = prev.p;
+                for o in &c.others {
+                    if let Some((_, v)) = prev
+                        .slacks
+                        .iter()
+                        .find(|(f, _)| *f == (o.feature_a, o.feature_b))
+                    {
+                        warm[slack] = *v;
+                    }
+                    slack += 1;
+                }
+            } else {
+                slack += c.others.len();
+            }
+        }
+        for (f, &j) in lcp.frictional.iter().enumerate() {
+            if let Some(prev) = self.previous.get(&constraints[j].key) {
+                if prev.beta.len() == k {
+                    for i in 0..k {
+                        warm[np + f * k + i] = prev.beta[i];
+                    }
+                    warm[np + nt + f] = prev.sigma;
+                }
+            }
+        }
+        warm
+    }
+}
