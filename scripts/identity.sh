@@ -11,9 +11,10 @@
 #                                        both, and diff: exit 0 when every CSV is byte-identical
 #
 # What is compared: trajectory.csv and metrics.csv of every run, and every CSV an experiment
-# writes; columns whose header ends in `_seconds` (wall-clock time) are dropped first, as are the
-# experiments' `wall`-time columns. Runs that stop with exit 1 (a simulation that blew up) are
-# compared too: their files and the exit code must match.
+# writes; columns whose header ends in `_seconds` or starts with `seconds` (wall-clock time) are
+# dropped first, as are the experiments' `wall`-time columns. Runs that stop with exit 1 (a
+# simulation that blew up) or 2 (bad input) are compared too: their files, exit codes and the
+# messages they print on stderr must match.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -43,6 +44,12 @@ with open(path, "w") as f:
 PY
 }
 
+# A run's messages (errors name the step, body and cause), with the output folder written as OUT.
+keep_stderr() {
+    mkdir -p "$1/stderr"
+    sed "s|$1|OUT|g" "$1/stderr.tmp" > "$1/stderr/$2.txt"
+}
+
 # Short runs of every example under every model (seconds of simulated time).
 MATRIX_DURATION=0.1
 
@@ -55,12 +62,14 @@ record() {
     for scene in examples/*.toml; do
         local name; name=$(basename "$scene" .toml)
         set +e
-        "$bin" run "$scene" --out "$dir/run/$name" >/dev/null 2>&1
+        "$bin" run "$scene" --out "$dir/run/$name" >/dev/null 2>"$dir/stderr.tmp"
         echo "run $name $?" >> "$log"
+        keep_stderr "$dir" "run-$name"
         for m in $models; do
             timeout 300 "$bin" run "$scene" --model "$m" --duration "$MATRIX_DURATION" \
-                --out "$dir/matrix/$name-$m" >/dev/null 2>&1
+                --out "$dir/matrix/$name-$m" >/dev/null 2>"$dir/stderr.tmp"
             echo "matrix $name $m $?" >> "$log"
+            keep_stderr "$dir" "matrix-$name-$m"
         done
         set -e
     done
@@ -70,7 +79,8 @@ record() {
         echo "experiment $e $?" >> "$log"
         set -e
     done
-    find "$dir" -type f ! -name '*.csv' ! -name exit-codes.txt -delete
+    rm -f "$dir/stderr.tmp"
+    find "$dir" -type f ! -name '*.csv' ! -name exit-codes.txt ! -path "$dir/stderr/*" -delete
     find "$dir" -name '*.csv' | while read -r f; do strip_wall "$f"; done
 }
 

@@ -43,7 +43,17 @@ macro_rules! layers {
     };
 }
 
-layers!(collision, contact, dynamics, experiments, geometry, metrics, pipeline, solvers, util);
+layers!(
+    collision,
+    contact,
+    dynamics,
+    experiments,
+    geometry,
+    metrics,
+    pipeline,
+    solvers,
+    util
+);
 pub mod scene;
 pub mod simulation;
 
@@ -52,8 +62,8 @@ pub use scene::{load, Scene, SceneError};
 pub use simulation::{BodyBuilder, Error, IntoParam, ModelBuilder, Simulation};
 
 // What a step reports and the errors a step or a model can give.
-pub use contact::{ConfigError, ContactError, ModelStats, SolveReport};
 pub use contact::impulse::ImpulseReport;
+pub use contact::{ConfigError, ContactError, ModelStats, SolveReport};
 pub use pipeline::adaptive::{AdaptiveError, AdaptiveStats};
 pub use pipeline::{StageTimes, StepError, StepReport};
 

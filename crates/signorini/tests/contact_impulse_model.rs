@@ -262,12 +262,12 @@ fn unresolved_sweeps_stop_the_run_or_are_counted() {
     let mut ws = Workspace::new();
     match step(&s.model, &mut state, &mut ws, cm.as_mut()) {
         Err(StepError::Contact { failure, .. }) => {
+            let message = failure.to_string();
             assert!(
-                failure.0.contains("did not converge in 1 sweeps"),
-                "{}",
-                failure.0
+                message.contains("did not converge in 1 sweeps"),
+                "{message}"
             );
-            assert!(failure.0.contains("`ground`-`box`"), "{}", failure.0);
+            assert!(message.contains("`ground`-`box`"), "{message}");
         }
         other => panic!("expected a contact failure, got {other:?}"),
     }

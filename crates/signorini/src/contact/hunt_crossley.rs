@@ -421,10 +421,12 @@ impl ForceModel for HuntCrossley {
             let damping = zeta / v_i;
             let f_n = (m.stiffness * m.x * (1.0 + damping * m.rate)).max(0.0);
             if !f_n.is_finite() {
-                return Err(ContactError(format!(
-                    "hunt-crossley: non-finite force between `{}` and `{}` (penetration {}, rate {} m/s)",
-                    model.bodies[a].name, model.bodies[b].name, m.x, m.rate
-                )));
+                return Err(ContactError::NonFiniteForce {
+                    model: NAME,
+                    body_a: model.bodies[a].name.clone(),
+                    body_b: model.bodies[b].name.clone(),
+                    detail: format!(" (penetration {}, rate {} m/s)", m.x, m.rate),
+                });
             }
             if f_n == 0.0 {
                 continue;

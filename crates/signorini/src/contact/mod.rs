@@ -56,10 +56,57 @@ pub fn catalog() -> Vec<ModelSpec> {
     ]
 }
 
-/// A model failure during a step (a solver that did not converge, say).
+/// Why a contact model could not give its forces or impulses for a step. Each says what failed,
+/// where and what to change; the pipeline wraps it in `StepError::Contact` with the step.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{0}")]
-pub struct ContactError(pub String);
+pub enum ContactError {
+    /// No LCP solver of the chain met the tolerance (and `on_failure = "stop"`); `attempts` has
+    /// each solver's status, iterations and residual.
+    #[error("{problem} not solved to tolerance {tolerance:e}: {attempts}. Try another solver order (contact.solvers), a smaller time step, or contact.on_failure = \"continue\"", attempts = attempts.join("; "))]
+    NotSolved {
+        /// The problem, e.g. "LCP of 24 rows (4 contacts, 4 with friction)".
+        problem: String,
+        tolerance: f64,
+        attempts: Vec<String>,
+    },
+    /// PEG: the step's subproblem would exceed `max_rows`.
+    #[error("PEG subproblem of {rows} rows ({constraints} constraints, {slacks} slack rows) exceeds max_rows = {max_rows}{spin}; too many potential contacts are within one step's reach. Try a smaller time step, or raise max_rows", spin = fastest.as_ref().map_or(String::new(), |(b, w)| format!("; fastest turning body `{b}` at {w:.3e} rad/s")))]
+    TooManyRows {
+        rows: usize,
+        constraints: usize,
+        slacks: usize,
+        max_rows: usize,
+        /// The fastest turning moving body and its angular speed (rad/s).
+        fastest: Option<(String, f64)>,
+    },
+    /// A penalty model computed a non-finite force between two bodies.
+    #[error("{model}: non-finite force between `{body_a}` and `{body_b}`{detail}")]
+    NonFiniteForce {
+        model: &'static str,
+        body_a: String,
+        body_b: String,
+        /// What the force was computed from, e.g. " (penetration 1e300, rate 0 m/s)".
+        detail: String,
+    },
+    /// Sequential impulses still left points approaching after `max_sweeps` sweeps.
+    #[error("sequential impulses did not converge in {max_sweeps} sweeps: {points} points still approach (among pairs {pairs}); raise max_sweeps or set on_unresolved = \"continue\"", pairs = pairs.join(", "))]
+    Unresolved {
+        max_sweeps: usize,
+        points: u64,
+        /// Up to four pairs, "`a`-`b`".
+        pairs: Vec<String>,
+    },
+    /// A collision law failed for an impulse between two bodies.
+    #[error("impulse between `{body_a}` and `{body_b}`: {error}")]
+    Law {
+        body_a: String,
+        body_b: String,
+        error: impulse::law::LawError,
+    },
+    /// Baraff's resting-contact forces (the `impulse` model's global option) failed.
+    #[error("global option: {}{error}", if matches!(error, resting::RestingError::NotSolved { .. }) { "" } else { "resting contact: " })]
+    Resting { error: resting::RestingError },
+}
 
 /// What a model did during one force evaluation: what every model has. A model's own counters
 /// (PEG's trapped constraints, say) come from `ModelBase::counters`.

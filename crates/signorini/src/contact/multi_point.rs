@@ -285,10 +285,12 @@ impl MultiPoint {
             if f > 0.0 {
                 let f = f / r as f64;
                 if !f.is_finite() {
-                    return Err(ContactError(format!(
-                        "multi-point: non-finite force between `{}` and `{}`",
-                        model.bodies[a].name, model.bodies[b].name
-                    )));
+                    return Err(ContactError::NonFiniteForce {
+                        model: NAME,
+                        body_a: model.bodies[a].name.clone(),
+                        body_b: model.bodies[b].name.clone(),
+                        detail: String::new(),
+                    });
                 }
                 out.points.push((p, f));
                 out.total += f;

@@ -229,13 +229,11 @@ impl SolverChain {
         let seconds = t0.elapsed().as_secs_f64();
         let failed = !best.as_ref().is_some_and(|(_, s)| s.status.is_solved());
         if failed && (self.stop_on_failure || best.is_none()) {
-            return Err(ContactError(format!(
-                "{} not solved to tolerance {:e}: {}. \
-                 Try another solver order (contact.solvers), a smaller time step, or contact.on_failure = \"continue\"",
-                what(),
-                options.tolerance,
-                attempts.join("; ")
-            )));
+            return Err(ContactError::NotSolved {
+                problem: what(),
+                tolerance: options.tolerance,
+                attempts,
+            });
         }
         let (which, solve) = best.expect("a finite answer exists");
         let report = SolveReport {

@@ -42,7 +42,7 @@ use super::sequential::{self, ImpactPoint, Priority, Response, SequentialOptions
 use super::{default_activation, ImpulseReport, ImpulseStages, LoopSettings, LoopVariant, Stage};
 use crate::collision::Contact;
 use crate::contact::params::model_params;
-use crate::contact::resting::{ContactClass, RestingContact, RestingError, RestingOptions};
+use crate::contact::resting::{ContactClass, RestingContact, RestingOptions};
 use crate::contact::{
     ConfigError, ContactError, ImpulseBasedModel, ModelBase, ModelSpec, ModelStats, ParamDefault,
     ParamKind, ParamSpec, ParamValue, Range,
@@ -364,11 +364,11 @@ pub(crate) fn unresolved_error(
         .collect();
     pairs.dedup();
     pairs.truncate(4);
-    ContactError(format!(
-        "sequential impulses did not converge in {max_sweeps} sweeps: {} points still approach (among pairs {}); raise max_sweeps or set on_unresolved = \"continue\"",
-        report.unresolved,
-        pairs.join(", ")
-    ))
+    ContactError::Unresolved {
+        max_sweeps,
+        points: report.unresolved,
+        pairs,
+    }
 }
 
 impl ImpulseStages for ImpulseModel {
@@ -452,10 +452,7 @@ impl ImpulseBasedModel for ImpulseModel {
         let rf = resting
             .solve(model, state, contacts, &applied)
             .map_err(|e| {
-                ContactError(match e {
-                    RestingError::NotSolved { .. } => format!("global option: {e}"),
-                    _ => format!("global option: resting contact: {e}"),
-                })
+                ContactError::Resting { error: e }
             })?;
         for (o, w) in out.iter_mut().zip(&rf.wrenches) {
             o.force += w.force;

@@ -169,13 +169,11 @@ pub fn apply(
     law: Law,
     options: &IntegrationOptions,
 ) -> Result<Option<DVec3>, ContactError> {
-    let names = || {
-        format!(
-            "`{}` and `{}`",
-            model.bodies[p.body_a].name, model.bodies[p.body_b].name
-        )
+    let fail = |error: super::law::LawError| ContactError::Law {
+        body_a: model.bodies[p.body_a].name.clone(),
+        body_b: model.bodies[p.body_b].name.clone(),
+        error,
     };
-    let fail = |e: super::law::LawError| ContactError(format!("impulse between {}: {e}", names()));
     let frame = ContactFrame::from_normal(p.normal).map_err(fail)?;
     let a = at_contact(model, state, p.body_a, p.point);
     let b = at_contact(model, state, p.body_b, p.point);

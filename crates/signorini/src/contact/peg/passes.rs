@@ -266,17 +266,18 @@ impl Peg {
                 let w = |k: usize| state.bodies[k].angular_velocity.length();
                 w(i).total_cmp(&w(j))
             });
-        let spin = fastest.map_or(String::new(), |i| {
-            format!(
-                "; fastest turning body `{}` at {:.3e} rad/s",
-                model.bodies[i].name,
-                state.bodies[i].angular_velocity.length()
-            )
-        });
-        ContactError(format!(
-            "PEG subproblem of {n} rows ({np} constraints, {ns} slack rows) exceeds max_rows = {}{spin}; too many potential contacts are within one step's reach. Try a smaller time step, or raise max_rows",
-            self.max_rows
-        ))
+        ContactError::TooManyRows {
+            rows: n,
+            constraints: np,
+            slacks: ns,
+            max_rows: self.max_rows,
+            fastest: fastest.map(|i| {
+                (
+                    model.bodies[i].name.clone(),
+                    state.bodies[i].angular_velocity.length(),
+                )
+            }),
+        }
     }
 }
 
