@@ -1441,6 +1441,41 @@ fn unknown_param_override_is_rejected_with_the_parameter_list() {
     assert!(o.stderr.contains("anticipating"), "{}", o.stderr);
 }
 
+/// A `--param` value outside its range (open bounds, integers) exits 2 naming the flag and the
+/// range; in a scene file the same value names file:line:key.
+#[test]
+fn out_of_range_param_names_the_flag_or_the_scene_key_and_the_range() {
+    let tmp = TempDir::new("st-rangeparam");
+    for (param, range) in [
+        ("relaxation=2", "in (0, 2)"),
+        ("friction_directions=3.5", "an integer >= 3"),
+    ] {
+        let o = signorini(
+            tmp.path(),
+            &["run", example!("ramp.toml"), "--param", param],
+        );
+        o.expect_code(2, param);
+        let name = param.split('=').next().unwrap();
+        assert!(
+            o.stderr.contains(&format!("--param {name}")) && o.stderr.contains(range),
+            "{}",
+            o.stderr
+        );
+    }
+    let text = std::fs::read_to_string(example!("ramp.toml"))
+        .unwrap()
+        .replace("[contact]", "[contact]\nrelaxation = 0.0");
+    let scene = tmp.join("relaxation.toml");
+    std::fs::write(&scene, text).unwrap();
+    let o = signorini(tmp.path(), &["check", s(&scene)]);
+    o.expect_code(2, "relaxation = 0 in a scene");
+    assert!(
+        o.stderr.contains("contact.relaxation") && o.stderr.contains("in (0, 2)"),
+        "{}",
+        o.stderr
+    );
+}
+
 /// `experiment bounce --quick`: the CSV has its documented columns, every exact-law impact meets
 /// its restitution within the 2 %, eq. 5 rebounds higher than e, and both plots are
 /// written.

@@ -374,7 +374,7 @@ pub const fn same_name(field: &str, name: &str) -> bool {
 /// `from_values(&[ParamValue])` (values in that order, already checked by [`resolve_params`]),
 /// and checks at compile time that each field is named as its spec.
 ///
-/// ```ignore
+/// ```text
 /// model_params! {
 ///     /// Parameters of `deepest-point`.
 ///     pub struct DeepestPointParams {

@@ -12,11 +12,7 @@ fn world_inertia(body: &crate::dynamics::Body, orientation: glam::DQuat) -> DMat
 
 /// Σ ½ m |v|² + ½ ωᵀ J_w ω over dynamic bodies (J).
 pub fn kinetic_energy(model: &Model, state: &State) -> f64 {
-    model
-        .bodies
-        .iter()
-        .zip(&state.bodies)
-        .filter(|(b, _)| !b.fixed)
+    dynamic_bodies(model, state)
         .map(|(b, s)| {
             let jw = world_inertia(b, s.orientation);
             0.5 * b.mass * s.velocity.length_squared()
@@ -28,36 +24,36 @@ pub fn kinetic_energy(model: &Model, state: &State) -> f64 {
 /// Gravitational potential energy −Σ m g·x of dynamic bodies, zero at the world origin (J).
 pub fn potential_energy(model: &Model, state: &State) -> f64 {
     let g = model.settings.gravity;
-    model
-        .bodies
-        .iter()
-        .zip(&state.bodies)
-        .filter(|(b, _)| !b.fixed)
+    dynamic_bodies(model, state)
         .map(|(b, s)| -b.mass * g.dot(s.position))
         .sum()
 }
 
 /// Total linear momentum Σ m v (kg m/s).
 pub fn linear_momentum(model: &Model, state: &State) -> DVec3 {
-    model
-        .bodies
-        .iter()
-        .zip(&state.bodies)
-        .filter(|(b, _)| !b.fixed)
+    dynamic_bodies(model, state)
         .map(|(b, s)| b.mass * s.velocity)
         .sum()
 }
 
 /// Total angular momentum about the world origin Σ x × m v + J_w ω (kg m²/s).
 pub fn angular_momentum(model: &Model, state: &State) -> DVec3 {
-    model
-        .bodies
-        .iter()
-        .zip(&state.bodies)
-        .filter(|(b, _)| !b.fixed)
+    dynamic_bodies(model, state)
         .map(|(b, s)| {
             s.position.cross(b.mass * s.velocity)
                 + world_inertia(b, s.orientation) * s.angular_velocity
         })
         .sum()
+}
+
+/// The dynamic (not fixed) bodies with their states, in model order.
+fn dynamic_bodies<'a>(
+    model: &'a Model,
+    state: &'a State,
+) -> impl Iterator<Item = (&'a crate::dynamics::Body, &'a crate::dynamics::BodyState)> {
+    model
+        .bodies
+        .iter()
+        .zip(&state.bodies)
+        .filter(|(b, _)| !b.fixed)
 }
