@@ -318,12 +318,12 @@ pub fn assemble_on(
     }
 
     // Free velocity ν_ℓ: the semi-implicit Euler velocity under the applied wrenches.
-    let nu_free = &problem.free_velocity;
+    let nu_free = problem.free_velocity();
 
     // The LCP in z = (p_n, β, σ).
     let nt = nf * k;
     let n = nc + nt + nf;
-    let w = delassus(&rows, &problem.inverse_mass);
+    let w = delassus(&rows, problem.inverse_mass());
     let mut m = DMatrix::zeros(n, n);
     m.view_mut((0, 0), (nc + nt, nc + nt)).copy_from(&w);
     let mut q = DVector::zeros(n);

@@ -13,6 +13,7 @@ use crate::dynamics::integrate::accelerations;
 use crate::dynamics::jacobian::{InverseMass, JacobianRow};
 use crate::dynamics::{Model, State, Wrench};
 use glam::DVec3;
+use std::cell::OnceCell;
 
 /// One step's velocity-level problem data, in `Model::dof_offsets` order.
 pub struct VelocityProblem<'a> {
@@ -23,12 +24,11 @@ pub struct VelocityProblem<'a> {
     pub h: f64,
     /// Applied (non-contact) wrenches at `state`, per body (N, N m).
     pub applied: Vec<Wrench>,
-    /// ν_free = ν + h M⁻¹ f_applied (m/s, rad/s): the semi-implicit Euler velocity without contact.
-    pub free_velocity: Vec<f64>,
-    /// M⁻¹ at `state`.
-    pub inverse_mass: InverseMass,
     /// Generalized offset of each body's 6 velocities (`None` for fixed bodies).
     pub offsets: Vec<Option<usize>>,
+    /// ν_free and M⁻¹, computed on first use (a step without active contacts needs neither).
+    free_velocity: OnceCell<Vec<f64>>,
+    inverse_mass: OnceCell<InverseMass>,
 }
 
 impl<'a> VelocityProblem<'a> {
@@ -39,10 +39,23 @@ impl<'a> VelocityProblem<'a> {
             state,
             h,
             applied: applied.to_vec(),
-            free_velocity: velocity_after(model, state, h, applied),
-            inverse_mass: InverseMass::new(model, state),
             offsets: model.dof_offsets(),
+            free_velocity: OnceCell::new(),
+            inverse_mass: OnceCell::new(),
         }
+    }
+
+    /// ν_free = ν + h M⁻¹ f_applied (m/s, rad/s): the semi-implicit Euler velocity without
+    /// contact, in `Model::dof_offsets` order.
+    pub fn free_velocity(&self) -> &[f64] {
+        self.free_velocity
+            .get_or_init(|| velocity_after(self.model, self.state, self.h, &self.applied))
+    }
+
+    /// M⁻¹ at `state`.
+    pub fn inverse_mass(&self) -> &InverseMass {
+        self.inverse_mass
+            .get_or_init(|| InverseMass::new(self.model, self.state))
     }
 
     /// The semi-implicit Euler velocity at the end of the step under `wrenches` (applied plus

@@ -207,12 +207,12 @@ fn matrix(
     k: usize,
     slack: &SlackRows,
 ) -> Problem {
-    let (h, nu_free) = (problem.h, &problem.free_velocity);
+    let (h, nu_free) = (problem.h, problem.free_velocity());
     let np = primary_gap.len();
     let nf = frictional.len();
     let nt = nf * k;
     let ns = slack.rows.len();
-    let inv = &problem.inverse_mass;
+    let inv = problem.inverse_mass();
     let w = delassus(rows, inv);
     let wd = cross_delassus(&slack.rows, rows, inv);
     let (nr, c0) = (np + nt, np + nt + nf);

@@ -103,7 +103,7 @@ impl Peg {
     ) -> Result<Passes, ContactError> {
         let (model, state, h) = (problem.model, problem.state, problem.h);
         let applied = out.to_vec();
-        let mut about = problem.free_velocity.clone();
+        let mut about = problem.free_velocity().to_vec();
         // A subproblem beyond `max_rows` keeps the constraints the motion at hand reaches.
         let margin = model.settings.activation_distance;
         if self.rows(model, constraints) > self.max_rows {
