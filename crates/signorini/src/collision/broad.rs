@@ -8,9 +8,7 @@ use crate::dynamics::{Model, State};
 use crate::geometry::Shape;
 use glam::DVec3;
 
-/// World pose of a piece: moved to the dynamics layer (a function of the model and the state);
-/// re-exported here for the callers that still name it `collision::broad::piece_pose`.
-pub use crate::dynamics::piece_pose;
+use crate::dynamics::piece_pose;
 
 /// A candidate pair of pieces: (body, piece) on each side, with `a.0 < b.0`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

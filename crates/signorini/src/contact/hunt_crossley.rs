@@ -45,7 +45,7 @@ use super::{
     ConfigError, ContactError, ForceModel, ModelBase, ModelSpec, ModelStats, ParamDefault,
     ParamKind, ParamSpec, ParamValue, Range,
 };
-use crate::collision::broad::piece_pose;
+use crate::dynamics::piece_pose;
 use crate::collision::Contact;
 use crate::dynamics::{Material, Model, State, Wrench};
 use crate::geometry::overlap::overlap_volume;

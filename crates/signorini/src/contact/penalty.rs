@@ -1,7 +1,7 @@
 //! Pieces shared by the force-based (penalty) models: pair identity and per-pair memory, the
 //! pair's deepest point, its masses and relative velocity at a point, a force applied to both
 //! bodies, and Coulomb sliding friction capped so an explicit step never reverses a slip.
-use crate::collision::broad::piece_pose;
+use crate::dynamics::piece_pose;
 use crate::collision::Contact;
 use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::intersection::{intersect, intersect_half_space, Intersection};

@@ -9,7 +9,8 @@
 //! them itself.
 use super::contact_jacobian_row;
 use crate::collision::Contact;
-use crate::dynamics::integrate::accelerations;
+use crate::dynamics::integrate::{accelerations, rotate_by};
+use crate::geometry::Pose;
 use crate::dynamics::jacobian::{InverseMass, JacobianRow};
 use crate::dynamics::{Model, State, Wrench};
 use glam::DVec3;
@@ -62,6 +63,27 @@ impl<'a> VelocityProblem<'a> {
     /// contact impulses / h): ν + h M⁻¹ f.
     pub fn velocity_after(&self, wrenches: &[Wrench]) -> Vec<f64> {
         velocity_after(self.model, self.state, self.h, wrenches)
+    }
+
+    /// The poses one step of the generalized velocities `nu` leads to from `state` (bodies that
+    /// do not move stay): the trial configuration q + h ν of a velocity ν* (PEG's gap
+    /// prediction).
+    pub fn poses_after(&self, nu: &[f64]) -> Vec<Pose> {
+        let (state, h) = (self.state, self.h);
+        self.model
+            .bodies
+            .iter()
+            .zip(&state.bodies)
+            .enumerate()
+            .map(|(i, (b, s))| match self.offsets[i] {
+                Some(o) if b.moves(state.time) => {
+                    let v = DVec3::from_slice(&nu[o..o + 3]);
+                    let w = DVec3::from_slice(&nu[o + 3..o + 6]);
+                    Pose::new(s.position + h * v, rotate_by(s.orientation, h * w))
+                }
+                _ => s.pose(),
+            })
+            .collect()
     }
 
     /// The Jacobian row of contact `c`'s relative velocity (point on B minus point on A) along

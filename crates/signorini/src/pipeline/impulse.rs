@@ -1,4 +1,4 @@
-//! The step of an impulse-based contact model (`ContactModel::impulse_loop` is `Some`): impulses
+//! The step of an impulse-based contact model (`ContactModel::ImpulseBased`): impulses
 //! change velocities at instants, so the step is cut into substeps at the times of impact, and
 //! the velocity and position updates may be interleaved with impulse stages.
 //!

@@ -5,11 +5,11 @@
 //! contact, `hybrid`).
 //!
 //! An impulse-based model changes velocities discontinuously, so the pipeline takes its steps
-//! with its own loop (`pipeline::impulse`): the model declares the loop it needs
-//! ([`LoopSettings`], through `ContactModel::impulse_loop`) and provides the impulse stages
-//! ([`ImpulseStages`], through `ContactModel::impulse_stages`); the pipeline keeps the time
-//! stepping, the time-of-impact regression, the collision detection and the stage timing.
-//! `ContactModel::contact_forces` of these models gives their continuous forces: Baraff's
+//! with its own loop (`pipeline::impulse`): the model is a `ContactModel::ImpulseBased`, whose
+//! `ImpulseBasedModel` declares the loop it needs ([`LoopSettings`], `loop_settings`) and
+//! provides the impulse stages ([`ImpulseStages`]); the pipeline keeps the time stepping, the
+//! time-of-impact regression, the collision detection and the stage timing.
+//! `ImpulseBasedModel::contact_forces` gives the model's continuous forces: Baraff's
 //! resting-contact LCP for the global option, the penalty forces of resting pairs for the hybrid,
 //! nothing otherwise.
 pub mod hybrid;
@@ -128,7 +128,7 @@ pub trait ImpulseStages {
         h: f64,
     ) -> Result<ImpulseReport, ContactError>;
 
-    /// How long (s) the forces of the last `ContactModel::contact_forces` call stay valid when
+    /// How long (s) the forces of the last `ImpulseBasedModel::contact_forces` call stay valid when
     /// held: the substep ends there at the latest (Baraff's sliding friction until a slip stops).
     /// The default: for ever.
     fn force_horizon(&self) -> f64 {

@@ -12,7 +12,7 @@
 //! With `about` = ν* every row and gap is taken at the poses one step of ν* leads to
 //! (`prediction`): the implicit gap prediction, ψ replaced by ψ* − h G* ν*.
 use super::constraints::{Constraint, What};
-use super::prediction::{carried, stepped_poses};
+use super::prediction::carried;
 use crate::collision::Contact;
 use crate::contact::{cone, contact_jacobian_row, VelocityProblem};
 use crate::dynamics::jacobian::{cross_delassus, delassus, row_difference, JacobianRow};
@@ -84,7 +84,7 @@ impl<'a> Linearization<'a> {
     fn new(problem: &'a VelocityProblem, about: Option<&'a [f64]>) -> Self {
         let (model, state, h) = (problem.model, problem.state, problem.h);
         let predicted: Option<(Vec<Pose>, State)> = about.map(|nu| {
-            let poses = stepped_poses(model, state, nu, h);
+            let poses = problem.poses_after(nu);
             let mut at = state.clone();
             for (b, p) in at.bodies.iter_mut().zip(&poses) {
                 b.position = p.translation;

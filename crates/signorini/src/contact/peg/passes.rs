@@ -20,7 +20,7 @@
 //! ```
 use super::assemble::{assemble, StepLcp};
 use super::constraints::{Constraint, Key};
-use super::prediction::{member_gap, retain_reaching, stepped_poses};
+use super::prediction::{member_gap, retain_reaching};
 use super::{Peg, PASS_ENERGY_RATIO};
 use crate::collision::Contact;
 use crate::contact::{ContactError, SolveReport, VelocityProblem};
@@ -101,13 +101,13 @@ impl Peg {
         mut detection: f64,
         out: &mut [Wrench],
     ) -> Result<Passes, ContactError> {
-        let (model, state, h) = (problem.model, problem.state, problem.h);
+        let model = problem.model;
         let applied = out.to_vec();
         let mut about = problem.free_velocity().to_vec();
         // A subproblem beyond `max_rows` keeps the constraints the motion at hand reaches.
         let margin = model.settings.activation_distance;
         if self.rows(model, constraints) > self.max_rows {
-            let poses = stepped_poses(model, state, &about, h);
+            let poses = problem.poses_after(&about);
             retain_reaching(model, &poses, margin, constraints);
         }
         let mut kept: Option<Kept> = None;
@@ -182,7 +182,7 @@ impl Peg {
         nu: &[f64],
         first_energy: &mut Option<f64>,
     ) -> Option<Probe> {
-        let (model, state, h) = (problem.model, problem.state, problem.h);
+        let (model, state) = (problem.model, problem.state);
         let probe = with_velocities(model, state, nu);
         // A pass whose velocities carry more than `PASS_ENERGY_RATIO` × the first pass's
         // kinetic energy is a diverging Newton iterate (measured: one gave a body 1.6e5
@@ -198,7 +198,7 @@ impl Peg {
             .into_iter()
             .filter(|c| !known.contains(&c.key))
             .collect();
-        let poses = stepped_poses(model, state, nu, h);
+        let poses = problem.poses_after(nu);
         if self.rows(model, constraints) + self.rows(model, &extra) > self.max_rows {
             let margin = model.settings.activation_distance;
             retain_reaching(model, &poses, margin, &mut extra);

@@ -7,15 +7,14 @@
 //!   ψ(q + h ν) ≈ ψ* + h G* (ν − ν*),   ψ* = ψ(q + h ν*),  G* the Jacobian at q + h ν*
 //! ```
 //!
-//! [`stepped_poses`] gives q + h ν*, [`carried`] a contact moved there (points with their bodies,
+//! `VelocityProblem::poses_after` gives q + h ν*, [`carried`] a contact moved there (points with their bodies,
 //! the normal with the body whose face or edges define it, the exact gap of its feature pair),
 //! [`member_gap`] a constraint member's exact gap there; [`retain_reaching`] keeps the
 //! constraints one step reaches when a subproblem would exceed `max_rows`.
 use super::constraints::{Constraint, What};
 use crate::collision::potential::{feature_gap, release_gap, GroupKey};
 use crate::collision::Contact;
-use crate::dynamics::integrate::rotate_by;
-use crate::dynamics::{Model, State};
+use crate::dynamics::Model;
 use crate::geometry::{Feature, Pose, Shape};
 use glam::DVec3;
 
@@ -122,21 +121,3 @@ pub(super) fn member_gap(model: &Model, poses: &[Pose], what: What, c: &Contact)
         .or_else(|| feature_gap(model, poses, c))
 }
 
-/// The poses one step of velocities `nu` leads to (bodies that do not move stay).
-pub(super) fn stepped_poses(model: &Model, state: &State, nu: &[f64], h: f64) -> Vec<Pose> {
-    let offsets = model.dof_offsets();
-    model
-        .bodies
-        .iter()
-        .zip(&state.bodies)
-        .enumerate()
-        .map(|(i, (b, s))| match offsets[i] {
-            Some(o) if b.moves(state.time) => {
-                let v = DVec3::from_slice(&nu[o..o + 3]);
-                let w = DVec3::from_slice(&nu[o + 3..o + 6]);
-                Pose::new(s.position + h * v, rotate_by(s.orientation, h * w))
-            }
-            _ => s.pose(),
-        })
-        .collect()
-}

@@ -7,7 +7,7 @@
 //!   p̈ = a + α × r + ω × (ω × r),   r = p − x                                   (R3)
 //! ```
 use super::normal_rate::normal_rate;
-use crate::collision::broad::piece_pose;
+use crate::dynamics::piece_pose;
 use crate::collision::Contact;
 use crate::dynamics::{Model, State};
 use crate::geometry::Shape;
