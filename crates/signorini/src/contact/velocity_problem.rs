@@ -24,23 +24,23 @@ pub struct VelocityProblem<'a> {
     /// Step length (s).
     pub h: f64,
     /// Applied (non-contact) wrenches at `state`, per body (N, N m).
-    pub applied: Vec<Wrench>,
-    /// Generalized offset of each body's 6 velocities (`None` for fixed bodies).
-    pub offsets: Vec<Option<usize>>,
-    /// ν_free and M⁻¹, computed on first use (a step without active contacts needs neither).
+    pub applied: &'a [Wrench],
+    /// The generalized offsets, ν_free and M⁻¹, computed on first use (a step without active
+    /// contacts needs none of them).
+    offsets: OnceCell<Vec<Option<usize>>>,
     free_velocity: OnceCell<Vec<f64>>,
     inverse_mass: OnceCell<InverseMass>,
 }
 
 impl<'a> VelocityProblem<'a> {
     /// The problem of a step of `h` (s) from `state` under the applied wrenches `applied`.
-    pub fn new(model: &'a Model, state: &'a State, h: f64, applied: &[Wrench]) -> Self {
+    pub fn new(model: &'a Model, state: &'a State, h: f64, applied: &'a [Wrench]) -> Self {
         VelocityProblem {
             model,
             state,
             h,
-            applied: applied.to_vec(),
-            offsets: model.dof_offsets(),
+            applied,
+            offsets: OnceCell::new(),
             free_velocity: OnceCell::new(),
             inverse_mass: OnceCell::new(),
         }
@@ -50,7 +50,12 @@ impl<'a> VelocityProblem<'a> {
     /// contact, in `Model::dof_offsets` order.
     pub fn free_velocity(&self) -> &[f64] {
         self.free_velocity
-            .get_or_init(|| velocity_after(self.model, self.state, self.h, &self.applied))
+            .get_or_init(|| velocity_after(self.model, self.state, self.h, self.applied))
+    }
+
+    /// Generalized offset of each body's 6 velocities (`None` for fixed bodies).
+    pub fn offsets(&self) -> &[Option<usize>] {
+        self.offsets.get_or_init(|| self.model.dof_offsets())
     }
 
     /// M⁻¹ at `state`.
@@ -75,7 +80,7 @@ impl<'a> VelocityProblem<'a> {
             .iter()
             .zip(&state.bodies)
             .enumerate()
-            .map(|(i, (b, s))| match self.offsets[i] {
+            .map(|(i, (b, s))| match self.offsets()[i] {
                 Some(o) if b.moves(state.time) => {
                     let v = DVec3::from_slice(&nu[o..o + 3]);
                     let w = DVec3::from_slice(&nu[o + 3..o + 6]);
@@ -89,7 +94,7 @@ impl<'a> VelocityProblem<'a> {
     /// The Jacobian row of contact `c`'s relative velocity (point on B minus point on A) along
     /// `d`.
     pub fn row(&self, c: &Contact, d: DVec3) -> JacobianRow {
-        contact_jacobian_row(self.model, self.state, &self.offsets, c, d)
+        contact_jacobian_row(self.model, self.state, self.offsets(), c, d)
     }
 }
 

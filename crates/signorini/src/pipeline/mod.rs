@@ -106,6 +106,8 @@ pub struct Workspace {
     /// Activation distance `contacts` were detected with (m).
     act: f64,
     wrenches: Vec<Wrench>,
+    /// The applied wrenches of a velocity-level step (its `VelocityProblem` borrows them).
+    applied: Vec<Wrench>,
     stage: State,
     k: [Vec<Derivative>; 4],
 }
@@ -404,12 +406,16 @@ fn advance_velocity_level(
     ensure_contacts(model, state, ws, contact_model, &mut times);
     let fail = contact_failure(state);
     let mut wrenches = std::mem::take(&mut ws.wrenches);
+    let mut applied = std::mem::take(&mut ws.applied);
     let at: &State = state;
-    let model_stats = evaluate_forces(model, at, &mut wrenches, &mut times, |out| {
-        let problem = VelocityProblem::new(model, at, h, out);
+    let solved = evaluate_forces(model, at, &mut wrenches, &mut times, |out| {
+        applied.clear();
+        applied.extend_from_slice(out);
+        let problem = VelocityProblem::new(model, at, h, &applied);
         contact_model.solve_step(&problem, &ws.contacts, out)
-    })
-    .map_err(fail)?;
+    });
+    ws.applied = applied;
+    let model_stats = solved.map_err(fail)?;
     let t0 = Instant::now();
     integrate::semi_implicit_euler(model, state, &wrenches, h);
     times.integrate += t0.elapsed().as_secs_f64();

@@ -96,7 +96,7 @@ impl<'a> Linearization<'a> {
         Linearization {
             model,
             state,
-            offsets: &problem.offsets,
+            offsets: problem.offsets(),
             h,
             about,
             predicted,

@@ -102,7 +102,6 @@ impl Peg {
         out: &mut [Wrench],
     ) -> Result<Passes, ContactError> {
         let model = problem.model;
-        let applied = out.to_vec();
         let mut about = problem.free_velocity().to_vec();
         // A subproblem beyond `max_rows` keeps the constraints the motion at hand reaches.
         let margin = model.settings.activation_distance;
@@ -160,7 +159,7 @@ impl Peg {
             if self.implicit {
                 about = nu;
             }
-            out.copy_from_slice(&applied);
+            out.copy_from_slice(problem.applied);
         }
         Ok(Passes {
             kept: kept.expect("the first pass is kept or returned an error"),
