@@ -1,6 +1,6 @@
 //! Typed contact-model parameters.
 //!
-//! Each model declares its parameters once, with [`model_params!`]: one struct field per
+//! Each model declares its parameters once, with `model_params!`: one struct field per
 //! parameter beside its [`ParamSpec`] (name, unit, default, range or choices, description). From
 //! that one declaration come
 //! - the struct the model reads (`XParams { kp: Option<f64>, forgetting: f64, solvers: Vec<&str>,
@@ -349,7 +349,7 @@ impl ParamType for Vec<&'static str> {
 }
 
 /// Is the field `field` (a raw identifier `r#loop` counts as `loop`) named `name`? Usable in
-/// constants: the field/spec name check of [`model_params!`].
+/// constants: the field/spec name check of `model_params!`.
 pub const fn same_name(field: &str, name: &str) -> bool {
     let (mut a, b) = (field.as_bytes(), name.as_bytes());
     if let [b'r', b'#', rest @ ..] = a {

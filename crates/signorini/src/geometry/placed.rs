@@ -17,7 +17,7 @@ pub struct PlacedPolytope {
     pub vertices: Vec<DVec3>,
     /// World outward unit normals, in the polytope's face order.
     pub normals: Vec<DVec3>,
-    /// Plane offsets: face f is {x : normals[f]·x = offsets[f]} (m).
+    /// Plane offsets: face f is {x : `normals[f]`·x = `offsets[f]`} (m).
     pub offsets: Vec<f64>,
     pub centroid: DVec3,
 }

@@ -1,6 +1,6 @@
 //! The embedding API: a [`Simulation`] owns everything a run needs — the scene (its [`Model`]
 //! and initial [`State`]), the current state, the contact model, the step-size policy
-//! ([`Stepper`]: fixed or Deguet's adaptive steps) and the scratch [`Workspace`] — and steps it.
+//! (`Stepper`: fixed or Deguet's adaptive steps) and the scratch `Workspace` — and steps it.
 //! [`ModelBuilder`] writes scenes in code. The CLI's `run` and `bench`, the experiments and
 //! [`run`] (which writes a run's files) all step through it, so a program embedding the library
 //! gets exactly the numbers the command line writes.
@@ -68,7 +68,7 @@ impl Simulation {
         contact_model: ContactModel,
         ignored_params: Vec<String>,
     ) -> Result<Self, Error> {
-        let stepper = Stepper::new(&scene.model, contact_model.as_ref())?;
+        let stepper = Stepper::new(&scene.model, &contact_model)?;
         let state = scene.initial.clone();
         Ok(Simulation {
             scene,
@@ -87,7 +87,7 @@ impl Simulation {
             &self.scene.model,
             &mut self.state,
             &mut self.workspace,
-            self.contact_model.as_mut(),
+            &mut self.contact_model,
         )?)
     }
 
@@ -181,7 +181,7 @@ impl Simulation {
             &self.scene.model,
             &self.state,
             &mut self.workspace,
-            self.contact_model.as_ref(),
+            &self.contact_model,
         )
     }
 

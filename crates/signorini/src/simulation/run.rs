@@ -208,7 +208,7 @@ pub fn run(
         ..StepReport::default()
     };
     let initial_ke = metric_row(sim.model(), sim.state(), &initial, &mut metrics)?;
-    let mut totals = Totals::new(max_pen, initial_ke, sim.contact_model().as_ref());
+    let mut totals = Totals::new(max_pen, initial_ke, sim.contact_model());
     trajectory_rows(sim.model(), sim.state(), &mut traj)?;
     let mut last_traj = 0.0;
     let mut error = None;
@@ -366,7 +366,7 @@ fn metric_row(
 }
 
 fn write_summary(cfg: &RunConfig, sim: &Simulation, s: &RunSummary) -> Result<(), RunError> {
-    let (m, cm) = (sim.model(), sim.contact_model().as_ref());
+    let (m, cm) = (sim.model(), sim.contact_model());
     let params: serde_json::Map<String, serde_json::Value> = cm
         .parameters()
         .into_iter()

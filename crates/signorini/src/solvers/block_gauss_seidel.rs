@@ -57,7 +57,7 @@
 //!    lexicographic ratio test (CPS §4.9) for the degenerate pivots that contact blocks have
 //!    (the tangent directions come in opposite pairs), z₀ preferred when it ties;
 //! 3. if neither meets the local acceptance level (below), the library's
-//!    [`Lemke`](super::lemke::Lemke) on the block (it allocates, but only here).
+//!    [`Lemke`] on the block (it allocates, but only here).
 //!
 //! A local answer is accepted when ‖min(z_b, M_bb z_b + r_b)‖∞ ≤
 //! max([`LOCAL_REL_TOL`] · ‖r_b‖∞, 0.01 · tolerance · ‖q‖∞): accurate to round-off of the block's

@@ -5,7 +5,7 @@
 //! of the paper's configurations. Contact models choose which member of a group carries the
 //! force (`contact::peg`); this module only does geometry.
 //!
-//! # Potential contacts (all [`Contact`]s: points, normal A → B, gap ψ, features)
+//! # Potential contacts (all [`Contact`](crate::collision::Contact)s: points, normal A → B, gap ψ, features)
 //!
 //! - **vertex–face** `C(v_a, f_b)`: ψ = η_b·v_a − o_b, the signed distance of the vertex to the
 //!   face's *plane* (positive outside), normal −η_b, point on B the vertex's projection on the
