@@ -217,7 +217,7 @@ fn sweep_rejects_empty_or_non_positive_settings() {
     ];
     for s in bad {
         let e = s.apply(&scene).unwrap_err();
-        assert!(!e.is_empty(), "{s:?}");
+        assert!(!e.to_string().is_empty(), "{s:?}");
     }
 }
 

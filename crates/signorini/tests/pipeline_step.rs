@@ -32,7 +32,8 @@ fn a_ball_sinking_through_a_block_stops_the_run() {
     scene.set_param("kv", ParamInput::Number(0.0), "test");
     let err = simulate(&scene, None, |_, _| {})
         .err()
-        .expect("the run stops");
+        .expect("the run stops")
+        .to_string();
     assert!(
         err.contains("`ground` and `ball`")
             && err.contains("more than the size of the smaller piece (2.000e-1 m)"),
@@ -108,7 +109,8 @@ fn a_body_spinning_beyond_max_speed_stops_the_run() {
     scene.initial.bodies[cube].angular_velocity = DVec3::new(0.0, 0.0, 20.0 / r);
     let err = simulate(&scene, None, |_, _| {})
         .err()
-        .expect("the run stops");
+        .expect("the run stops")
+        .to_string();
     assert!(
         err.contains("body `cube` moves at up to") && err.contains("max_speed = 10 m/s"),
         "{err}"

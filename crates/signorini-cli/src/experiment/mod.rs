@@ -220,7 +220,7 @@ impl Context {
     pub(super) fn run<T>(
         &self,
         what: &str,
-        f: impl FnOnce() -> Result<T, String>,
+        f: impl FnOnce() -> Result<T, signorini::Error>,
     ) -> Result<T, Failure> {
         if let Some(b) = &self.bar {
             b.set_message(what.to_string());

@@ -1,6 +1,7 @@
 //! Experiments of the complementarity issue: type 1 vs type 2 activation (Nguyen–Trinkle
 //! slides, disk–line and disk–two-lines in 3D), Coulomb friction on a ramp, the perturbed
 //! resting block (Drumwright 2008, section IV-B) and the stack of 10 boxes.
+use crate::simulation::Error;
 use super::{penetration, simulate};
 use crate::contact::ParamInput;
 use crate::dynamics::State;
@@ -31,13 +32,13 @@ pub fn ball_penetration(
     speed: f64,
     h: f64,
     activation: &str,
-) -> Result<ActivationRun, String> {
+) -> Result<ActivationRun, Error> {
     let mut scene = scene.clone();
     scene.model.settings.time_step = h;
     let ball = scene
         .model
         .body_index("ball")
-        .ok_or_else(|| format!("{}: no body named `ball`", scene.desc.file))?;
+        .ok_or_else(|| Error::Experiment(format!("{}: no body named `ball`", scene.desc.file)))?;
     scene.initial.bodies[ball].velocity = DVec3::new(0.0, 0.0, -speed);
     scene.set_param(
         "activation",
@@ -66,7 +67,7 @@ pub fn activation_sweep(
     scene: &Scene,
     speeds: &[f64],
     steps: &[f64],
-) -> Result<Vec<ActivationRun>, String> {
+) -> Result<Vec<ActivationRun>, Error> {
     let mut runs = Vec::new();
     for activation in ACTIVATIONS {
         for &v in speeds {
@@ -94,18 +95,18 @@ pub struct RampResult {
 
 /// Run the ramp scene (fixed body `ramp` with a half-space, dynamic `block`) with friction `mu`
 /// for both materials.
-pub fn ramp(scene: &Scene, mu: f64) -> Result<RampResult, String> {
+pub fn ramp(scene: &Scene, mu: f64) -> Result<RampResult, Error> {
     let mut scene = scene.clone();
     for m in &mut scene.model.materials {
         m.friction = mu;
     }
-    let block = scene.model.body_index("block").ok_or("no body `block`")?;
-    let ramp = scene.model.body_index("ramp").ok_or("no body `ramp`")?;
+    let block = scene.model.body_index("block").ok_or_else(|| Error::Experiment("no body `block`".into()))?;
+    let ramp = scene.model.body_index("ramp").ok_or_else(|| Error::Experiment("no body `ramp`".into()))?;
     let normal = match &scene.model.bodies[ramp].pieces[0].shape {
         crate::geometry::Shape::HalfSpace { normal } => {
             scene.initial.bodies[ramp].orientation * *normal
         }
-        _ => return Err("body `ramp` must be a half-space".into()),
+        _ => return Err(Error::Experiment("body `ramp` must be a half-space".into())),
     };
     let g = scene.model.settings.gravity;
     let angle = normal.angle_between(-g);
@@ -145,13 +146,13 @@ pub struct StackResult {
 
 /// Run a stack scene (every dynamic body is a box of the stack; the last is the top) with the
 /// given model and step `h`.
-pub fn stack(scene: &Scene, model: Option<&str>, h: f64) -> Result<StackResult, String> {
+pub fn stack(scene: &Scene, model: Option<&str>, h: f64) -> Result<StackResult, Error> {
     let mut scene = scene.clone();
     scene.model.settings.time_step = h;
     let boxes: Vec<usize> = (0..scene.model.bodies.len())
         .filter(|&i| !scene.model.bodies[i].fixed)
         .collect();
-    let top = *boxes.last().ok_or("the stack has no dynamic body")?;
+    let top = *boxes.last().ok_or_else(|| Error::Experiment("the stack has no dynamic body".into()))?;
     let mut worst: f64 = 0.0;
     let t0 = std::time::Instant::now();
     let end = simulate(&scene, model, |_, r| worst = worst.max(penetration(r)))?;
@@ -195,7 +196,7 @@ pub struct PerturbedResult {
 }
 
 /// Run the perturbed-block scene with `model` (None: the scene's).
-pub fn perturbed_block(scene: &Scene, model: Option<&str>) -> Result<PerturbedResult, String> {
+pub fn perturbed_block(scene: &Scene, model: Option<&str>) -> Result<PerturbedResult, Error> {
     let mut series = Vec::new();
     let m = &scene.model;
     simulate(scene, model, |s: &State, r| {

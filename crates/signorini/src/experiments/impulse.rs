@@ -8,6 +8,7 @@
 //! contact point's velocity is u₀ = (sin φ, 0, −cos φ) m/s and its kinetic energy T₀ = ½ m |u₀|².
 //! The measured figures are the three coefficients each law could be said to enforce — kinematic
 //! u_n / (−u_n0), kinetic P_n / P_c − 1 and energetic √(W_r / −W_c) — and the energy change ΔT/T₀.
+use crate::simulation::Error;
 use crate::contact::impulse::law::{collide, collision_matrix, BodyAtContact, ContactFrame};
 use crate::contact::impulse::law::{IntegrationOptions, Law};
 use glam::{DMat3, DVec3};
@@ -29,7 +30,7 @@ pub struct ImpactCase {
 /// A 1 kg, 1 m rod (solid cylinder of radius 1 cm) in the x–z plane, tilted `tilt_deg` degrees
 /// from the ground and touching it with its lower end (its centre of mass is at +x of the
 /// contact: it leans towards +x).
-pub fn rod(tilt_deg: f64) -> Result<ImpactCase, String> {
+pub fn rod(tilt_deg: f64) -> Result<ImpactCase, Error> {
     let (m, l, r) = (1.0, 1.0, 0.01);
     let tilt = tilt_deg.to_radians();
     let axis = DVec3::new(tilt.cos(), 0.0, tilt.sin());
@@ -51,7 +52,7 @@ pub fn rod(tilt_deg: f64) -> Result<ImpactCase, String> {
 
 /// A solid 1 kg sphere of radius 0.1 m: K = diag(3.5, 3.5, 1) 1/kg, no coupling between the
 /// normal and the tangents.
-pub fn sphere() -> Result<ImpactCase, String> {
+pub fn sphere() -> Result<ImpactCase, Error> {
     let (m, r) = (1.0, 0.1);
     let body = BodyAtContact {
         inverse_mass: 1.0 / m,
@@ -66,9 +67,9 @@ pub fn sphere() -> Result<ImpactCase, String> {
     })
 }
 
-fn ground_matrix(body: &BodyAtContact) -> Result<DMat3, String> {
-    let frame = ContactFrame::new(DVec3::X, DVec3::Y, DVec3::Z).map_err(|e| e.to_string())?;
-    collision_matrix(&frame, None, Some(body)).map_err(|e| e.to_string())
+fn ground_matrix(body: &BodyAtContact) -> Result<DMat3, Error> {
+    let frame = ContactFrame::new(DVec3::X, DVec3::Y, DVec3::Z)?;
+    collision_matrix(&frame, None, Some(body)).map_err(Error::from)
 }
 
 /// One collision of the sweep.
@@ -106,17 +107,17 @@ pub fn angle_sweep(
     mu: f64,
     e: f64,
     angles_deg: &[f64],
-) -> Result<Vec<LawRun>, String> {
+) -> Result<Vec<LawRun>, Error> {
     let mut runs = Vec::new();
     for &law in laws {
         for &phi in angles_deg {
             if !(phi.abs() < 90.0) {
-                return Err(format!("impact angle {phi}° must be within (−90°, 90°)"));
+                return Err(Error::Experiment(format!("impact angle {phi}° must be within (−90°, 90°)")));
             }
             let a = phi.to_radians();
             let u0 = DVec3::new(a.sin(), 0.0, -a.cos());
             let c = collide(law, &case.k, u0, mu, e, &IntegrationOptions::default())
-                .map_err(|err| format!("{}, {law}, φ = {phi}°: {err}", case.name))?;
+                .map_err(|err| Error::Experiment(format!("{}, {law}, φ = {phi}°: {err}", case.name)))?;
             let t0 = 0.5 * case.mass * u0.length_squared();
             let ratio = c.restitution_work / -c.compression_work;
             runs.push(LawRun {
@@ -265,17 +266,17 @@ pub fn box_drop(
     body: &str,
     window: f64,
     rest_energy: f64,
-) -> Result<DropRun, String> {
+) -> Result<DropRun, Error> {
     let scene = run.apply(scene);
     let index = scene
         .model
         .body_index(body)
-        .ok_or_else(|| format!("{}: no body named `{body}`", scene.desc.file))?;
+        .ok_or_else(|| Error::Experiment(format!("{}: no body named `{body}`", scene.desc.file)))?;
     if !(window > 0.0) || scene.model.settings.duration <= 1.0 {
-        return Err(format!(
+        return Err(Error::Experiment(format!(
             "box drop: need a window > 0 and a run longer than 1 s (window {window} s, duration {} s)",
             scene.model.settings.duration
-        ));
+        )));
     }
     let m = &scene.model;
     let mut samples = Vec::new();
@@ -386,7 +387,7 @@ pub struct StackRun {
 /// The scene with only its bottom `books` books: the bodies named `book<k>` with k ≥ `books` are
 /// removed (the scene must name its books `book0` at the bottom, `book1` above, ...); the
 /// settings and materials are `scene`'s.
-pub fn first_books(scene: &Scene, books: usize) -> Result<Scene, String> {
+pub fn first_books(scene: &Scene, books: usize) -> Result<Scene, Error> {
     let mut desc = scene.desc.clone();
     desc.bodies.retain(|b| {
         b.name
@@ -400,12 +401,12 @@ pub fn first_books(scene: &Scene, books: usize) -> Result<Scene, String> {
         .filter(|b| b.name.starts_with("book"))
         .count();
     if kept != books {
-        return Err(format!(
+        return Err(Error::Experiment(format!(
             "{}: asked for {books} books, the scene has {kept} named book0..",
             scene.desc.file
-        ));
+        )));
     }
-    let mut built = crate::scene::build(desc).map_err(|e| e.to_string())?;
+    let mut built = crate::scene::build(desc)?;
     // Settings and materials as the caller may have changed them.
     built.model.settings = scene.model.settings.clone();
     built.model.materials = scene.model.materials.clone();
@@ -413,15 +414,15 @@ pub fn first_books(scene: &Scene, books: usize) -> Result<Scene, String> {
 }
 
 /// Run the bottom `books` books of the stack under `run` and count the impulses of every step.
-pub fn book_stack(scene: &Scene, run: &LoopRun, books: usize) -> Result<StackRun, String> {
+pub fn book_stack(scene: &Scene, run: &LoopRun, books: usize) -> Result<StackRun, Error> {
     if books == 0 {
-        return Err("book stack: need at least one book".into());
+        return Err(Error::Experiment("book stack: need at least one book".into()));
     }
     let scene = first_books(&run.apply(scene), books)?;
     let top = scene
         .model
         .body_index(&format!("book{}", books - 1))
-        .ok_or("no top book")?;
+        .ok_or_else(|| Error::Experiment("no top book".into()))?;
     let start = scene.initial.bodies[top].position;
     let m = &scene.model;
     let mut steps = Vec::new();
@@ -479,7 +480,7 @@ pub fn ball_bounces(
     e: f64,
     radius: f64,
     min_speed: f64,
-) -> Result<Vec<Bounce>, String> {
+) -> Result<Vec<Bounce>, Error> {
     let mut scene = scene.clone();
     scene.set_param("law", ParamInput::Word(law.into()), "ball_bounces");
     for m in &mut scene.model.materials {
@@ -488,7 +489,7 @@ pub fn ball_bounces(
     let ball = scene
         .model
         .body_index("ball")
-        .ok_or_else(|| format!("{}: no body named `ball`", scene.desc.file))?;
+        .ok_or_else(|| Error::Experiment(format!("{}: no body named `ball`", scene.desc.file)))?;
     let g = -scene.model.settings.gravity.z;
     let free = |gap: f64, vz: f64| (vz * vz + 2.0 * g * gap).sqrt();
     let mut bounces = Vec::new();
@@ -539,11 +540,11 @@ pub fn thin_plate(
     h: f64,
     regress: bool,
     bottom: f64,
-) -> Result<PlateRun, String> {
+) -> Result<PlateRun, Error> {
     if !(speed > 0.0 && speed.is_finite() && h > 0.0 && h.is_finite()) {
-        return Err(format!(
+        return Err(Error::Experiment(format!(
             "thin plate: need a finite speed > 0 and step > 0 (got {speed} m/s, {h} s)"
-        ));
+        )));
     }
     let mut scene = scene.clone();
     scene.set_param(
@@ -557,7 +558,7 @@ pub fn thin_plate(
     let ball = scene
         .model
         .body_index("ball")
-        .ok_or_else(|| format!("{}: no body named `ball`", scene.desc.file))?;
+        .ok_or_else(|| Error::Experiment(format!("{}: no body named `ball`", scene.desc.file)))?;
     scene.initial.bodies[ball].velocity = glam::DVec3::new(0.0, 0.0, -speed);
     let (mut pen, mut substeps, mut iterations) = (0.0f64, 0, 0);
     let last = simulate(&scene, Some("impulse"), |_, r| {

@@ -19,13 +19,16 @@ pub fn simulate(
     scene: &Scene,
     model: Option<&str>,
     mut observe: impl FnMut(&State, Option<&StepReport>),
-) -> Result<State, String> {
-    let mut sim = Simulation::new(scene.clone(), model, &[]).map_err(|e| e.to_string())?;
+) -> Result<State, Error> {
+    let mut sim = Simulation::new(scene.clone(), model, &[])?;
     observe(sim.state(), None);
     sim.run_to_end(|state, report| observe(state, Some(report)))
         .map_err(|e| match e {
-            Error::Step(e) => format!("{}: {e}", scene.desc.file),
-            e => e.to_string(),
+            Error::Step(_) => Error::InScene {
+                file: scene.desc.file.clone(),
+                error: Box::new(e),
+            },
+            e => e,
         })?;
     Ok(sim.into_state())
 }

@@ -6,7 +6,7 @@ use crate::contact::ParamInput;
 use crate::metrics::overlap::overlap_volume;
 use crate::metrics::{kinetic_energy, potential_energy};
 use crate::scene::{self, Scene};
-use crate::simulation::Simulation;
+use crate::simulation::{Error, Simulation};
 use std::time::Instant;
 
 /// One run of a scene under one model and time step.
@@ -78,19 +78,19 @@ impl Run {
 }
 
 /// The scene with every `[[spawn]]` drawn from `seed` instead of its own.
-pub fn reseed(scene: &Scene, seed: u64) -> Result<Scene, String> {
+pub fn reseed(scene: &Scene, seed: u64) -> Result<Scene, Error> {
     let mut desc = scene.desc.clone();
     for s in &mut desc.spawns {
         s.seed = seed;
     }
-    let mut rebuilt = scene::build(desc).map_err(|e| e.to_string())?;
+    let mut rebuilt = scene::build(desc)?;
     rebuilt.model.settings = scene.model.settings.clone();
     Ok(rebuilt)
 }
 
 /// Run `scene` (reseeded with `seed`) under `model` with step `h` (s) for its duration, with
 /// `on_failure = "continue"`, measuring overlap and energy after every step.
-pub fn run(scene: &Scene, model: &str, seed: u64, h: f64) -> Result<Run, String> {
+pub fn run(scene: &Scene, model: &str, seed: u64, h: f64) -> Result<Run, Error> {
     let mut sc = reseed(scene, seed)?;
     sc.model.settings.time_step = h;
     sc.set_param(
@@ -100,7 +100,7 @@ pub fn run(scene: &Scene, model: &str, seed: u64, h: f64) -> Result<Run, String>
     );
     // Fixed steps of h, whatever the scene says: the sweep compares step sizes.
     sc.model.settings.adaptive = None;
-    let mut sim = Simulation::new(sc, Some(model), &[]).map_err(|e| e.to_string())?;
+    let mut sim = Simulation::new(sc, Some(model), &[])?;
     let energy = |sim: &Simulation| {
         let (m, s) = (sim.model(), sim.state());
         kinetic_energy(m, s) + potential_energy(m, s)
@@ -245,31 +245,31 @@ impl Sweep {
 
     /// The scene this sweep runs: `scene` with its duration and spawn counts cut. Errors on an
     /// empty sweep, a non-positive or non-finite step or duration, or no body kept.
-    pub fn apply(&self, scene: &Scene) -> Result<Scene, String> {
+    pub fn apply(&self, scene: &Scene) -> Result<Scene, Error> {
         if self.models.is_empty() || self.time_steps.is_empty() || self.seeds.is_empty() {
-            return Err("the sweep needs at least one model, time step and seed".into());
+            return Err(Error::Experiment("the sweep needs at least one model, time step and seed".into()));
         }
         if let Some(h) = self
             .time_steps
             .iter()
             .find(|h| !(h.is_finite() && **h > 0.0))
         {
-            return Err(format!("time step {h} s is not a positive number"));
+            return Err(Error::Experiment(format!("time step {h} s is not a positive number")));
         }
         let mut desc = scene.desc.clone();
         if let Some(n) = self.bodies {
             if n == 0 {
-                return Err("the sweep keeps no body of the scene's spawns".into());
+                return Err(Error::Experiment("the sweep keeps no body of the scene's spawns".into()));
             }
             for s in &mut desc.spawns {
                 s.count = s.count.min(n);
             }
         }
-        let mut out = scene::build(desc).map_err(|e| e.to_string())?;
+        let mut out = scene::build(desc)?;
         out.model.settings = scene.model.settings.clone();
         if let Some(d) = self.duration {
             if !(d.is_finite() && d > 0.0) {
-                return Err(format!("duration {d} s is not a positive number"));
+                return Err(Error::Experiment(format!("duration {d} s is not a positive number")));
             }
             out.model.settings.duration = d;
         }

@@ -1,6 +1,7 @@
 //! Experiments of the penalty family (Drumwright 2008; Deguet, Joukhadar & Laugier 1998): the
 //! block penetrating a plane, the perturbed block with each model's gains, the pile, and the
 //! Hunt–Crossley bounce.
+use crate::simulation::Error;
 use super::{penetration, simulate};
 use crate::contact::ParamInput;
 use crate::metrics::kinetic_energy;
@@ -72,7 +73,7 @@ pub const PERTURBED_RUNS: [ModelRun; 4] = [
 pub fn energy_and_penetration(
     scene: &Scene,
     run: &ModelRun,
-) -> Result<Vec<(u64, f64, f64)>, String> {
+) -> Result<Vec<(u64, f64, f64)>, Error> {
     let scene = run.apply(scene);
     let mut series = Vec::new();
     let m = &scene.model;
@@ -128,14 +129,14 @@ pub fn bounce(
     restitution: f64,
     damping: &str,
     min_speed: f64,
-) -> Result<BounceRun, String> {
+) -> Result<BounceRun, Error> {
     let mut scene = scene.clone();
     scene.set_param("restitution", ParamInput::Number(restitution), "bounce");
     scene.set_param("damping", ParamInput::Word(damping.into()), "bounce");
     let ball = scene
         .model
         .body_index("ball")
-        .ok_or_else(|| format!("{}: no body named `ball`", scene.desc.file))?;
+        .ok_or_else(|| Error::Experiment(format!("{}: no body named `ball`", scene.desc.file)))?;
     let g = -scene.model.settings.gravity.z;
     let mut impacts = Vec::new();
     let (mut in_contact, mut speed_in, mut last_free) = (false, 0.0, None::<(f64, f64)>);
@@ -208,7 +209,7 @@ pub struct PileRun {
 }
 
 /// Run the pile scene with its own model and steps; whether it comes to rest.
-pub fn pile(scene: &Scene) -> Result<PileRun, String> {
+pub fn pile(scene: &Scene) -> Result<PileRun, Error> {
     let m = &scene.model;
     let mut series = Vec::new();
     let end = simulate(scene, None, |s, r| {

@@ -26,6 +26,16 @@ pub enum Error {
     /// [`Simulation::set_force`](super::Simulation::set_force) named a body the model lacks.
     #[error("no body {body}: the model has {bodies} bodies (indices from 0)")]
     NoSuchBody { body: usize, bodies: usize },
+    /// An experiment cannot run as asked: the scene lacks a body it needs, a sweep setting is
+    /// out of range, a collision law refused the experiment's impact (says which and why).
+    #[error("{0}")]
+    Experiment(String),
+    /// A failure while running the scene file `file` (the experiments name the scene they ran).
+    #[error("{file}: {error}")]
+    InScene { file: String, error: Box<Error> },
+    /// A collision law refused its input (the collision-law experiments).
+    #[error(transparent)]
+    Law(#[from] crate::contact::impulse::law::LawError),
     /// An output file could not be written.
     #[error("cannot write {path}: {source}")]
     Io {
