@@ -662,6 +662,25 @@ fn unknown_contact_parameter_is_reported_with_the_model_parameters() {
     );
 }
 
+/// A box too thin to have distinguishable faces (aspect ratio 1e9 and beyond) is a scene error
+/// at its shape, not a panic (issue 21, item 1).
+#[test]
+fn box_too_thin_to_be_a_solid_is_reported_at_its_shape() {
+    for size in ["[10.0, 10.0, 1e-8]", "[0.2, 1e-308, 0.2]"] {
+        let text = format!(
+            "{HEAD}\n[[body]]\nname = \"plate\"\nmass = 1.0\nshape = {{ type = \"box\", size = {size} }}\n"
+        );
+        assert_rejected(
+            "thin-box",
+            &text,
+            &format!("size = {size}"),
+            "body[1].shape",
+            "too thin to be a solid",
+            "half-space",
+        );
+    }
+}
+
 #[test]
 fn negative_contact_parameter_is_reported_with_its_minimum() {
     let text = format!("{HEAD}\n[contact]\nmodel = \"deepest-point\"\nkp = -5.0\n");

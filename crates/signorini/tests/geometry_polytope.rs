@@ -713,3 +713,25 @@ fn rotated_thin_plate_corners_are_accepted() {
     check_hull(&corners, &p).unwrap();
     assert_eq!((p.vertices.len(), p.edges.len(), p.faces.len()), (8, 12, 6));
 }
+
+/// Boxes too thin to have distinguishable faces are an error naming the edge lengths, not a
+/// panic (issue 21 item 1: `size = [10, 10, 1e-8]` and `[0.2, 1e-308, 0.2]` panicked); thin
+/// boxes down to 1e-8 of their size still build, with their 6 faces.
+#[test]
+fn boxes_too_thin_to_be_solids_are_refused_with_their_edge_lengths() {
+    for size in [
+        DVec3::new(10.0, 10.0, 1e-8),
+        DVec3::new(0.2, 1e-308, 0.2),
+        DVec3::new(1.0, 1e-12, 1.0),
+    ] {
+        let e = signorini::geometry::Shape::cuboid(size)
+            .err()
+            .unwrap_or_else(|| panic!("{size} accepted"))
+            .to_string();
+        assert!(e.contains("too thin to be a solid"), "{e}");
+    }
+    for thin in [1e-3, 1e-6, 1e-8] {
+        let p = Polytope::try_cuboid(DVec3::new(0.5, 0.5, 0.5 * thin)).unwrap();
+        assert_eq!(p.faces.len(), 6, "{thin}");
+    }
+}

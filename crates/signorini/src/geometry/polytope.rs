@@ -98,8 +98,16 @@ impl Polytope {
         Ok(p)
     }
 
-    /// A box with the given half extents (m), centred at the origin.
+    /// A box with the given half extents (m), centred at the origin. Panics where
+    /// [`Polytope::try_cuboid`] fails: for boxes written in code with ordinary proportions.
     pub fn cuboid(half: DVec3) -> Polytope {
+        Self::try_cuboid(half).expect("a box of ordinary proportions is a valid hull")
+    }
+
+    /// A box with the given half extents (m), centred at the origin, or an error when its faces
+    /// cannot be told apart at the hull tolerance (relative to the box's diagonal): a box whose
+    /// shortest edge is below about 1e-9 of its longest is too thin to be a solid here.
+    pub fn try_cuboid(half: DVec3) -> Result<Polytope, GeometryError> {
         let mut corners = Vec::with_capacity(8);
         for i in 0..8 {
             let sx = if i & 1 == 0 { -1.0 } else { 1.0 };
@@ -129,8 +137,16 @@ impl Polytope {
                 });
             }
         }
-        Self::from_triangles(&corners, &triangles, bounding_diagonal(&corners))
-            .expect("a box with positive extents is a valid hull")
+        Self::from_triangles(&corners, &triangles, bounding_diagonal(&corners)).map_err(|e| {
+            GeometryError::InvalidShape(format!(
+                "a box of edge lengths [{:e}, {:e}, {:e}] m is too thin to be a solid (shortest / longest \
+                 edge {:.1e}; {e}); make the thin edge thicker or model the plate as a half-space",
+                2.0 * half.x,
+                2.0 * half.y,
+                2.0 * half.z,
+                half.min_element() / half.max_element()
+            ))
+        })
     }
 
     /// A right prism with a regular `segments`-gon section of circumradius `radius` (m) and the

@@ -22,7 +22,7 @@ impl Shape {
                 "box edge lengths must be positive".into(),
             ));
         }
-        Ok(Shape::Polytope(Arc::new(Polytope::cuboid(size / 2.0))))
+        Ok(Shape::Polytope(Arc::new(Polytope::try_cuboid(size / 2.0)?)))
     }
 
     pub fn sphere(radius: f64) -> Result<Shape, GeometryError> {

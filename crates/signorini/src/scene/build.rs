@@ -285,15 +285,15 @@ fn make_shape(file: &str, s: &desc::LocatedShape) -> Result<Shape, SceneError> {
         ShapeDesc::Convex { points } => Shape::convex_hull(points),
         ShapeDesc::HalfSpace { normal } => Shape::half_space(*normal),
     };
-    shape.map_err(|e| {
-        SceneError::new(
-            file,
-            s.line,
-            &s.key,
-            e.to_string(),
-            "give at least 4 points that are not all on one plane (the hull must enclose a volume)",
-        )
-    })
+    let hint = match &s.shape {
+        ShapeDesc::Box { .. } => {
+            "give edge lengths within about 1e8 of each other (a thinner plate is a half-space)"
+        }
+        _ => {
+            "give at least 4 points that are not all on one plane (the hull must enclose a volume)"
+        }
+    };
+    shape.map_err(|e| SceneError::new(file, s.line, &s.key, e.to_string(), hint))
 }
 
 /// Sample `r`: exact when lo = hi; (0, hi] when lo = 0; [lo, hi) otherwise.
