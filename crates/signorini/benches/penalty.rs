@@ -110,7 +110,7 @@ impl Running {
 
     /// One step; the number of points that carried a force.
     fn step(&mut self) -> usize {
-        step(&self.model, &mut self.state, &mut self.ws, self.cm.as_mut())
+        step(&self.model, &mut self.state, &mut self.ws, &mut self.cm)
             .expect("the prism steps")
             .model_stats
             .active_points

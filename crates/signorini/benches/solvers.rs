@@ -112,7 +112,7 @@ fn settled(file: &str, model: Option<&str>, seconds: f64) -> (Model, State) {
     let mut ws = Workspace::new();
     let steps = (seconds / scene.model.settings.time_step).round() as usize;
     for _ in 0..steps {
-        step(&scene.model, &mut state, &mut ws, cm.as_mut()).expect("bundled scene steps");
+        step(&scene.model, &mut state, &mut ws, &mut cm).expect("bundled scene steps");
     }
     (scene.model, state)
 }
@@ -122,7 +122,7 @@ fn active_contacts(model: &Model, state: &State) -> Vec<Contact> {
     let cm = time_stepping();
     let distance = cm.activation_distance(model, state);
     let mut ws = Workspace::new();
-    pipeline::contacts(model, state, &mut ws, cm.as_ref())
+    pipeline::contacts(model, state, &mut ws, &cm)
         .iter()
         .filter(|c| c.gap < distance)
         .copied()

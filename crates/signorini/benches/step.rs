@@ -28,12 +28,11 @@ fn bench_steps(c: &mut Criterion) {
         let mut ws = Workspace::new();
         let warm_steps = (warm / scene.model.settings.time_step) as usize;
         for _ in 0..warm_steps {
-            step(&scene.model, &mut state, &mut ws, model.as_mut()).expect("bundled scene steps");
+            step(&scene.model, &mut state, &mut ws, &mut model).expect("bundled scene steps");
         }
         group.bench_function(file.trim_end_matches(".toml"), |b| {
             b.iter(|| {
-                step(&scene.model, &mut state, &mut ws, model.as_mut())
-                    .expect("bundled scene steps")
+                step(&scene.model, &mut state, &mut ws, &mut model).expect("bundled scene steps")
             })
         });
     }

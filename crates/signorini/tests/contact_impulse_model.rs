@@ -48,7 +48,7 @@ fn steps(s: &Scene, n: usize) -> Vec<(signorini::dynamics::State, StepReport)> {
     let mut ws = Workspace::new();
     (0..n)
         .map(|_| {
-            let r = step(&s.model, &mut state, &mut ws, cm.as_mut()).unwrap();
+            let r = step(&s.model, &mut state, &mut ws, &mut cm).unwrap();
             (state.clone(), r)
         })
         .collect()
@@ -260,7 +260,7 @@ fn unresolved_sweeps_stop_the_run_or_are_counted() {
     let (mut cm, _) = s.contact_model(None).unwrap();
     let mut state = s.initial.clone();
     let mut ws = Workspace::new();
-    match step(&s.model, &mut state, &mut ws, cm.as_mut()) {
+    match step(&s.model, &mut state, &mut ws, &mut cm) {
         Err(StepError::Contact { failure, .. }) => {
             let message = failure.to_string();
             assert!(
@@ -275,7 +275,7 @@ fn unresolved_sweeps_stop_the_run_or_are_counted() {
     let (mut cm, _) = s.contact_model(None).unwrap();
     let mut state = s.initial.clone();
     let mut ws = Workspace::new();
-    let r = step(&s.model, &mut state, &mut ws, cm.as_mut()).unwrap();
+    let r = step(&s.model, &mut state, &mut ws, &mut cm).unwrap();
     assert!(r.impulses.unresolved > 0);
 }
 

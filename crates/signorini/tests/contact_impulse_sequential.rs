@@ -67,7 +67,7 @@ fn two_body_collision_conserves_linear_and_angular_momentum_for_every_law() {
             let mut ws = Workspace::new();
             let m = &s.model;
             let mut state = s.initial.clone();
-            let cs = contacts(m, &state, &mut ws, cm.as_ref()).to_vec();
+            let cs = contacts(m, &state, &mut ws, &cm).to_vec();
             assert!(
                 !cs.is_empty(),
                 "the boxes must be within the activation distance"
@@ -142,7 +142,7 @@ fn plastic_and_micro_responses_leave_at_their_target_normal_velocity() {
     let (cm, _) = s.contact_model(None).unwrap();
     let mut ws = Workspace::new();
     let m = &s.model;
-    let cs = contacts(m, &s.initial, &mut ws, cm.as_ref()).to_vec();
+    let cs = contacts(m, &s.initial, &mut ws, &cm).to_vec();
     let c = cs.iter().min_by(|x, y| x.gap.total_cmp(&y.gap)).unwrap();
     let p = ImpactPoint::from_contact(m, c);
     let u0 = normal_velocity(&s.initial, &p);
@@ -259,7 +259,7 @@ fn sweeps_on_a_sphere_column_match_a_scalar_gauss_seidel_oracle_with_and_without
         let (cm, _) = s.contact_model(None).unwrap();
         let m = &s.model;
         let mut ws = Workspace::new();
-        let cs: Vec<_> = contacts(m, &s.initial, &mut ws, cm.as_ref())
+        let cs: Vec<_> = contacts(m, &s.initial, &mut ws, &cm)
             .iter()
             .filter(|c| c.gap <= 1e-9)
             .copied()
@@ -328,7 +328,7 @@ fn a_sweep_limit_reports_the_points_left_approaching() {
     let (cm, _) = s.contact_model(None).unwrap();
     let m = &s.model;
     let mut ws = Workspace::new();
-    let cs: Vec<_> = contacts(m, &s.initial, &mut ws, cm.as_ref()).to_vec();
+    let cs: Vec<_> = contacts(m, &s.initial, &mut ws, &cm).to_vec();
     let points: Vec<ImpactPoint> = cs.iter().map(|c| ImpactPoint::from_contact(m, c)).collect();
     let mut state = s.initial.clone();
     let mut opts = options(Law::Newton, Priority::Gravity);

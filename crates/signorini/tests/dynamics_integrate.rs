@@ -31,7 +31,7 @@ fn run(model: &Model, state: &mut State, n: usize, mut each: impl FnMut(usize, &
     let mut ws = Workspace::new();
     let mut contact = deepest_point();
     for k in 1..=n {
-        step(model, state, &mut ws, contact.as_mut()).unwrap_or_else(|e| panic!("step {k}: {e}"));
+        step(model, state, &mut ws, &mut contact).unwrap_or_else(|e| panic!("step {k}: {e}"));
         each(k, state);
     }
 }

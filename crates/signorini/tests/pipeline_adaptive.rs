@@ -20,12 +20,12 @@ fn example(name: &str) -> Scene {
 /// Steps of a whole run of `scene` with its adaptive settings, and the final stepper.
 fn steps(scene: &Scene) -> (Vec<f64>, Stepper) {
     let (mut cm, _) = scene.contact_model(None).unwrap();
-    let mut stepper = Stepper::new(&scene.model, cm.as_ref()).unwrap();
+    let mut stepper = Stepper::new(&scene.model, &cm).unwrap();
     let (mut state, mut ws) = (scene.initial.clone(), Workspace::new());
     let mut hs = Vec::new();
     while !stepper.finished(&scene.model, &state) {
         let r = stepper
-            .step(&scene.model, &mut state, &mut ws, cm.as_mut())
+            .step(&scene.model, &mut state, &mut ws, &mut cm)
             .unwrap_or_else(|e| panic!("{e}"));
         hs.push(r.time_step);
     }
@@ -117,9 +117,7 @@ fn adaptive_runs_are_deterministic() {
 fn velocity_level_models_refuse_adaptive_steps() {
     let scene = example("bounce.toml");
     let (cm, _) = scene.contact_model(Some("stewart-trinkle")).unwrap();
-    let err = Stepper::new(&scene.model, cm.as_ref())
-        .err()
-        .expect("refused");
+    let err = Stepper::new(&scene.model, &cm).err().expect("refused");
     assert!(err.to_string().contains("velocity-level"), "{err}");
     let bad = AdaptiveSettings {
         energy_tolerance: 0.0,
@@ -127,7 +125,7 @@ fn velocity_level_models_refuse_adaptive_steps() {
         max_time_step: 1e-3,
     };
     let (cm, _) = scene.contact_model(None).unwrap();
-    assert!(AdaptiveStepper::new(bad, 1e-3, cm.as_ref()).is_err());
+    assert!(AdaptiveStepper::new(bad, 1e-3, &cm).is_err());
 }
 
 /// Semi-implicit Euler takes the trapezoid of the power (forces evaluated again at the end

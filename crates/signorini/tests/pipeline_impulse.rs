@@ -52,14 +52,14 @@ velocity = [0.0, 0.0, {v}]
 /// Run a scene to its end; every step's report and the final state.
 fn run(s: &Scene) -> (Vec<StepReport>, signorini::dynamics::State) {
     let (mut cm, _) = s.contact_model(None).unwrap();
-    let mut stepper = Stepper::new(&s.model, cm.as_ref()).unwrap();
+    let mut stepper = Stepper::new(&s.model, &cm).unwrap();
     let mut state = s.initial.clone();
     let mut ws = Workspace::new();
     let mut reports = Vec::new();
     while !stepper.finished(&s.model, &state) {
         reports.push(
             stepper
-                .step(&s.model, &mut state, &mut ws, cm.as_mut())
+                .step(&s.model, &mut state, &mut ws, &mut cm)
                 .unwrap(),
         );
     }
@@ -221,7 +221,7 @@ fn impulse_runs_are_bit_identical() {
             let mut ws = Workspace::new();
             let mut trace = Vec::new();
             for _ in 0..1000 {
-                let r = step(&s.model, &mut state, &mut ws, cm.as_mut()).unwrap();
+                let r = step(&s.model, &mut state, &mut ws, &mut cm).unwrap();
                 trace.push((r.contacts, r.max_penetration.to_bits(), r.impulses));
             }
             (state, trace)
@@ -243,7 +243,7 @@ fn adaptive_steps_refuse_impulse_based_models() {
     });
     for name in ["impulse", "hybrid"] {
         let cm = signorini::contact::build(name, &[]).unwrap();
-        match Stepper::new(&model, cm.as_ref()) {
+        match Stepper::new(&model, &cm) {
             Err(AdaptiveError::ImpulseBased(n)) => assert_eq!(n, name),
             Err(e) => panic!("{name}: wrong error {e}"),
             Ok(_) => panic!("{name}: adaptive steps accepted"),

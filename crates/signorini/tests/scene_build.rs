@@ -58,7 +58,7 @@ fn spawned_bodies_are_held_until_their_release_time() {
             let paired = pairs.iter().any(|p| p.a.0 == b || p.b.0 == b);
             assert_eq!(paired, released, "body {i} at t = {}", state.time);
         }
-        step(m, &mut state, &mut ws, model.as_mut()).unwrap();
+        step(m, &mut state, &mut ws, &mut model).unwrap();
         for (i, &b) in ids.iter().enumerate() {
             let start = (i as f64 * 0.1 / h).round() as u64;
             let s = &state.bodies[b];

@@ -40,12 +40,12 @@ fn bits(state: &State) -> Vec<u64> {
 /// The loop every caller wrote by hand before `Simulation`.
 fn hand_wired(scene: &Scene) -> State {
     let (mut cm, _) = scene.contact_model(None).unwrap();
-    let mut stepper = Stepper::new(&scene.model, cm.as_ref()).unwrap();
+    let mut stepper = Stepper::new(&scene.model, &cm).unwrap();
     let mut state = scene.initial.clone();
     let mut ws = Workspace::new();
     while !stepper.finished(&scene.model, &state) {
         stepper
-            .step(&scene.model, &mut state, &mut ws, cm.as_mut())
+            .step(&scene.model, &mut state, &mut ws, &mut cm)
             .unwrap();
     }
     state

@@ -418,7 +418,7 @@ fn box_stack_lcp(friction: bool) -> (Problem, usize) {
     }
     let mut ws = Workspace::new();
     let contacts: Vec<Contact> =
-        pipeline::contacts(&model, state, &mut ws, contact_model.as_ref()).to_vec();
+        pipeline::contacts(&model, state, &mut ws, &contact_model).to_vec();
     let distance = contact_model.activation_distance(&model, state);
     let active: Vec<&Contact> = contacts.iter().filter(|c| c.gap < distance).collect();
     let zero = vec![Wrench::default(); model.bodies.len()];

@@ -226,17 +226,3 @@ impl ContactModel {
         }
     }
 }
-
-/// So that a `ContactModel` passes where `&ContactModel` is wanted as `m.as_ref()`, as a boxed
-/// model did.
-impl AsRef<ContactModel> for ContactModel {
-    fn as_ref(&self) -> &ContactModel {
-        self
-    }
-}
-
-impl AsMut<ContactModel> for ContactModel {
-    fn as_mut(&mut self) -> &mut ContactModel {
-        self
-    }
-}

@@ -144,11 +144,14 @@ pub fn contacts<'w>(
     ws: &'w mut Workspace,
     contact_model: &ContactModel,
 ) -> &'w [Contact] {
-    if !ws.fresh {
-        let act = contact_model.activation_distance(model, state);
-        detect(model, state, act, ws, &mut StageTimes::default());
-        ws.fresh = true;
-    }
+    ensure_contacts(
+        model,
+        state,
+        ws,
+        contact_model.base(),
+        &mut StageTimes::default(),
+    );
+    ws.fresh = true;
     &ws.contacts
 }
 
