@@ -1,6 +1,7 @@
 //! The `signorini` command: run, check and benchmark scenes; list contact models; run the papers'
 //! experiments.
 //! Exit codes: 0 success, 1 the simulation failed (blew up or a model failed), 2 bad input.
+mod mjcf;
 mod plot;
 
 /// println! that ignores a closed stdout (`signorini models | head` must not panic).
@@ -74,6 +75,13 @@ enum Command {
     Check { scene: PathBuf },
     /// List the contact models and their parameters with defaults.
     Models,
+    /// Write a scene in another engine's format (the side-by-side benchmark's input).
+    Export {
+        scene: PathBuf,
+        /// Write MuJoCo MJCF to this file (`-` for standard output).
+        #[arg(long, value_name = "FILE")]
+        mjcf: PathBuf,
+    },
     /// Time steps of a scene without writing files: steps per second and time per stage.
     Bench {
         scene: PathBuf,
@@ -132,6 +140,7 @@ fn main() -> ExitCode {
             cmd_models();
             Ok(())
         }
+        Command::Export { scene, mjcf } => cmd_export(&scene, &mjcf),
         Command::Bench {
             scene,
             overrides,
@@ -350,6 +359,23 @@ fn cmd_check(path: &Path) -> Result<(), Failure> {
         m.settings.time_step,
         m.settings.integrator.name()
     );
+    Ok(())
+}
+
+fn cmd_export(path: &Path, mjcf: &Path) -> Result<(), Failure> {
+    let scene = scene::load(path).map_err(input_error)?;
+    let name = path
+        .file_stem()
+        .map_or("scene".into(), |s| s.to_string_lossy());
+    let text = mjcf::to_mjcf(&name, &scene.model, &scene.initial)
+        .map_err(|why| input_error(anyhow::anyhow!("{}: cannot export: {why}", path.display())))?;
+    if mjcf == Path::new("-") {
+        print!("{text}");
+    } else {
+        std::fs::write(mjcf, text)
+            .with_context(|| format!("cannot write {}", mjcf.display()))
+            .map_err(input_error)?;
+    }
     Ok(())
 }
 

@@ -2224,3 +2224,34 @@ fn bundled_examples() -> Vec<PathBuf> {
     scenes.sort();
     scenes
 }
+
+/// `export --mjcf` writes the scene MuJoCo will step in the side-by-side benchmark: every dynamic
+/// body with a free joint, its mass and inertia, box geoms for boxes, the ground as a plane, the
+/// scene's step and gravity, and a keyframe of the initial poses. A scene it cannot carry over
+/// (a scheduled force) is refused with exit 2.
+#[test]
+fn export_mjcf_writes_the_bodies_the_scene_builds() {
+    let tmp = TempDir::new("export");
+    let xml = tmp.0.join("stack.xml");
+    let stack = PathBuf::from(example!("box_stack.toml"));
+    signorini(&tmp.0, &["export", s(&stack), "--mjcf", s(&xml)]).expect_code(0, "export");
+    let text = std::fs::read_to_string(&xml).unwrap();
+    assert_eq!(text.matches("<freejoint/>").count(), 10);
+    assert_eq!(
+        text.matches("type=\"box\" size=\"0.25 0.25 0.25\"").count(),
+        10
+    );
+    assert_eq!(text.matches("type=\"plane\"").count(), 1);
+    assert!(text.contains("<option timestep=\"0.001\" gravity=\"0 0 -9.81\""));
+    assert!(text.contains("mass=\"1\" fullinertia=\"0.04166666666666667 0.04166666666666667 0.04166666666666667 0 0 0\""));
+    assert!(text.contains("<body name=\"box9\" pos=\"0 0 4.75\" quat=\"1 0 0 0\">"));
+    assert_eq!(text.matches("<key name=\"initial\"").count(), 1);
+
+    let forced = tmp.write(
+        "forced.toml",
+        "[simulation]\ntime_step = 1e-3\nduration = 1.0\n\n[[body]]\nname = \"b\"\nmass = 1.0\nshape = { type = \"sphere\", radius = 0.1 }\n\n[[force]]\nbody = \"b\"\nforce = [1.0, 0.0, 0.0]\nstart = 0.0\nend = 1.0\n",
+    );
+    let o = signorini(&tmp.0, &["export", s(&forced), "--mjcf", s(&xml)]);
+    o.expect_code(2, "export of a scene with a scheduled force");
+    assert!(o.stderr.contains("scheduled forces"), "{}", o.stderr);
+}

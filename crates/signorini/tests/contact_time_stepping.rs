@@ -59,3 +59,69 @@ fn zero_warm_start_and_lemke_are_not_retried() {
     assert_eq!((report.attempts, report.failed), (1, false), "{report:?}");
     assert!((z[0] - 10.0).abs() < 1e-10, "z = {z}");
 }
+
+/// `coupled` with a sparse matrix.
+fn coupled_sparse() -> signorini::solvers::sparse::SparseProblem {
+    use signorini::solvers::sparse::{CsrMatrix, SparseProblem};
+    SparseProblem {
+        m: CsrMatrix::from_rows(
+            2,
+            vec![0, 2, 4],
+            vec![0, 1, 0, 1],
+            vec![1.0, -0.9, -0.9, 1.0],
+        ),
+        q: DVector::from_vec(vec![-1.0, -1.0]),
+    }
+}
+
+/// On a sparse problem Lemke's warm start is tried on the sparse matrix: a warm start with the
+/// solution's support solves it with 0 pivots; one with the wrong support goes on to the dense
+/// chain, which solves it by pivoting (the miss is listed among the attempts).
+#[test]
+fn the_sparse_warm_start_hits_on_the_right_support() {
+    let p = coupled_sparse();
+    let lemke = chain(&["lemke"], 10);
+    let (z, report) = lemke
+        .solve_sparse(&p, &DVector::from_vec(vec![3.0, 1.0]), || "coupled".into())
+        .unwrap();
+    assert_eq!(
+        (report.solver, report.iterations, report.attempts),
+        ("lemke", 0, 1)
+    );
+    assert!(
+        (z[0] - 10.0).abs() < 1e-12 && (z[1] - 10.0).abs() < 1e-12,
+        "z = {z}"
+    );
+    let (z, report) = lemke
+        .solve_sparse(&p, &DVector::from_vec(vec![3.0, 0.0]), || "coupled".into())
+        .unwrap();
+    assert!(report.iterations > 0 && report.attempts == 2, "{report:?}");
+    assert!((z[0] - 10.0).abs() < 1e-10, "z = {z}");
+}
+
+/// Problems of at least `with_large_problems` rows try block Gauss–Seidel on the sparse matrix
+/// first, with their own sweep limit; when it runs out of sweeps the chain takes over and the
+/// report counts both attempts.
+#[test]
+fn large_problems_try_block_gauss_seidel_first() {
+    let p = coupled_sparse();
+    let (z, report) = chain(&["lemke"], 500)
+        .with_large_problems(Some((2, 500)))
+        .solve_sparse(&p, &DVector::zeros(2), || "coupled".into())
+        .unwrap();
+    assert_eq!(report.solver, "block-gauss-seidel", "{report:?}");
+    assert!((z[0] - 10.0).abs() < 1e-6, "z = {z}");
+    // 10 sweeps are too few (the contraction is 0.81 a sweep): Lemke finishes.
+    let (z, report) = chain(&["lemke"], 500)
+        .with_large_problems(Some((2, 10)))
+        .solve_sparse(&p, &DVector::zeros(2), || "coupled".into())
+        .unwrap();
+    assert_eq!((report.solver, report.attempts), ("lemke", 2), "{report:?}");
+    assert!((z[0] - 10.0).abs() < 1e-10, "z = {z}");
+    // Below the size, the chain alone.
+    let (_, report) = chain(&["lemke"], 10)
+        .with_large_problems(Some((3, 500)))
+        .solve_sparse(&p, &DVector::zeros(2), || "coupled".into())
+        .unwrap();
+    assert_eq!((report.solver, report.attempts), ("lemke", 1), "{report:?}");
+}

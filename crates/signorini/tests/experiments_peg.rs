@@ -237,12 +237,16 @@ fn a_run_of_the_sweep_is_bit_reproducible() {
 // The floors (issue 4) on the reduced sweep
 // ---------------------------------------------------------------------------------------------
 
-/// The overlap and failure floors of issue 4 on `Sweep::quick` (2 seeds × h ∈ {4, 16} ms, 3
-/// polyhedra, 1.5 s): PEG's mean overlap volume (pooled over steps and seeds) at least 100× below
-/// the standard model's at every h, and no PEG solver failure. Measured (implicit gap prediction,
-/// docs/peg.md): PEG 1.3e-13 and 5.1e-13 m³ against 1.3e-10 and 9.7e-11 m³, ratios 986 and 192. The time floor (PEG at most
-/// 3× the standard model's time per step) is a speed claim: `signorini experiment pour-3d`
-/// measures and judges it, not a test on a shared machine.
+/// The floors of issue 4 on `Sweep::quick` (2 seeds × h ∈ {4, 16} ms, 3 polyhedra, 1.5 s): no
+/// PEG solver failure, and PEG's mean overlap volume (pooled over steps and seeds) at least 100×
+/// below the standard model's at 16 ms and below it at 4 ms. Measured (docs/peg.md): PEG 1.3e-13
+/// and 5.1e-13 m³ against 4.5e-13 and 9.7e-11 m³, ratios 3.4 and 192. At 4 ms the quick sweep's
+/// three bodies spend most of it resting, where the standard model is exact too once each
+/// island's LCP is solved to its own scale (docs/solvers.md, "At scale": before, a resting body
+/// was solved only to 1e-8 of a falling body's speed and the ratio read 986); the 100× floor at
+/// every step size is checked on the paper's whole sweep (`full_sweep_meets_the_overlap_floor`).
+/// The time floor (PEG at most 3× the standard model's time per step) is a speed claim:
+/// `signorini experiment pour-3d` measures and judges it, not a test on a shared machine.
 #[test]
 fn quick_sweep_meets_the_floors() {
     let sweep = Sweep::quick();
@@ -289,9 +293,47 @@ fn quick_sweep_meets_the_floors() {
             f.time_step,
             f.peg_solver_failures
         );
+        let floor = if f.time_step >= 0.016 {
+            peg::OVERLAP_RATIO_FLOOR
+        } else {
+            1.0
+        };
+        assert!(
+            f.overlap_ratio >= floor,
+            "h = {}: standard/PEG mean overlap {:.3e} < {floor}\n{report}",
+            f.time_step,
+            f.overlap_ratio,
+        );
+    }
+}
+
+/// The overlap and failure floors of issue 4 on the paper's sweep (`Sweep::full`: 10 seeds × h ∈
+/// {1, 2, 4, 8, 16} ms, 10 polyhedra, 5 s; the runs in parallel, each single-threaded): PEG's
+/// pooled mean overlap at least 100× below the standard model's at every step size, no PEG
+/// solver failure, every run completed. Measured: ratios 1122, 293, 1516, 695, 148.
+#[test]
+fn full_sweep_meets_the_overlap_floor() {
+    use rayon::prelude::*;
+    let sweep = Sweep::full();
+    let scene = sweep.apply(&pour_scene()).unwrap();
+    let runs: Vec<Run> = sweep
+        .jobs()
+        .par_iter()
+        .map(|j| peg::run(&scene, &j.model, j.seed, j.time_step).unwrap())
+        .collect();
+    assert!(runs.iter().all(|r| r.completed()));
+    let rows = floors(&summarize(&runs));
+    assert_eq!(rows.len(), 5);
+    for f in &rows {
+        assert!(
+            f.failures_met(),
+            "h = {}: {} PEG failures",
+            f.time_step,
+            f.peg_solver_failures
+        );
         assert!(
             f.overlap_met(),
-            "h = {}: standard/PEG mean overlap {:.3e} < {}\n{report}",
+            "h = {}: standard/PEG mean overlap {:.3e} < {}",
             f.time_step,
             f.overlap_ratio,
             peg::OVERLAP_RATIO_FLOOR

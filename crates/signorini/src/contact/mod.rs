@@ -14,6 +14,7 @@ pub mod coupling;
 pub mod deepest_point;
 pub mod hunt_crossley;
 pub mod impulse;
+pub mod islands;
 pub mod multi_point;
 pub mod params;
 pub mod peg;
@@ -138,6 +139,9 @@ pub struct SolveReport {
     pub seconds: f64,
     /// No solver met the tolerance; the answer with the smallest residual was used.
     pub failed: bool,
+    /// Independent problems (contact islands, `islands.rs`) the step's problem split into;
+    /// the fields above sum over them (`residual`: the largest).
+    pub islands: usize,
 }
 
 /// The Jacobian row of contact `c`'s relative velocity (point on B minus point on A) along `d`.

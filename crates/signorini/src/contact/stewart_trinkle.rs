@@ -45,18 +45,21 @@
 use super::params::model_params;
 use super::time_stepping::{self, SolverChain};
 use super::VelocityProblem;
-use super::{cone, ModelSpec};
+use super::{cone, islands, ModelSpec, SolveReport};
 use super::{
     ConfigError, ContactError, ModelBase, ModelStats, ParamDefault, ParamKind, ParamSpec,
-    ParamValue, VelocityLevelModel,
+    ParamValue, Range, VelocityLevelModel,
 };
 use crate::collision::Contact;
-use crate::dynamics::jacobian::{add_row_forces, delassus, JacobianRow};
+use crate::dynamics::jacobian::{add_row_forces, DelassusRows, JacobianRow};
 use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::Feature;
+use crate::solvers::sparse::{CsrMatrix, SparseProblem};
 use crate::solvers::Problem;
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DVector;
+use rayon::prelude::*;
 use std::collections::HashMap;
+use std::time::Instant;
 
 pub const NAME_STEWART_TRINKLE: &str = "stewart-trinkle";
 pub const NAME_ANITESCU_POTRA: &str = "anitescu-potra";
@@ -79,6 +82,20 @@ model_params! {
         max_pivots: Option<usize> = time_stepping::MAX_PIVOTS,
         relaxation: f64 = time_stepping::RELAXATION,
         on_failure: &'static str = time_stepping::ON_FAILURE,
+        large_island_rows: usize = ParamSpec {
+            name: "large_island_rows",
+            unit: "-",
+            default: ParamDefault::Value(300.0),
+            description: "islands whose LCP has at least this many rows try block-gauss-seidel on the sparse matrix, from the warm start, before the solvers chain (whose Lemke pivots cost O(rows^2) each)",
+            kind: ParamKind::Number(Range::at_least(1.0).integer()),
+        },
+        large_island_sweeps: usize = ParamSpec {
+            name: "large_island_sweeps",
+            unit: "-",
+            default: ParamDefault::Value(2000.0),
+            description: "sweep limit of block-gauss-seidel on a large island (see large_island_rows) before the solvers chain takes over",
+            kind: ParamKind::Number(Range::at_least(1.0).integer()),
+        },
     }
 }
 
@@ -143,7 +160,8 @@ impl TimeStepping {
             anticipating: p.activation == "anticipating",
             activation_distance: p.activation_distance,
             directions: p.friction_directions,
-            solvers: time_stepping::solver_chain!(p)?,
+            solvers: time_stepping::solver_chain!(p)?
+                .with_large_problems(Some((p.large_island_rows, p.large_island_sweeps))),
             radii: Vec::new(),
             previous: HashMap::new(),
         })
@@ -207,21 +225,98 @@ impl VelocityLevelModel for TimeStepping {
             self.previous.clear();
             return Ok(ModelStats::default());
         }
+        // The LCP is block diagonal over islands (`islands.rs`): each is solved on its own, in
+        // parallel when there are several worth the threads. Every island's answer depends on its
+        // own data only and they are combined in island order, so the result is the same with any
+        // number of threads.
+        let islands = islands::partition(model, &active);
+        let t0 = Instant::now();
+        let solve = |island: &Vec<usize>| self.solve_island(problem, &active, island);
+        let solved: Vec<Result<IslandSolve, ContactError>> =
+            if islands.len() > 1 && active.len() >= PARALLEL_MIN_CONTACTS {
+                islands.par_iter().map(solve).collect()
+            } else {
+                islands.iter().map(solve).collect()
+            };
+        let seconds = t0.elapsed().as_secs_f64();
+        let count = islands.len();
+        let mut solves = Vec::with_capacity(count);
+        for (i, s) in solved.into_iter().enumerate() {
+            solves.push(s.map_err(|e| in_island(e, i, count))?);
+        }
+
+        self.previous.clear();
         let k = self.directions;
-        let lcp = assemble_on(self.formulation, k, problem, &active);
-        let (problem, rows, frictional) = (&lcp.problem, &lcp.rows, &lcp.frictional);
-        let (nc, nf, n) = (active.len(), frictional.len(), problem.len());
+        let mut report: Option<SolveReport> = None;
+        let mut active_points = 0;
+        for (island, s) in islands.iter().zip(&solves) {
+            add_row_forces(model, &s.rows, s.z.as_slice(), h, out);
+            let nc = island.len();
+            let nt = s.frictional.len() * k;
+            for (c, &a) in island.iter().enumerate() {
+                self.previous.insert(key(active[a]), (s.z[c], Vec::new(), 0.0));
+                active_points += usize::from(s.z[c] > 0.0);
+            }
+            for (f, &c) in s.frictional.iter().enumerate() {
+                let entry = self
+                    .previous
+                    .get_mut(&key(active[island[c]]))
+                    .expect("inserted above");
+                entry.1 = (0..k).map(|j| s.z[nc + f * k + j]).collect();
+                entry.2 = s.z[nc + nt + f];
+            }
+            report = Some(match report {
+                None => s.report,
+                Some(r) => combined(r, &s.report),
+            });
+        }
+        let mut report = report.expect("at least one island");
+        report.seconds = seconds;
+        report.islands = count;
+        Ok(ModelStats {
+            active_points,
+            solve: Some(report),
+            detection: 0.0,
+        })
+    }
+}
+
+/// Below this many active contacts the islands are solved one after the other: the problems are
+/// too small for a thread hand-off to pay (a contact is k + 2 ≤ 10 rows by default).
+const PARALLEL_MIN_CONTACTS: usize = 64;
+
+/// One island's answer: z = (p_n, β, σ) of its LCP, with the rows and frictional contacts of
+/// its assembly (indices local to the island).
+struct IslandSolve {
+    z: DVector<f64>,
+    rows: Vec<JacobianRow>,
+    frictional: Vec<usize>,
+    report: SolveReport,
+}
+
+impl TimeStepping {
+    /// Assemble and solve the LCP of the contacts `island` (indices into `active`), warm-started
+    /// from last step's answer of the same contacts.
+    fn solve_island(
+        &self,
+        problem: &VelocityProblem,
+        active: &[&Contact],
+        island: &[usize],
+    ) -> Result<IslandSolve, ContactError> {
+        let contacts: Vec<&Contact> = island.iter().map(|&a| active[a]).collect();
+        let k = self.directions;
+        let lcp = assemble_sparse(self.formulation, k, problem, &contacts);
+        let (nc, nf, n) = (contacts.len(), lcp.frictional.len(), lcp.problem.len());
         let nt = nf * k;
 
-        // Warm start from last step's solution of the same contacts.
         let mut warm = DVector::zeros(n);
-        for (c, contact) in active.iter().enumerate() {
+        for (c, contact) in contacts.iter().enumerate() {
             if let Some((pn, _, _)) = self.previous.get(&key(contact)) {
                 warm[c] = *pn;
             }
         }
-        for (f, &c) in frictional.iter().enumerate() {
-            if let Some((_, beta, sigma)) = self.previous.get(&key(active[c])) {
+        for (f, &c) in lcp.frictional.iter().enumerate() {
+            if let Some((_, beta, sigma)) = self.previous.get(&key(contacts[c])) {
                 if beta.len() == k {
                     for j in 0..k {
                         warm[nc + f * k + j] = beta[j];
@@ -231,29 +326,48 @@ impl VelocityLevelModel for TimeStepping {
             }
         }
 
-        let (z, report) = self.solvers.solve(problem, &warm, || {
+        let (z, report) = self.solvers.solve_sparse(&lcp.problem, &warm, || {
             format!("LCP of {n} rows ({nc} contacts, {nf} with friction)")
         })?;
-
-        add_row_forces(model, rows, z.as_slice(), h, out);
-
-        self.previous.clear();
-        for (c, contact) in active.iter().enumerate() {
-            self.previous.insert(key(contact), (z[c], Vec::new(), 0.0));
-        }
-        for (f, &c) in frictional.iter().enumerate() {
-            let entry = self
-                .previous
-                .get_mut(&key(active[c]))
-                .expect("inserted above");
-            entry.1 = (0..k).map(|j| z[nc + f * k + j]).collect();
-            entry.2 = z[nc + nt + f];
-        }
-        Ok(ModelStats {
-            active_points: (0..nc).filter(|&c| z[c] > 0.0).count(),
-            solve: Some(report),
-            detection: 0.0,
+        Ok(IslandSolve {
+            z,
+            rows: lcp.rows,
+            frictional: lcp.frictional,
+            report,
         })
+    }
+}
+
+/// The report of two islands' solves as one: rows, iterations and attempts add up, the
+/// residual is the larger (each is scaled by its own island's ‖q‖∞, which is at most the whole
+/// problem's, so the larger bounds the scaled residual of the whole LCP), the solver is the one
+/// of the larger island, and the step failed if either did.
+fn combined(a: SolveReport, b: &SolveReport) -> SolveReport {
+    SolveReport {
+        rows: a.rows + b.rows,
+        solver: if b.rows > a.rows { b.solver } else { a.solver },
+        iterations: a.iterations + b.iterations,
+        residual: a.residual.max(b.residual),
+        attempts: a.attempts + b.attempts,
+        seconds: a.seconds + b.seconds,
+        failed: a.failed || b.failed,
+        islands: a.islands + b.islands,
+    }
+}
+
+/// Name the island in a solve failure when the step has several.
+fn in_island(error: ContactError, island: usize, count: usize) -> ContactError {
+    match error {
+        ContactError::NotSolved {
+            problem,
+            tolerance,
+            attempts,
+        } if count > 1 => ContactError::NotSolved {
+            problem: format!("{problem}, island {} of {count}", island + 1),
+            tolerance,
+            attempts,
+        },
+        other => other,
     }
 }
 
@@ -289,14 +403,40 @@ pub fn assemble(
     )
 }
 
-/// The LCP of the module documentation (Stewart & Trinkle 1996, eqs. 16–19; Anitescu & Potra
-/// 1997 without the ψ/h term) for the `active` contacts, posed on the step's system dynamics.
+/// [`assemble_sparse`] with the dense matrix the solvers of `solvers` take.
 pub fn assemble_on(
     formulation: Formulation,
     k: usize,
     problem: &VelocityProblem,
     active: &[&Contact],
 ) -> StepLcp {
+    let lcp = assemble_sparse(formulation, k, problem, active);
+    StepLcp {
+        problem: lcp.problem.to_dense(),
+        rows: lcp.rows,
+        frictional: lcp.frictional,
+    }
+}
+
+/// The time-stepping LCP of one step with its matrix sparse (what a step assembles; fields as
+/// [`StepLcp`]).
+#[derive(Clone, Debug)]
+pub struct SparseStepLcp {
+    pub problem: SparseProblem,
+    pub rows: Vec<JacobianRow>,
+    pub frictional: Vec<usize>,
+}
+
+/// The LCP of the module documentation (Stewart & Trinkle 1996, eqs. 16–19; Anitescu & Potra
+/// 1997 without the ψ/h term) for the `active` contacts, posed on the step's system dynamics.
+/// Its matrix is assembled sparse, row by row from W's nonzeros ([`DelassusRows`]) and the
+/// friction blocks' constants, in O(nnz).
+pub fn assemble_sparse(
+    formulation: Formulation,
+    k: usize,
+    problem: &VelocityProblem,
+    active: &[&Contact],
+) -> SparseStepLcp {
     let (model, h) = (problem.model, problem.h);
     let mu: Vec<f64> = active
         .iter()
@@ -307,13 +447,12 @@ pub fn assemble_on(
 
     // Rows of G: normals first, then k tangent rows per frictional contact.
     let mut rows: Vec<JacobianRow> = Vec::with_capacity(nc + nf * k);
-    let rel_row = |c: &Contact, d| problem.row(c, d);
     for c in active {
-        rows.push(rel_row(c, c.normal));
+        rows.push(problem.row(c, c.normal));
     }
     for &c in &frictional {
         for d in cone::directions(active[c].normal, k) {
-            rows.push(rel_row(active[c], d));
+            rows.push(problem.row(active[c], d));
         }
     }
 
@@ -323,9 +462,6 @@ pub fn assemble_on(
     // The LCP in z = (p_n, β, σ).
     let nt = nf * k;
     let n = nc + nt + nf;
-    let w = delassus(&rows, problem.inverse_mass());
-    let mut m = DMatrix::zeros(n, n);
-    m.view_mut((0, 0), (nc + nt, nc + nt)).copy_from(&w);
     let mut q = DVector::zeros(n);
     for (r, row) in rows.iter().enumerate() {
         q[r] = row.dot(nu_free);
@@ -335,17 +471,35 @@ pub fn assemble_on(
             q[c] += contact.gap / h;
         }
     }
-    for (f, &c) in frictional.iter().enumerate() {
-        let sigma = nc + nt + f;
-        for j in 0..k {
-            let t = nc + f * k + j;
-            m[(t, sigma)] = 1.0;
-            m[(sigma, t)] = -1.0;
+    // Row by row: W's rows (the tangent rows of contact f end with +1 at σ_f), then σ_f's row
+    // μ_c at p_n,c and −1 at β_f.
+    let w = DelassusRows::new(&rows, problem.inverse_mass());
+    let capacity = w.nonzeros_bound() + nf * (2 * k + 1);
+    let mut row_start = Vec::with_capacity(n + 1);
+    row_start.push(0);
+    let (mut cols, mut values) = (Vec::with_capacity(capacity), Vec::with_capacity(capacity));
+    for r in 0..nc + nt {
+        w.append_row(r, &mut cols, &mut values);
+        if r >= nc {
+            cols.push(nc + nt + (r - nc) / k);
+            values.push(1.0);
         }
-        m[(sigma, c)] = mu[c];
+        row_start.push(cols.len());
     }
-    StepLcp {
-        problem: Problem::lcp(m, q),
+    for (f, &c) in frictional.iter().enumerate() {
+        cols.push(c);
+        values.push(mu[c]);
+        for j in 0..k {
+            cols.push(nc + f * k + j);
+            values.push(-1.0);
+        }
+        row_start.push(cols.len());
+    }
+    SparseStepLcp {
+        problem: SparseProblem {
+            m: CsrMatrix::from_rows(n, row_start, cols, values),
+            q,
+        },
         rows,
         frictional,
     }

@@ -4,6 +4,8 @@
 //! same time stepper" with two contact models; this module is that time stepper's common part.
 use super::{ConfigError, ContactError, ParamDefault, ParamKind, ParamSpec, Range, SolveReport};
 use crate::dynamics::{Model, State};
+use crate::solvers::sparse::SparseProblem;
+use crate::solvers::block_gauss_seidel::BlockGaussSeidel;
 use crate::solvers::{self, Options, Problem, Solver};
 use nalgebra::DVector;
 use std::time::Instant;
@@ -141,6 +143,9 @@ pub struct SolverChain {
     options: Options,
     max_pivots: Option<usize>,
     stop_on_failure: bool,
+    /// Problems of at least this many rows try block Gauss–Seidel first, with this sweep limit
+    /// (`solve_sparse`).
+    large: Option<(usize, usize)>,
 }
 
 impl SolverChain {
@@ -172,7 +177,83 @@ impl SolverChain {
             },
             max_pivots,
             stop_on_failure: on_failure == "stop",
+            large: None,
         })
+    }
+
+    /// Problems of at least `rows` unknowns try block Gauss–Seidel on the sparse matrix, for at
+    /// most `sweeps` sweeps, before the chain ([`solve_sparse`](Self::solve_sparse)); `None`:
+    /// never.
+    pub fn with_large_problems(mut self, large: Option<(usize, usize)>) -> Self {
+        self.large = large;
+        self
+    }
+
+    /// Solve the sparse `problem` from `warm`, building the dense matrix only when the sparse
+    /// attempts miss:
+    /// 1. when the chain starts with Lemke, Lemke's warm start (the principal system on the
+    ///    support of `warm`, accepted by the residual): in time stepping the support usually
+    ///    repeats from step to step;
+    /// 2. for a problem of at least [`with_large_problems`](Self::with_large_problems) rows (and
+    ///    its sweep limit),
+    ///    block Gauss–Seidel from `warm` on the sparse matrix (O(nnz) a sweep, where Lemke's
+    ///    pivots cost O(n²) each and a path has O(n) of them);
+    /// 3. the chain on the dense problem ([`solve`](Self::solve)), without the attempts already
+    ///    made.
+    pub fn solve_sparse(
+        &self,
+        problem: &SparseProblem,
+        warm: &DVector<f64>,
+        what: impl FnOnce() -> String,
+    ) -> Result<(DVector<f64>, SolveReport), ContactError> {
+        let t0 = Instant::now();
+        let n = problem.len();
+        let report = |solver, iterations, residual, attempts| SolveReport {
+            rows: n,
+            solver,
+            iterations,
+            residual,
+            attempts,
+            seconds: t0.elapsed().as_secs_f64(),
+            failed: false,
+            islands: 1,
+        };
+        let mut attempts = Vec::new();
+        let mut done = Vec::new();
+        let lemke_first = self.solvers.first().is_some_and(|s| s.name() == "lemke");
+        let warm_is_zero = warm.iter().all(|&x| x == 0.0);
+        if lemke_first && !warm_is_zero && problem.check().is_ok() {
+            let support: Vec<bool> = warm.iter().map(|&x| x > 0.0).collect();
+            let z = problem.solve_on_support(&support);
+            let residual = z.as_ref().map_or(f64::INFINITY, |z| problem.residual(z));
+            if let Some(z) = z.filter(|_| residual <= self.options.tolerance) {
+                return Ok((z, report("lemke", 0, residual, 1)));
+            }
+            attempts.push(format!(
+                "lemke warm start (the last step's support): residual {residual:.3e}"
+            ));
+            done.push("lemke");
+        }
+        if let Some((_, sweeps)) = self.large.filter(|&(rows, _)| n >= rows) {
+            let options = Options {
+                max_iterations: sweeps,
+                ..self.options
+            };
+            let solve = BlockGaussSeidel.solve_sparse(problem, Some(warm), &options);
+            let name = BlockGaussSeidel.name();
+            if solve.status.is_solved() {
+                let r = report(name, solve.stats.iterations, solve.stats.residual, 1 + attempts.len());
+                return Ok((solve.z, r));
+            }
+            attempts.push(format!(
+                "{name} (sparse, from the warm start): {} after {} iterations, residual {:.3e}",
+                solve.status, solve.stats.iterations, solve.stats.residual
+            ));
+            done.push(name);
+        }
+        let (z, mut report) = self.solve_from(&problem.to_dense(), warm, &done, attempts, what)?;
+        report.seconds = t0.elapsed().as_secs_f64();
+        Ok((z, report))
     }
 
     /// Solve `problem` from `warm`: the first answer that meets the tolerance, else (with
@@ -184,12 +265,26 @@ impl SolverChain {
         warm: &DVector<f64>,
         what: impl FnOnce() -> String,
     ) -> Result<(DVector<f64>, SolveReport), ContactError> {
+        self.solve_from(problem, warm, &[], Vec::new(), what)
+    }
+
+    /// [`solve`](Self::solve) after the attempts `earlier` (their lines for the error message)
+    /// made from `warm` by the solvers `done`: Lemke then gets no warm start (it only proposes
+    /// the support already tried), an iterative solver starts from zero only.
+    fn solve_from(
+        &self,
+        problem: &Problem,
+        warm: &DVector<f64>,
+        done: &[&str],
+        earlier: Vec<String>,
+        what: impl FnOnce() -> String,
+    ) -> Result<(DVector<f64>, SolveReport), ContactError> {
         let n = problem.len();
         let mut options = self.options;
         options.max_pivots = self.max_pivots.unwrap_or(100 + 20 * n);
         let t0 = Instant::now();
         let mut best: Option<(usize, solvers::Solve)> = None;
-        let mut attempts = Vec::new();
+        let mut attempts = earlier;
         // An iterative solver that fails from a nonzero warm start is tried again from zero:
         // last step's answer can start Fischer–Burmeister's Newton far from this step's solution
         // (measured on the pour scene under PEG: a 229-row LCP at residual 8e-2 after 500
@@ -204,8 +299,18 @@ impl SolverChain {
         });
         for (i, from_zero) in runs {
             let solver = &self.solvers[i];
-            let start = if from_zero { &cold } else { warm };
-            let solve = solver.solve(problem, Some(start), &options);
+            let tried = done.contains(&solver.name());
+            if tried && !from_zero && solver.name() != "lemke" {
+                continue;
+            }
+            let start = if tried && solver.name() == "lemke" {
+                None
+            } else if from_zero {
+                Some(&cold)
+            } else {
+                Some(warm)
+            };
+            let solve = solver.solve(problem, start, &options);
             attempts.push(format!(
                 "{}{}: {} after {} iterations, residual {:.3e}",
                 solver.name(),
@@ -244,6 +349,7 @@ impl SolverChain {
             attempts: attempts.len(),
             seconds,
             failed,
+            islands: 1,
         };
         Ok((solve.z, report))
     }

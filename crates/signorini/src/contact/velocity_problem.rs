@@ -14,7 +14,7 @@ use crate::geometry::Pose;
 use crate::dynamics::jacobian::{InverseMass, JacobianRow};
 use crate::dynamics::{Model, State, Wrench};
 use glam::DVec3;
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 
 /// One step's velocity-level problem data, in `Model::dof_offsets` order.
 pub struct VelocityProblem<'a> {
@@ -27,9 +27,9 @@ pub struct VelocityProblem<'a> {
     pub applied: &'a [Wrench],
     /// The generalized offsets, ν_free and M⁻¹, computed on first use (a step without active
     /// contacts needs none of them).
-    offsets: OnceCell<Vec<Option<usize>>>,
-    free_velocity: OnceCell<Vec<f64>>,
-    inverse_mass: OnceCell<InverseMass>,
+    offsets: OnceLock<Vec<Option<usize>>>,
+    free_velocity: OnceLock<Vec<f64>>,
+    inverse_mass: OnceLock<InverseMass>,
 }
 
 impl<'a> VelocityProblem<'a> {
@@ -40,9 +40,9 @@ impl<'a> VelocityProblem<'a> {
             state,
             h,
             applied,
-            offsets: OnceCell::new(),
-            free_velocity: OnceCell::new(),
-            inverse_mass: OnceCell::new(),
+            offsets: OnceLock::new(),
+            free_velocity: OnceLock::new(),
+            inverse_mass: OnceLock::new(),
         }
     }
 

@@ -110,22 +110,90 @@ impl InverseMass {
 pub fn delassus(rows: &[JacobianRow], inv_mass: &InverseMass) -> nalgebra::DMatrix<f64> {
     let n = rows.len();
     let mut w = nalgebra::DMatrix::zeros(n, n);
-    // For every body block: (row, block, M⁻¹ block).
-    let mut by_body: Vec<Vec<(usize, [f64; 6], [f64; 6])>> =
-        vec![Vec::new(); inv_mass.blocks.len()];
-    for (r, row) in rows.iter().enumerate() {
-        for (o, b) in &row.blocks {
-            by_body[o / 6].push((r, *b, inv_mass.apply(*o, b)));
-        }
-    }
-    for entries in &by_body {
-        for (r, b, _) in entries {
-            for (s, _, mb) in entries {
-                w[(*r, *s)] += (0..6).map(|k| b[k] * mb[k]).sum::<f64>();
-            }
+    let by_body = DelassusRows::new(rows, inv_mass);
+    let (mut cols, mut values) = (Vec::new(), Vec::new());
+    for r in 0..n {
+        cols.clear();
+        values.clear();
+        by_body.append_row(r, &mut cols, &mut values);
+        for (&s, &v) in cols.iter().zip(&values) {
+            w[(r, s)] = v;
         }
     }
     w
+}
+
+/// W = G M⁻¹ Gᵀ row by row, for sparse assembly: row r's nonzeros are the rows s that share a
+/// body with r, W_rs = Σ over the shared bodies (in increasing generalized offset) of
+/// G_r,body · M⁻¹_body G_s,bodyᵀ.
+pub struct DelassusRows<'a> {
+    rows: &'a [JacobianRow],
+    /// For every dynamic body, in increasing offset: (row, M⁻¹ times the row's block), rows
+    /// increasing.
+    by_body: Vec<Vec<(usize, [f64; 6])>>,
+}
+
+impl<'a> DelassusRows<'a> {
+    pub fn new(rows: &'a [JacobianRow], inv_mass: &InverseMass) -> Self {
+        let mut by_body: Vec<Vec<(usize, [f64; 6])>> = vec![Vec::new(); inv_mass.blocks.len()];
+        for (r, row) in rows.iter().enumerate() {
+            for (o, b) in &row.blocks {
+                by_body[o / 6].push((r, inv_mass.apply(*o, b)));
+            }
+        }
+        DelassusRows { rows, by_body }
+    }
+
+    /// Append the nonzeros of row `r` of W to (`cols`, `values`), by increasing column. O(the
+    /// row's nonzeros): the lists of the row's (at most two) bodies are merged.
+    pub fn append_row(&self, r: usize, cols: &mut Vec<usize>, values: &mut Vec<f64>) {
+        let dot = |b: &[f64; 6], mb: &[f64; 6]| (0..6).map(|k| b[k] * mb[k]).sum::<f64>();
+        let blocks = &self.rows[r].blocks;
+        match blocks.as_slice() {
+            [] => {}
+            [(o, b)] => {
+                for (s, mb) in &self.by_body[o / 6] {
+                    cols.push(*s);
+                    values.push(0.0 + dot(b, mb));
+                }
+            }
+            [first, second] => {
+                // The body of lower offset first (the order its terms are added in).
+                let (&(o1, ref b1), &(o2, ref b2)) = if first.0 <= second.0 {
+                    (first, second)
+                } else {
+                    (second, first)
+                };
+                let (l1, l2) = (&self.by_body[o1 / 6], &self.by_body[o2 / 6]);
+                let (mut i, mut j) = (0, 0);
+                while i < l1.len() || j < l2.len() {
+                    let s1 = l1.get(i).map_or(usize::MAX, |e| e.0);
+                    let s2 = l2.get(j).map_or(usize::MAX, |e| e.0);
+                    if s1 < s2 {
+                        cols.push(s1);
+                        values.push(0.0 + dot(b1, &l1[i].1));
+                        i += 1;
+                    } else if s2 < s1 {
+                        cols.push(s2);
+                        values.push(0.0 + dot(b2, &l2[j].1));
+                        j += 1;
+                    } else {
+                        cols.push(s1);
+                        values.push(0.0 + dot(b1, &l1[i].1) + dot(b2, &l2[j].1));
+                        i += 1;
+                        j += 1;
+                    }
+                }
+            }
+            _ => unreachable!("a contact row involves at most two bodies"),
+        }
+    }
+
+    /// The number of nonzeros of W: Σ over bodies of (rows touching the body)² (an upper bound
+    /// when two rows share two bodies), for reserving storage.
+    pub fn nonzeros_bound(&self) -> usize {
+        self.by_body.iter().map(|l| l.len() * l.len()).sum()
+    }
 }
 
 /// Add the generalized impulse Gᵀz, divided by `h` (s), to the per-body wrenches: the block

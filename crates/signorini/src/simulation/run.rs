@@ -146,7 +146,7 @@ impl Writer {
 }
 
 pub const TRAJECTORY_HEADER: &str = "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
-pub const METRICS_HEADER: &str = "time,kinetic_energy,potential_energy,total_energy,max_penetration,contacts,active_points,step_seconds,broad_seconds,narrow_seconds,model_seconds,solve_seconds,integrate_seconds,lcp_rows,solver,solver_iterations,solver_residual,solver_failed,time_step,collisions,microcollisions,contact_impulses,impulse_sweeps,unresolved,substeps";
+pub const METRICS_HEADER: &str = "time,kinetic_energy,potential_energy,total_energy,max_penetration,contacts,active_points,step_seconds,broad_seconds,narrow_seconds,model_seconds,solve_seconds,integrate_seconds,lcp_rows,solver,solver_iterations,solver_residual,solver_failed,islands,time_step,collisions,microcollisions,contact_impulses,impulse_sweeps,unresolved,substeps";
 
 fn trajectory_rows(model: &Model, state: &State, w: &mut Writer) -> Result<(), RunError> {
     let mut s = String::new();
@@ -331,10 +331,10 @@ fn metric_row(
     let (ke, pe) = (kinetic_energy(model, state), potential_energy(model, state));
     let solve = match &r.model_stats.solve {
         Some(s) => format!(
-            "{},{},{},{},{}",
-            s.rows, s.solver, s.iterations, s.residual, s.failed as u8
+            "{},{},{},{},{},{}",
+            s.rows, s.solver, s.iterations, s.residual, s.failed as u8, s.islands
         ),
-        None => "0,,0,0,0".to_string(),
+        None => "0,,0,0,0,0".to_string(),
     };
     let t = &r.times;
     let i = &r.impulses;

@@ -99,7 +99,9 @@ use super::common::{
 };
 use super::lemke::Lemke;
 use super::pgs::{MIN_RELATIVE_DIAGONAL, REFRESH_SWEEPS};
-use super::{residual, Options, Problem, Solve, Solver, Stats, Status};
+use super::common::ProblemRows;
+use super::sparse::SparseProblem;
+use super::{Options, Problem, Solve, Solver, Stats, Status};
 
 /// Projected block Gauss–Seidel; the name in scene files is `block-gauss-seidel`.
 ///
@@ -142,12 +144,117 @@ impl Solver for BlockGaussSeidel {
         warm_start: Option<&DVector<f64>>,
         options: &Options,
     ) -> Solve {
-        let n = problem.len();
+        solve_on(problem, warm_start, options)
+    }
+}
+
+impl BlockGaussSeidel {
+    /// The same method on a sparse problem, without building the dense matrix: the iterates are
+    /// those of [`Solver::solve`] on [`SparseProblem::to_dense`], operation for operation (the
+    /// layout reads the same nonzeros in the same order); the residuals are the sparse ones.
+    pub fn solve_sparse(
+        &self,
+        problem: &SparseProblem,
+        warm_start: Option<&DVector<f64>>,
+        options: &Options,
+    ) -> Solve {
+        solve_on(problem, warm_start, options)
+    }
+}
+
+/// What a solve reads of its problem: the dense [`Problem`] or a [`SparseProblem`].
+trait Source: ProblemRows {
+    /// Why the problem is malformed (shape, free rows), before any pass over M.
+    fn shape_error(&self) -> Option<String>;
+    /// Why the problem is malformed (its own check), called once a malformation was seen.
+    fn malformed(&self) -> String;
+    /// M_ij.
+    fn entry(&self, i: usize, j: usize) -> f64;
+    /// M's nonzeros by compressed columns (column start, row index, value), each column's rows
+    /// ascending, and each row's largest magnitude; `NonFinite` when M or q has a non-finite
+    /// entry.
+    #[allow(clippy::type_complexity)]
+    fn compressed_columns(&self) -> Result<(Vec<usize>, Vec<u32>, Vec<f64>, Vec<f64>), LayoutError>;
+}
+
+impl Source for Problem {
+    fn shape_error(&self) -> Option<String> {
+        let n = self.len();
+        (self.m.shape() != (n, n) || self.free > n).then(|| self.malformed())
+    }
+    fn malformed(&self) -> String {
+        match self.check() {
+            Err(why) => why,
+            Ok(()) => unreachable!("called on a malformed problem"),
+        }
+    }
+    fn entry(&self, i: usize, j: usize) -> f64 {
+        self.m[(i, j)]
+    }
+    fn compressed_columns(&self) -> Result<(Vec<usize>, Vec<u32>, Vec<f64>, Vec<f64>), LayoutError> {
+        dense_compressed_columns(self)
+    }
+}
+
+impl Source for SparseProblem {
+    fn shape_error(&self) -> Option<String> {
+        (self.m.n() != self.len()).then(|| self.malformed())
+    }
+    fn malformed(&self) -> String {
+        match self.check() {
+            Err(why) => why,
+            Ok(()) => unreachable!("called on a malformed problem"),
+        }
+    }
+    fn entry(&self, i: usize, j: usize) -> f64 {
+        self.m.get(i, j)
+    }
+    fn compressed_columns(&self) -> Result<(Vec<usize>, Vec<u32>, Vec<f64>, Vec<f64>), LayoutError> {
+        // The transpose of the rows, skipping stored zeros (the dense layout's "exact
+        // nonzeros"); rows are visited in order, so each column's rows come out ascending.
+        let n = self.len();
+        let mut finite = self.q.iter().all(|v| v.is_finite());
+        let mut col_start = vec![0usize; n + 1];
+        let mut row_max = vec![0.0f64; n];
+        for r in 0..n {
+            for (c, v) in self.m.row(r) {
+                if v != 0.0 {
+                    finite &= v.is_finite();
+                    col_start[c + 1] += 1;
+                    row_max[r] = row_max[r].max(v.abs());
+                }
+            }
+        }
+        if !finite {
+            return Err(LayoutError::NonFinite);
+        }
+        for c in 0..n {
+            col_start[c + 1] += col_start[c];
+        }
+        let mut fill = col_start.clone();
+        let mut row_index = vec![0u32; col_start[n]];
+        let mut values = vec![0.0; col_start[n]];
+        for r in 0..n {
+            for (c, v) in self.m.row(r) {
+                if v != 0.0 {
+                    row_index[fill[c]] = r as u32;
+                    values[fill[c]] = v;
+                    fill[c] += 1;
+                }
+            }
+        }
+        Ok((col_start, row_index, values, row_max))
+    }
+}
+
+/// The method of the module documentation on `problem`.
+fn solve_on<P: Source>(problem: &P, warm_start: Option<&DVector<f64>>, options: &Options) -> Solve {
+        let n = problem.rows();
         let fail = |status: Status| failure(n, status);
         // problem.check() is a pass over M; its finite test is fused into the layout's pass
         // below, so only the shape is checked here (problem.check() gives the message).
-        if problem.m.shape() != (n, n) || problem.free > n {
-            return fail(Status::BadProblem(malformed(problem)));
+        if let Some(why) = problem.shape_error() {
+            return fail(Status::BadProblem(why));
         }
         let omega = options.relaxation;
         if let Some(why) = relaxation_error("block Gauss–Seidel", omega) {
@@ -156,7 +263,7 @@ impl Solver for BlockGaussSeidel {
         let mut z = initial_iterate(problem, warm_start);
         let layout = match Layout::new(problem) {
             Ok(layout) => layout,
-            Err(LayoutError::NonFinite) => return fail(Status::BadProblem(malformed(problem))),
+            Err(LayoutError::NonFinite) => return fail(Status::BadProblem(problem.malformed())),
             Err(LayoutError::NoPartition(why)) => {
                 // Hand back the start and its residual, as PGS does.
                 return unsolved_at(problem, z, Status::NotApplicable(why));
@@ -180,7 +287,7 @@ impl Solver for BlockGaussSeidel {
             if r <= options.tolerance {
                 // Confirm with the reported residual itself (fresh M z + q, no drift); this
                 // allocates, but only when the cheap check already says converged.
-                let full = residual(problem, &z);
+                let full = problem.scaled_residual(&z);
                 if full <= options.tolerance {
                     confirmed = Some(full);
                     break Status::Solved;
@@ -204,7 +311,7 @@ impl Solver for BlockGaussSeidel {
 
         let res = match confirmed {
             Some(res) => res,
-            None if z.iter().all(|v| v.is_finite()) => residual(problem, &z),
+            None if z.iter().all(|v| v.is_finite()) => problem.scaled_residual(&z),
             None => f64::INFINITY,
         };
         Solve {
@@ -216,16 +323,6 @@ impl Solver for BlockGaussSeidel {
             },
         }
     }
-}
-
-/// Why `problem` is malformed: [`Problem::check`]'s reason (called only once a malformation has
-/// been seen).
-fn malformed(problem: &Problem) -> String {
-    match problem.check() {
-        Err(why) => why,
-        Ok(()) => unreachable!("called on a malformed problem"),
-    }
-}
 
 /// Why no [`Layout`] was built.
 #[derive(Debug)]
@@ -272,15 +369,14 @@ const UNOWNED: usize = usize::MAX;
 impl Layout {
     /// The partition of the module documentation, or why it does not exist; also finds
     /// non-finite entries of M and q (the part of [`Problem::check`] that needs a pass over M).
-    fn new(problem: &Problem) -> Result<Layout, LayoutError> {
-        let n = problem.len();
-        let m = &problem.m;
+    fn new<P: Source>(problem: &P) -> Result<Layout, LayoutError> {
+        let n = problem.rows();
         assert!(
             n <= u32::MAX as usize,
             "block Gauss–Seidel indexes rows with u32"
         );
-        let (col_start, row_index, values, row_max) = compressed_columns(problem)?;
-        let diagonal: Vec<f64> = (0..n).map(|i| m[(i, i)]).collect();
+        let (col_start, row_index, values, row_max) = problem.compressed_columns()?;
+        let diagonal: Vec<f64> = (0..n).map(|i| problem.entry(i, i)).collect();
         let zero_diagonal: Vec<bool> = (0..n)
             .map(|i| diagonal[i] <= MIN_RELATIVE_DIAGONAL * row_max[i])
             .collect();
@@ -289,7 +385,8 @@ impl Layout {
         let (owner, block_start, block_rows) =
             zero_diagonal_blocks(problem, &diagonal, &zero_diagonal, &nz_start, &nz_columns)?;
         let steps = sweep_steps(n, &owner, &block_start, &block_rows);
-        let (block_m_start, block_m, max_block) = block_matrices(m, &block_start, &block_rows);
+        let (block_m_start, block_m, max_block) =
+            block_matrices(problem, &block_start, &block_rows);
         Ok(Layout {
             col_start,
             row_index,
@@ -318,8 +415,8 @@ impl Layout {
 
     /// w ← M z + q, in place, over the nonzeros (the same additions, in the same order, as a
     /// dense column-by-column product; the skipped terms are exact zeros).
-    fn refresh_w(&self, problem: &Problem, z: &DVector<f64>, w: &mut DVector<f64>) {
-        w.copy_from(&problem.q);
+    fn refresh_w(&self, problem: &impl ProblemRows, z: &DVector<f64>, w: &mut DVector<f64>) {
+        w.copy_from(problem.rhs());
         let w = w.as_mut_slice();
         for (j, &zj) in z.iter().enumerate() {
             if zj != 0.0 {
@@ -338,7 +435,7 @@ impl Layout {
     /// could not be solved (z and w are then left consistent, block b unchanged).
     fn sweep(
         &self,
-        problem: &Problem,
+        problem: &impl ProblemRows,
         omega: f64,
         accept_floor: f64,
         local: &mut Local,
@@ -352,7 +449,7 @@ impl Layout {
                 Step::Row(i) => {
                     // Exactly PGS's update (same operations, so the same iterates).
                     let trial = z[i] - omega * w[i] / self.diagonal[i];
-                    let updated = if i < problem.free {
+                    let updated = if i < problem.free_rows() {
                         trial
                     } else {
                         trial.max(0.0)
@@ -400,7 +497,7 @@ impl Layout {
 /// M's nonzeros by compressed columns (column start, row index, value) and each row's largest
 /// magnitude; `NonFinite` when M or q has a non-finite entry.
 #[allow(clippy::type_complexity)]
-fn compressed_columns(
+fn dense_compressed_columns(
     problem: &Problem,
 ) -> Result<(Vec<usize>, Vec<u32>, Vec<f64>, Vec<f64>), LayoutError> {
     let n = problem.len();
@@ -470,20 +567,20 @@ fn zero_diagonal_columns(
 /// partition the rows.
 #[allow(clippy::type_complexity)]
 fn zero_diagonal_blocks(
-    problem: &Problem,
+    problem: &impl ProblemRows,
     diagonal: &[f64],
     zero_diagonal: &[bool],
     nz_start: &[usize],
     nz_columns: &[usize],
 ) -> Result<(Vec<usize>, Vec<usize>, Vec<usize>), LayoutError> {
-    let n = problem.len();
+    let n = problem.rows();
     // Blocks of the zero-diagonal rows.
     let mut owner = vec![UNOWNED; n];
     let mut block_start = vec![0];
     let mut block_rows: Vec<usize> = Vec::new();
     let mut members: Vec<usize> = Vec::new();
     for i in (0..n).filter(|&i| zero_diagonal[i]) {
-        if i < problem.free {
+        if i < problem.free_rows() {
             return Err(LayoutError::NoPartition(format!(
                 "free row {i} has diagonal {:e}; block Gauss–Seidel needs a positive \
                  diagonal on equality rows — use lemke or fischer-burmeister",
@@ -503,7 +600,7 @@ fn zero_diagonal_blocks(
             }
         }
         for &j in &members {
-            if j < problem.free {
+            if j < problem.free_rows() {
                 return Err(LayoutError::NoPartition(format!(
                     "row {i} has a zero diagonal and its block {members:?} contains free \
                      row {j}; block Gauss–Seidel needs the blocks of zero-diagonal rows to \
@@ -553,7 +650,7 @@ fn sweep_steps(
 
 /// Each block's M_bb and the size of the largest block.
 fn block_matrices(
-    m: &DMatrix<f64>,
+    problem: &impl Source,
     block_start: &[usize],
     block_rows: &[usize],
 ) -> (Vec<usize>, Vec<f64>, usize) {
@@ -568,7 +665,7 @@ fn block_matrices(
         max_block = max_block.max(rows.len());
         for &j in rows {
             for &i in rows {
-                block_m.push(m[(i, j)]);
+                block_m.push(problem.entry(i, j));
             }
         }
         block_m_start.push(block_m.len());

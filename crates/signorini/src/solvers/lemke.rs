@@ -325,22 +325,30 @@ fn factor(a: DMatrix<f64>) -> Option<nalgebra::LU<f64, nalgebra::Dyn, nalgebra::
 /// negative entries of complementarity rows are set to 0 (the caller judges z by its residual).
 /// None when M_αα is singular.
 fn solve_on_support(problem: &Problem, support: &[bool]) -> Option<DVector<f64>> {
-    let n = problem.len();
+    let m = &problem.m;
+    solve_on_support_with(problem.len(), problem.free, support, |r, c| m[(r, c)], &problem.q)
+}
+
+/// [`solve_on_support`] for a problem of `n` rows, the first `free` of them free, whose matrix
+/// entries `entry(r, c)` gives (so a sparse matrix shares it).
+pub(super) fn solve_on_support_with(
+    n: usize,
+    free: usize,
+    support: &[bool],
+    entry: impl Fn(usize, usize) -> f64,
+    q: &DVector<f64>,
+) -> Option<DVector<f64>> {
     let alpha: Vec<usize> = (0..n).filter(|&i| support[i]).collect();
     let mut z = DVector::zeros(n);
     if alpha.is_empty() {
         return Some(z);
     }
     let k = alpha.len();
-    let m_aa = DMatrix::from_fn(k, k, |r, c| problem.m[(alpha[r], alpha[c])]);
-    let rhs = DVector::from_fn(k, |r, _| -problem.q[alpha[r]]);
+    let m_aa = DMatrix::from_fn(k, k, |r, c| entry(alpha[r], alpha[c]));
+    let rhs = DVector::from_fn(k, |r, _| -q[alpha[r]]);
     let z_a = factor(m_aa)?.solve(&rhs)?;
     for (r, &i) in alpha.iter().enumerate() {
-        z[i] = if i < problem.free {
-            z_a[r]
-        } else {
-            z_a[r].max(0.0)
-        };
+        z[i] = if i < free { z_a[r] } else { z_a[r].max(0.0) };
     }
     Some(z)
 }

@@ -16,12 +16,15 @@
 //! One solver per file: `lemke` (complementary pivoting), `pgs` (projected Gauss–Seidel / SOR),
 //! `fischer_burmeister` (semismooth Newton on the Fischer–Burmeister function),
 //! `block_gauss_seidel` (projected block Gauss–Seidel, one small LCP per contact block); `common`
-//! holds what they share (failed solves, the warm start, the natural-map residual from w).
+//! holds what they share (failed solves, the warm start, the natural-map residual from w);
+//! `sparse` holds the problem with a sparse matrix that a step assembles, checks and warm-starts
+//! on before any solver needs it dense.
 pub mod block_gauss_seidel;
 mod common;
 pub mod fischer_burmeister;
 pub mod lemke;
 pub mod pgs;
+pub mod sparse;
 
 use nalgebra::{DMatrix, DVector};
 use std::fmt;

@@ -38,6 +38,7 @@ impl Solved {
             attempts: self.attempts.len(),
             seconds: self.seconds,
             failed: false,
+            islands: 1,
         }
     }
 }

@@ -1,0 +1,166 @@
+//! Contact islands (`contact::islands`) and the island-split solve of the time-stepping models:
+//! fixed bodies join nothing, a chain of contacts joins its bodies, the partition is ordered;
+//! a body's motion does not depend on an island it is not in (bit for bit, whatever else is in
+//! the scene); a run is bit-identical on one thread and on two.
+use signorini::collision::Contact;
+use signorini::contact::islands::partition;
+use signorini::geometry::Feature;
+use signorini::prelude::*;
+use signorini::scene;
+use std::path::PathBuf;
+
+/// Bodies: 0 the fixed ground, 1..=5 dynamic boxes.
+fn five_boxes_on_ground() -> signorini::Model {
+    let mut b = ModelBuilder::new().time_step(1e-3).duration(1.0).ground();
+    for i in 1..=5 {
+        b = b.body(
+            BodyBuilder::cuboid(&format!("box{i}"), DVec3::splat(0.2))
+                .mass(1.0)
+                .position(DVec3::new(i as f64, 0.0, 0.1)),
+        );
+    }
+    b.build().unwrap().model
+}
+
+fn contact(a: usize, b: usize) -> Contact {
+    Contact {
+        body_a: a,
+        body_b: b,
+        piece_a: 0,
+        piece_b: 0,
+        point_a: DVec3::ZERO,
+        point_b: DVec3::ZERO,
+        normal: DVec3::Z,
+        gap: 0.0,
+        feature_a: Feature::Surface,
+        feature_b: Feature::Surface,
+    }
+}
+
+#[test]
+fn fixed_bodies_join_nothing_and_chains_join_everything_on_them() {
+    let model = five_boxes_on_ground();
+    // Every box on the ground, and boxes 2–3–4 in a chain; 5 alone on the ground, 1 alone.
+    let contacts = [
+        contact(0, 1),
+        contact(0, 2),
+        contact(0, 5),
+        contact(3, 4),
+        contact(2, 3),
+        contact(0, 4),
+    ];
+    let refs: Vec<&Contact> = contacts.iter().collect();
+    let islands = partition(&model, &refs);
+    // Ordered by first contact, contacts increasing within each.
+    assert_eq!(islands, vec![vec![0], vec![1, 3, 4, 5], vec![2]]);
+}
+
+#[test]
+fn the_partition_does_not_depend_on_the_order_of_joins() {
+    let model = five_boxes_on_ground();
+    // The same graph (a path 1–2–3–4–5) joined from either end: one island either way.
+    let forward = [contact(1, 2), contact(2, 3), contact(3, 4), contact(4, 5)];
+    let backward = [contact(4, 5), contact(3, 4), contact(2, 3), contact(1, 2)];
+    for contacts in [&forward, &backward] {
+        let refs: Vec<&Contact> = contacts.iter().collect();
+        assert_eq!(partition(&model, &refs), vec![vec![0, 1, 2, 3]]);
+    }
+    // A contact between two fixed bodies (no unknown velocity) is an island of its own.
+    let mut b = ModelBuilder::new().time_step(1e-3).duration(1.0).ground();
+    b = b.body(BodyBuilder::cuboid("wall", DVec3::splat(0.2)).fixed());
+    let model = b.build().unwrap().model;
+    let c = contact(0, 1);
+    assert_eq!(partition(&model, &[&c, &c]), vec![vec![0], vec![1]]);
+}
+
+/// Two towers on the ground: `a` boxes of 0.3 m and 1 kg at x = 0, and (when `with_b`) a tower
+/// of 2 boxes of 0.5 m and 7 kg at x = 3 m.
+fn towers(with_b: bool) -> Scene {
+    let mut b = ModelBuilder::new()
+        .time_step(1e-3)
+        .duration(1.0)
+        .contact_model("stewart-trinkle")
+        .ground();
+    for i in 0..3 {
+        b = b.body(
+            BodyBuilder::cuboid(&format!("a{i}"), DVec3::splat(0.3))
+                .mass(1.0)
+                .position(DVec3::new(0.0, 0.0, 0.15 + 0.3 * i as f64)),
+        );
+    }
+    if with_b {
+        for i in 0..2 {
+            b = b.body(
+                BodyBuilder::cuboid(&format!("b{i}"), DVec3::splat(0.5))
+                    .mass(7.0)
+                    .position(DVec3::new(3.0, 0.0, 0.25 + 0.5 * i as f64)),
+            );
+        }
+    }
+    b.build().unwrap()
+}
+
+/// The LCP is block diagonal over islands, so tower A's contact impulses — and its motion — are
+/// those of tower A alone, bit for bit, when tower B stands beside it (both start at rest, so
+/// the anticipating activation distance, a bound on every body's speed, is the same).
+#[test]
+fn an_island_moves_as_if_alone() {
+    let mut alone = Simulation::new(towers(false), None, &[]).unwrap();
+    let mut both = Simulation::new(towers(true), None, &[]).unwrap();
+    let mut islands_seen = 0;
+    for _ in 0..300 {
+        alone.step().unwrap();
+        let report = both.step().unwrap();
+        if let Some(s) = report.model_stats.solve {
+            islands_seen = islands_seen.max(s.islands);
+        }
+        for i in 1..=3 {
+            let (a, b) = (&alone.state().bodies[i], &both.state().bodies[i]);
+            assert_eq!(a.position.to_array(), b.position.to_array(), "body {i}");
+            assert_eq!(
+                a.angular_velocity.to_array(),
+                b.angular_velocity.to_array(),
+                "body {i}"
+            );
+        }
+    }
+    assert_eq!(islands_seen, 2, "two towers, two islands");
+}
+
+/// The 64-box bin for 0.4 s: from 0.2 s on, its steps have many islands and enough contacts to
+/// solve them in parallel. One thread and two threads give the same state, bit for bit.
+#[test]
+fn a_run_is_the_same_on_one_thread_and_on_two() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/bin_64.toml");
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let scene = scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            let mut sim = Simulation::new(scene, None, &[]).unwrap();
+            let mut most = (0, 0);
+            sim.run_until(0.4, |_, report| {
+                if let Some(s) = report.model_stats.solve {
+                    most = most.max((s.islands, s.rows));
+                }
+            })
+            .unwrap();
+            (sim.into_state(), most)
+        })
+    };
+    let (one, most) = run(1);
+    let (two, _) = run(2);
+    assert!(most.0 >= 10, "islands {most:?}");
+    for (i, (a, b)) in one.bodies.iter().zip(&two.bodies).enumerate() {
+        assert_eq!(a.position.to_array(), b.position.to_array(), "body {i}");
+        assert_eq!(a.velocity.to_array(), b.velocity.to_array(), "body {i}");
+        let (qa, qb) = (a.orientation, b.orientation);
+        assert_eq!(
+            [qa.x, qa.y, qa.z, qa.w],
+            [qb.x, qb.y, qb.z, qb.w],
+            "body {i}"
+        );
+    }
+}

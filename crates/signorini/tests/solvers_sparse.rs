@@ -1,0 +1,123 @@
+//! Sparse complementarity problems (`solvers::sparse`) and the sparse assembly of the
+//! time-stepping LCP (`contact::stewart_trinkle::assemble_sparse`): the sparse matrix is the dense
+//! one entry for entry, its residual is the dense residual, and block Gauss–Seidel on it takes
+//! the dense iterates bit for bit.
+use nalgebra::{DMatrix, DVector};
+use signorini::collision::Contact;
+use signorini::contact::stewart_trinkle::{assemble_sparse, Formulation};
+use signorini::contact::VelocityProblem;
+use signorini::dynamics::jacobian::{delassus, InverseMass};
+use signorini::dynamics::Wrench;
+use signorini::pipeline::{self, Workspace};
+use signorini::scene;
+use signorini::solvers::block_gauss_seidel::BlockGaussSeidel;
+use signorini::solvers::sparse::{CsrMatrix, SparseProblem};
+use signorini::solvers::{residual, Options, Solver};
+use std::path::PathBuf;
+
+/// The Stewart–Trinkle LCP (k = 4, h = 1e-3 s) of `examples/NAME` at its initial state, with its
+/// Jacobian rows' Delassus matrix computed densely, and the number of normal and tangent rows.
+fn scene_lcp(name: &str) -> (SparseProblem, DMatrix<f64>, usize) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name);
+    let scene = scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let (cm, _) = scene.contact_model(Some("stewart-trinkle")).unwrap();
+    let (model, state) = (&scene.model, &scene.initial);
+    let mut ws = Workspace::new();
+    let contacts: Vec<Contact> = pipeline::contacts(model, state, &mut ws, &cm).to_vec();
+    let distance = cm.activation_distance(model, state);
+    let active: Vec<&Contact> = contacts.iter().filter(|c| c.gap < distance).collect();
+    let zero = vec![Wrench::default(); model.bodies.len()];
+    let vp = VelocityProblem::new(model, state, 1e-3, &zero);
+    let lcp = assemble_sparse(Formulation::StewartTrinkle, 4, &vp, &active);
+    let w = delassus(&lcp.rows, &InverseMass::new(model, state));
+    (lcp.problem, w, lcp.rows.len())
+}
+
+#[test]
+fn a_csr_matrix_is_its_dense_matrix() {
+    // [[2, 0, -1], [0, 0, 0], [4, 5, 0]] with an explicit zero stored at (2, 2).
+    let m = CsrMatrix::from_rows(
+        3,
+        vec![0, 2, 2, 5],
+        vec![0, 2, 0, 1, 2],
+        vec![2.0, -1.0, 4.0, 5.0, 0.0],
+    );
+    let dense = DMatrix::from_row_slice(3, 3, &[2.0, 0.0, -1.0, 0.0, 0.0, 0.0, 4.0, 5.0, 0.0]);
+    assert_eq!(m.to_dense(), dense);
+    assert_eq!((m.n(), m.nnz()), (3, 5));
+    for r in 0..3 {
+        for c in 0..3 {
+            assert_eq!(m.get(r, c), dense[(r, c)], "({r}, {c})");
+        }
+    }
+    let z = DVector::from_vec(vec![1.0, -2.0, 3.0]);
+    let q = DVector::from_vec(vec![0.5, 0.25, -1.0]);
+    assert_eq!(m.mul_add(&z, &q), &dense * &z + &q);
+}
+
+/// W = G M⁻¹ Gᵀ as assembled sparse is the dense Delassus matrix bit for bit (the same terms
+/// summed in the same order); the σ rows and columns carry μ, −1 and +1 exactly where the module
+/// documentation puts them; the residual is the dense one.
+#[test]
+fn the_sparse_assembly_is_the_dense_matrix() {
+    for name in ["box_stack.toml", "book_stack.toml"] {
+        let (p, w, nw) = scene_lcp(name);
+        let dense = p.to_dense();
+        assert_eq!(dense.m.view((0, 0), (nw, nw)).into_owned(), w, "{name}");
+        let nf = p.len() - nw; // one σ row per frictional contact
+        let nc = nw - 4 * nf;
+        assert!(nf > 0 && nc >= nf, "{name}: {nc} contacts, {nf} frictional");
+        for f in 0..nf {
+            let sigma = nw + f;
+            assert!(dense.m[(sigma, f)] > 0.0 || nf < nc, "μ at p_n");
+            for j in 0..4 {
+                let t = nc + 4 * f + j;
+                assert_eq!((dense.m[(t, sigma)], dense.m[(sigma, t)]), (1.0, -1.0));
+            }
+        }
+        assert!(p.m.nnz() < p.len() * p.len(), "{name}: sparse");
+        let z = DVector::from_fn(p.len(), |i, _| (i % 7) as f64 * 0.1);
+        let (rs, rd) = (p.residual(&z), residual(&dense, &z));
+        assert!(
+            (rs - rd).abs() <= 1e-14 * rd.max(1.0),
+            "{name}: {rs} vs {rd}"
+        );
+        assert!(p.check().is_ok());
+    }
+}
+
+/// Block Gauss–Seidel on the sparse matrix reads the same nonzeros in the same order as on the
+/// dense one: the same iterates, the same sweeps, bit for bit.
+#[test]
+fn block_gauss_seidel_on_the_sparse_matrix_takes_the_dense_iterates() {
+    let (p, _, _) = scene_lcp("box_stack.toml");
+    let dense = p.to_dense();
+    let options = Options {
+        tolerance: 1e-6,
+        max_iterations: 300,
+        ..Options::default()
+    };
+    let warm = DVector::from_fn(p.len(), |i, _| if i < 40 { 1.0 } else { 0.0 });
+    for start in [None, Some(&warm)] {
+        let s = BlockGaussSeidel.solve_sparse(&p, start, &options);
+        let d = BlockGaussSeidel.solve(&dense, start, &options);
+        assert_eq!(s.stats.iterations, d.stats.iterations);
+        assert_eq!(s.status, d.status);
+        let bits = |z: &DVector<f64>| z.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&s.z), bits(&d.z));
+    }
+}
+
+#[test]
+fn a_malformed_sparse_problem_is_named() {
+    let m = CsrMatrix::from_rows(2, vec![0, 1, 2], vec![0, 1], vec![1.0, f64::NAN]);
+    let p = SparseProblem {
+        m,
+        q: DVector::from_vec(vec![-1.0, 0.0]),
+    };
+    assert!(p.check().unwrap_err().contains("non-finite"));
+    let s = BlockGaussSeidel.solve_sparse(&p, None, &Options::default());
+    assert!(!s.status.is_solved(), "{:?}", s.status);
+}
