@@ -38,6 +38,13 @@
 //! exponential map and renormalized (PEG eq. 10 uses the first-order quaternion update; both
 //! renormalize).
 //!
+//! A step's LCP is block diagonal over contact islands (`islands.rs`: bodies joined through
+//! contacts, fixed bodies joining nothing): `solve_step` partitions the active contacts, and each
+//! island's LCP is assembled sparse ([`assemble_sparse`]), warm-started from last step's impulses
+//! of its contacts and solved on its own (`SolverChain::solve_sparse`), in parallel when there are
+//! several islands and at least `PARALLEL_MIN_CONTACTS` contacts; the impulses are combined in
+//! island order, so the result does not depend on the number of threads.
+//!
 //! Activation (Nguyen & Trinkle, "type 1 / type 2"): `penetrating` puts only contacts with ψ < 0
 //! in the problem, so a body approaching fast enters by up to |v| h before it is stopped;
 //! `anticipating` puts every contact with ψ below the activation distance, so the ψ/h term stops
