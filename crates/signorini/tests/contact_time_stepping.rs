@@ -125,3 +125,40 @@ fn large_problems_try_block_gauss_seidel_first() {
         .unwrap();
     assert_eq!((report.solver, report.attempts), ("lemke", 1), "{report:?}");
 }
+
+/// Two copies of `coupled` side by side, the second scaled by 1e-6 (a resting body beside a
+/// falling one), interleaved (rows 0 and 2 are one block, 1 and 3 the other): `independent_blocks`
+/// finds the two, `solve` solves each to its own scale, and the whole answer is the analytic one in
+/// both blocks — the small block to 1e-8 of its own size, not of the large block's.
+#[test]
+fn independent_blocks_are_solved_each_to_its_own_scale() {
+    use signorini::contact::time_stepping::independent_blocks;
+    let s = 1e-6;
+    let m = DMatrix::from_row_slice(
+        4,
+        4,
+        &[
+            1.0, 0.0, -0.9, 0.0, //
+            0.0, 1.0, 0.0, -0.9, //
+            -0.9, 0.0, 1.0, 0.0, //
+            0.0, -0.9, 0.0, 1.0,
+        ],
+    );
+    let p = Problem::lcp(m, DVector::from_vec(vec![-1.0, -s, -1.0, -s]));
+    assert_eq!(independent_blocks(&p), vec![vec![0, 2], vec![1, 3]]);
+    let (z, report) = chain(&["lemke"], 10)
+        .solve(&p, &DVector::zeros(4), || "two blocks".into())
+        .unwrap();
+    assert_eq!(
+        (report.islands, report.rows, report.failed),
+        (2, 4, false),
+        "{report:?}"
+    );
+    for (i, expected) in [10.0, 10.0 * s, 10.0, 10.0 * s].into_iter().enumerate() {
+        assert!(
+            (z[i] - expected).abs() <= 1e-8 * expected,
+            "z[{i}] = {} vs {expected}",
+            z[i]
+        );
+    }
+}

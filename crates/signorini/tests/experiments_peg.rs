@@ -310,7 +310,7 @@ fn quick_sweep_meets_the_floors() {
 /// The overlap and failure floors of issue 4 on the paper's sweep (`Sweep::full`: 10 seeds × h ∈
 /// {1, 2, 4, 8, 16} ms, 10 polyhedra, 5 s; the runs in parallel, each single-threaded): PEG's
 /// pooled mean overlap at least 100× below the standard model's at every step size, no PEG
-/// solver failure, every run completed. Measured: ratios 1122, 293, 1516, 695, 148.
+/// solver failure, every run completed. Measured: ratios 1120, 293, 1516, 695, 148.
 #[test]
 fn full_sweep_meets_the_overlap_floor() {
     use rayon::prelude::*;

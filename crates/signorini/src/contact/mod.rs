@@ -144,6 +144,26 @@ pub struct SolveReport {
     pub islands: usize,
 }
 
+impl SolveReport {
+    /// The report of two independent problems' solves (contact islands, or independent blocks
+    /// of one LCP) as one: rows, iterations, attempts and islands add up, the residual is the
+    /// larger (each is scaled by its own ‖q‖∞, which is at most the whole problem's, so the
+    /// larger bounds the scaled residual of the whole LCP), the solver is the one of the larger
+    /// problem, and the step failed if either did.
+    pub fn combined(self, b: &SolveReport) -> SolveReport {
+        SolveReport {
+            rows: self.rows + b.rows,
+            solver: if b.rows > self.rows { b.solver } else { self.solver },
+            iterations: self.iterations + b.iterations,
+            residual: self.residual.max(b.residual),
+            attempts: self.attempts + b.attempts,
+            seconds: self.seconds + b.seconds,
+            failed: self.failed || b.failed,
+            islands: self.islands + b.islands,
+        }
+    }
+}
+
 /// The Jacobian row of contact `c`'s relative velocity (point on B minus point on A) along `d`.
 pub fn contact_jacobian_row(
     model: &Model,

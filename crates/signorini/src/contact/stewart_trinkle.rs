@@ -274,7 +274,7 @@ impl VelocityLevelModel for TimeStepping {
             }
             report = Some(match report {
                 None => s.report,
-                Some(r) => combined(r, &s.report),
+                Some(r) => r.combined(&s.report),
             });
         }
         let mut report = report.expect("at least one island");
@@ -342,23 +342,6 @@ impl TimeStepping {
             frictional: lcp.frictional,
             report,
         })
-    }
-}
-
-/// The report of two islands' solves as one: rows, iterations and attempts add up, the
-/// residual is the larger (each is scaled by its own island's ‖q‖∞, which is at most the whole
-/// problem's, so the larger bounds the scaled residual of the whole LCP), the solver is the one
-/// of the larger island, and the step failed if either did.
-fn combined(a: SolveReport, b: &SolveReport) -> SolveReport {
-    SolveReport {
-        rows: a.rows + b.rows,
-        solver: if b.rows > a.rows { b.solver } else { a.solver },
-        iterations: a.iterations + b.iterations,
-        residual: a.residual.max(b.residual),
-        attempts: a.attempts + b.attempts,
-        seconds: a.seconds + b.seconds,
-        failed: a.failed || b.failed,
-        islands: a.islands + b.islands,
     }
 }
 
