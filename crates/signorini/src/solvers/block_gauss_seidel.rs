@@ -216,12 +216,12 @@ impl Source for SparseProblem {
         let mut finite = self.q.iter().all(|v| v.is_finite());
         let mut col_start = vec![0usize; n + 1];
         let mut row_max = vec![0.0f64; n];
-        for r in 0..n {
+        for (r, max) in row_max.iter_mut().enumerate() {
             for (c, v) in self.m.row(r) {
                 if v != 0.0 {
                     finite &= v.is_finite();
                     col_start[c + 1] += 1;
-                    row_max[r] = row_max[r].max(v.abs());
+                    *max = max.max(v.abs());
                 }
             }
         }
