@@ -1259,3 +1259,28 @@ fn spawn_release_interval_is_parsed_and_checked() {
         "write a number",
     );
 }
+
+/// The line index the parser builds once gives, at every byte offset (and past the end), the line
+/// that counting newlines from the start gives.
+#[test]
+fn the_line_index_agrees_with_counting_newlines() {
+    use signorini::scene::{line_of, LineIndex};
+    for text in [
+        "",
+        "a",
+        "\n",
+        "a\nb",
+        "a\nb\n",
+        "\n\n[x]\ny = 1\n\nz = 2",
+        "ü\nß\n",
+    ] {
+        let index = LineIndex::new(text);
+        for offset in 0..text.len() + 3 {
+            assert_eq!(
+                index.line(offset),
+                line_of(text, offset),
+                "{text:?} at {offset}"
+            );
+        }
+    }
+}

@@ -11,5 +11,5 @@ mod parse;
 
 pub use build::{build, load, Scene};
 pub use desc::*;
-pub use error::{line_of, SceneError};
+pub use error::{line_of, LineIndex, SceneError};
 pub use parse::{load_scene, parse_scene};

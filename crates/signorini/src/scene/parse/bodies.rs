@@ -74,7 +74,11 @@ impl<'a, 'i> Parser<'a, 'i> {
         let key = format!("body[{i}]");
         let mut r = Reader::open(cx, v, &key, keys::BODY)?;
         let name = r.req_name("name")?;
-        if let Some(first) = self.scene.bodies.iter().find(|b| b.name == name) {
+        if let Some(first) = self
+            .parsed_bodies
+            .get(&name)
+            .map(|&b| &self.scene.bodies[b])
+        {
             let hint = format!(
                 "body names must be unique; `{name}` is first defined at line {}",
                 first.line
@@ -99,6 +103,8 @@ impl<'a, 'i> Parser<'a, 'i> {
         let angular_velocity = r.vec3("angular_velocity", DVec3::ZERO)?;
         let shape = body_shape(&mut r, fixed)?;
         r.finish()?;
+        self.parsed_bodies
+            .insert(name.clone(), self.scene.bodies.len());
         self.scene.bodies.push(BodyDesc {
             name,
             material,

@@ -36,7 +36,7 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use super::desc::*;
-use super::error::{line_of, SceneError};
+use super::error::{line_of, LineIndex, SceneError};
 use sections::Parser;
 
 type Value<'i> = Spanned<DeValue<'i>>;
@@ -109,14 +109,18 @@ pub fn parse_scene(text: &str, file: &str) -> Result<SceneDesc, SceneError> {
             "check the TOML syntax at this line",
         )
     })?;
-    let cx = Cx { file, text };
+    let cx = Cx {
+        file,
+        lines: LineIndex::new(text),
+    };
     Parser::new(&cx, root.get_ref()).run()
 }
 
-/// What every error needs: the file name and the text (for line numbers).
+/// What every error needs: the file name and the text's lines, indexed once (every table and
+/// value records its line).
 struct Cx<'a> {
     file: &'a str,
-    text: &'a str,
+    lines: LineIndex,
 }
 
 impl Cx<'_> {
@@ -127,10 +131,10 @@ impl Cx<'_> {
         message: impl Into<String>,
         hint: impl Into<String>,
     ) -> SceneError {
-        SceneError::at(self.file, self.text, pos, key, message, hint)
+        SceneError::new(self.file, self.lines.line(pos), key, message, hint)
     }
 
     fn line(&self, pos: usize) -> usize {
-        line_of(self.text, pos)
+        self.lines.line(pos)
     }
 }

@@ -20,6 +20,9 @@ pub(super) struct Parser<'a, 'i> {
     pub(super) material_names: Vec<&'a str>,
     pub(super) body_names: Vec<&'a str>,
     pub(super) spawn_names: Vec<&'a str>,
+    /// Index in `scene.bodies` of each body parsed so far, by name (only looked up, never
+    /// iterated: the duplicate check in O(1) instead of a scan of the bodies before).
+    pub(super) parsed_bodies: std::collections::HashMap<String, usize>,
     pub(super) scene: SceneDesc,
 }
 
@@ -46,6 +49,7 @@ impl<'a, 'i> Parser<'a, 'i> {
             material_names,
             body_names: declared_names(root, "body"),
             spawn_names: declared_names(root, "spawn"),
+            parsed_bodies: std::collections::HashMap::new(),
             scene: SceneDesc {
                 file: cx.file.to_string(),
                 simulation: SimulationDesc::default(),
