@@ -21,7 +21,7 @@ use signorini::contact::{catalog, ParamInput};
 use signorini::dynamics::Integrator;
 use signorini::pipeline::StageTimes;
 use signorini::scene;
-use signorini::simulation::run::{run, step_count, RunConfig};
+use signorini::simulation::run::{remove_stale, run, step_count, RunConfig};
 use signorini::simulation::{override_params, Simulation};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -287,10 +287,14 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
             }
         }
     };
-    let summary = run(&cfg, &mut sim, &mut progress).map_err(|e| Failure {
-        code: 1,
-        error: e.into(),
-    })?;
+    // Every file this run owns is cleared at its start, so a run that fails before writing one
+    // leaves no previous run's file beside its own (the library clears its own files).
+    for plot in ["energy.png", "penetration.png"] {
+        remove_stale(&out_dir.join(plot)).map_err(input_error)?;
+    }
+    // An error here is the output's (a directory or file that cannot be written), not the
+    // simulation's: the simulation's own failures come back in `summary.error`.
+    let summary = run(&cfg, &mut sim, &mut progress).map_err(input_error)?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }

@@ -2255,3 +2255,50 @@ fn export_mjcf_writes_the_bodies_the_scene_builds() {
     o.expect_code(2, "export of a scene with a scheduled force");
     assert!(o.stderr.contains("scheduled forces"), "{}", o.stderr);
 }
+
+/// An output that cannot be written is a usage error (exit 2) naming the path, not a failed
+/// simulation (exit 1).
+#[test]
+fn unwritable_output_exits_2_naming_the_path() {
+    let tmp = TempDir::new("unwritable-out");
+    let not_a_dir = tmp.write("file.txt", "not a directory");
+    let out = not_a_dir.join("run");
+    let o = signorini(
+        &tmp.0,
+        &[
+            "run",
+            example!("box_drop.toml"),
+            "--duration",
+            "0.01",
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(2, "run into a path under a file");
+    assert!(o.stderr.contains("file.txt"), "{}", o.stderr);
+}
+
+/// A run clears the files it owns at its start: a run that fails leaves no earlier run's summary
+/// or plot beside its own files. (Here the failed run rewrites all three itself; the removal at
+/// the start is what covers a run whose plots cannot be drawn or whose output fails midway.)
+#[test]
+fn a_failed_run_leaves_no_earlier_runs_files() {
+    let tmp = TempDir::new("stale");
+    let out = tmp.0.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    for f in ["summary.json", "energy.png", "penetration.png"] {
+        std::fs::write(out.join(f), "an earlier run's file").unwrap();
+    }
+    // Falls at once, faster than max_speed after a few steps: the run stops with exit 1.
+    let scene = tmp.write(
+        "fast.toml",
+        "[simulation]\ntime_step = 1e-3\nduration = 1.0\nmax_speed = 0.05\n\n[[body]]\nname = \"ball\"\nmass = 1.0\nshape = { type = \"sphere\", radius = 0.1 }\nposition = [0.0, 0.0, 1.0]\n",
+    );
+    signorini(&tmp.0, &["run", s(&scene), "--out", s(&out)]).expect_code(1, "run over max_speed");
+    for f in ["summary.json", "energy.png", "penetration.png"] {
+        if let Ok(bytes) = std::fs::read(out.join(f)) {
+            assert_ne!(bytes, b"an earlier run's file", "{f} is the earlier run's");
+        }
+    }
+    assert!(read_summary(&out)["status"] == "failed");
+}

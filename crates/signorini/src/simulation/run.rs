@@ -183,6 +183,18 @@ fn trajectory_rows(model: &Model, state: &State, w: &mut Writer) -> Result<(), R
 
 pub use crate::pipeline::adaptive::step_count;
 
+/// Remove `path` if it exists (a file an earlier run left), or say why it cannot be.
+pub fn remove_stale(path: &Path) -> Result<(), RunError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(RunError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
 /// Run `sim` from its current state (a fresh simulation: the scene's initial state) to its
 /// duration, calling `progress(done, total)` after each step (steps, or milliseconds of simulated
 /// time for adaptive steps: `Simulation::progress`).
@@ -195,6 +207,9 @@ pub fn run(
         path: cfg.out_dir.to_path_buf(),
         source,
     })?;
+    // A previous run's summary must not outlive this run's start (the CSVs are truncated below;
+    // the summary is written at the end).
+    remove_stale(&cfg.out_dir.join("summary.json"))?;
     let mut traj = Writer::create(cfg.out_dir.join("trajectory.csv"), TRAJECTORY_HEADER)?;
     let mut metrics = Writer::create(cfg.out_dir.join("metrics.csv"), METRICS_HEADER)?;
     let start = Instant::now();
