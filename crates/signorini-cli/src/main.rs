@@ -91,7 +91,7 @@ enum Command {
         #[arg(long)]
         steps: Option<u64>,
         /// Simulated seconds to run before timing starts (so a pile has landed, say).
-        #[arg(long, default_value_t = 0.0)]
+        #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
         warmup: f64,
     },
     /// Run one of the papers' experiments on the bundled scenes; prints a table and writes a CSV
@@ -352,15 +352,20 @@ fn cmd_check(path: &Path) -> Result<(), Failure> {
     let m = sim.model();
     let pieces: usize = m.bodies.iter().map(|b| b.pieces.len()).sum();
     say!(
-        "{}: ok — {} bodies ({} dynamic, {} pieces), {} scheduled forces, model {}, {} steps of {} s ({})",
+        "{}: ok — {} bodies ({} dynamic, {} pieces), {} scheduled forces, model {}, {} ({})",
         sim.scene().desc.file,
         m.bodies.len(),
         m.bodies.iter().filter(|b| !b.fixed).count(),
         pieces,
         m.forces.len(),
         sim.contact_model().spec().name,
-        step_count(m),
-        m.settings.time_step,
+        match &m.settings.adaptive {
+            None => format!("{} steps of {} s", step_count(m), m.settings.time_step),
+            Some(a) => format!(
+                "{} s in adaptive steps of {} to {} s",
+                m.settings.duration, a.min_time_step, a.max_time_step
+            ),
+        },
         m.settings.integrator.name()
     );
     Ok(())
@@ -400,6 +405,11 @@ fn cmd_models() {
 }
 
 fn cmd_bench(path: &Path, o: &Overrides, steps: Option<u64>, warmup: f64) -> Result<(), Failure> {
+    if !(warmup >= 0.0 && warmup.is_finite()) {
+        return Err(input_error(anyhow::anyhow!(
+            "--warmup must be a non-negative number of simulated seconds, got {warmup}"
+        )));
+    }
     let mut sim = prepare(path, o)?;
     let n = steps.unwrap_or_else(|| sim.planned_steps());
     if n == 0 {

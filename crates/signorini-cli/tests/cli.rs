@@ -2302,3 +2302,38 @@ fn a_failed_run_leaves_no_earlier_runs_files() {
     }
     assert!(read_summary(&out)["status"] == "failed");
 }
+
+/// Three cases of honest advice (issue 21 item 7): an initial speed above `max_speed` is a scene
+/// error at the body (not a diverging run blamed on the time step); `bench --warmup -1` is a
+/// value error, not an unknown flag; `check` of an adaptive scene gives its step range, not a
+/// fixed step count.
+#[test]
+fn initial_speed_negative_warmup_and_adaptive_check_get_the_right_message() {
+    let tmp = TempDir::new("advice");
+    let scene = tmp.write(
+        "fast.toml",
+        "[simulation]\ntime_step = 1e-3\nduration = 1.0\nmax_speed = 0.5\n\n[[body]]\nname = \"ball\"\nmass = 1.0\nshape = { type = \"sphere\", radius = 0.1 }\nvelocity = [0.0, 0.0, -1.0]\n",
+    );
+    let o = signorini(&tmp.0, &["check", s(&scene)]);
+    o.expect_code(2, "initial speed above max_speed");
+    assert!(
+        o.stderr.contains("body[0].velocity") && o.stderr.contains("max_speed"),
+        "{}",
+        o.stderr
+    );
+
+    let o = signorini(
+        &tmp.0,
+        &["bench", example!("box_drop.toml"), "--warmup", "-1"],
+    );
+    o.expect_code(2, "negative warm-up");
+    assert!(
+        o.stderr.contains("--warmup must be a non-negative"),
+        "{}",
+        o.stderr
+    );
+
+    let o = signorini(&tmp.0, &["check", example!("bounce.toml")]);
+    o.expect_code(0, "check of an adaptive scene");
+    assert!(o.stdout.contains("in adaptive steps of"), "{}", o.stdout);
+}

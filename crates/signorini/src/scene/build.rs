@@ -77,6 +77,21 @@ pub fn build(desc: SceneDesc) -> Result<Scene, SceneError> {
             MassDesc::Density(rho) => Body::dynamic(&b.name, pieces, None, rho, material),
         }
         .map_err(|m| err(b.line, &b.key, m, "check the body's shapes and mass"))?;
+        // The step's speed check (|v| + |ω| r above max_speed stops a run as diverging) would
+        // otherwise blame the time step for what the scene asked.
+        let max_speed = desc.simulation.settings.max_speed;
+        let speed = b.velocity.length() + b.angular_velocity.length() * body.bounding_radius();
+        if !body.fixed && speed > max_speed {
+            return Err(err(
+                b.line,
+                &format!("{}.velocity", b.key),
+                format!(
+                    "body `{}` starts with a point moving at up to {speed:.4e} m/s (|v| + |ω| r, r its bounding radius), above simulation.max_speed = {max_speed} m/s",
+                    b.name
+                ),
+                "lower its velocity or angular_velocity, or raise [simulation] max_speed",
+            ));
+        }
         states.push(initial_state(
             &body,
             b.position,
