@@ -6,6 +6,8 @@
 //! settled pile, whose steps take seconds; `docs/solvers.md`, "At scale").
 //! Run: `cargo bench -p signorini --bench step`.
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use signorini::contact::ContactModel;
+use signorini::dynamics::State;
 use signorini::pipeline::{step, Workspace};
 use signorini::scene;
 use std::path::Path;
@@ -19,6 +21,25 @@ const SCENES: [(&str, f64); 4] = [
     ("pile.toml", 1.5),
 ];
 
+/// `examples/FILE` under its own model (or `model_name`), stepped for `warm` simulated seconds:
+/// the scene, the contact model, the state and the workspace.
+fn warmed(
+    examples: &Path,
+    file: &str,
+    model_name: Option<&str>,
+    warm: f64,
+) -> (scene::Scene, ContactModel, State, Workspace) {
+    let scene = scene::load(&examples.join(file)).expect("bundled scene loads");
+    let (mut model, _) = scene.contact_model(model_name).expect("model builds");
+    let mut state = scene.initial.clone();
+    let mut ws = Workspace::new();
+    let warm_steps = (warm / scene.model.settings.time_step) as usize;
+    for _ in 0..warm_steps {
+        step(&scene.model, &mut state, &mut ws, &mut model).expect("bundled scene steps");
+    }
+    (scene, model, state, ws)
+}
+
 fn bench_steps(c: &mut Criterion) {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let mut group = c.benchmark_group("step");
@@ -26,14 +47,7 @@ fn bench_steps(c: &mut Criterion) {
         .sample_size(20)
         .measurement_time(Duration::from_secs(5));
     for (file, warm) in SCENES {
-        let scene = scene::load(&examples.join(file)).expect("bundled scene loads");
-        let (mut model, _) = scene.contact_model(None).expect("bundled model builds");
-        let mut state = scene.initial.clone();
-        let mut ws = Workspace::new();
-        let warm_steps = (warm / scene.model.settings.time_step) as usize;
-        for _ in 0..warm_steps {
-            step(&scene.model, &mut state, &mut ws, &mut model).expect("bundled scene steps");
-        }
+        let (scene, mut model, mut state, mut ws) = warmed(&examples, file, None, warm);
         group.bench_function(file.trim_end_matches(".toml"), |b| {
             b.iter(|| {
                 step(&scene.model, &mut state, &mut ws, &mut model).expect("bundled scene steps")
@@ -57,14 +71,7 @@ fn bench_scale(c: &mut Criterion) {
         .sample_size(20)
         .measurement_time(Duration::from_secs(5));
     for (file, model_name, warm) in SCALE {
-        let scene = scene::load(&examples.join(file)).expect("bundled scene loads");
-        let (mut model, _) = scene.contact_model(Some(model_name)).expect("model builds");
-        let mut state = scene.initial.clone();
-        let mut ws = Workspace::new();
-        let warm_steps = (warm / scene.model.settings.time_step) as usize;
-        for _ in 0..warm_steps {
-            step(&scene.model, &mut state, &mut ws, &mut model).expect("bundled scene steps");
-        }
+        let (scene, mut model, state, _) = warmed(&examples, file, Some(model_name), warm);
         let name = format!("{}/{model_name}", file.trim_end_matches(".toml"));
         group.bench_function(name, |b| {
             b.iter_batched(

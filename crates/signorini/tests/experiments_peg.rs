@@ -237,6 +237,18 @@ fn a_run_of_the_sweep_is_bit_reproducible() {
 // The floors (issue 4) on the reduced sweep
 // ---------------------------------------------------------------------------------------------
 
+/// Every run of `sweep` on the pour scene, in job order (the runs in parallel, each
+/// single-threaded and deterministic).
+fn run_sweep(sweep: &Sweep) -> Vec<Run> {
+    use rayon::prelude::*;
+    let scene = sweep.apply(&pour_scene()).unwrap();
+    sweep
+        .jobs()
+        .par_iter()
+        .map(|j| peg::run(&scene, &j.model, j.seed, j.time_step).unwrap())
+        .collect()
+}
+
 /// The floors of issue 4 on `Sweep::quick` (2 seeds × h ∈ {4, 16} ms, 3 polyhedra, 1.5 s): no
 /// PEG solver failure, and PEG's mean overlap volume (pooled over steps and seeds) at least 100×
 /// below the standard model's at 16 ms and below it at 4 ms. Measured (docs/peg.md): PEG 1.3e-13
@@ -250,12 +262,7 @@ fn a_run_of_the_sweep_is_bit_reproducible() {
 #[test]
 fn quick_sweep_meets_the_floors() {
     let sweep = Sweep::quick();
-    let scene = sweep.apply(&pour_scene()).unwrap();
-    let runs: Vec<Run> = sweep
-        .jobs()
-        .iter()
-        .map(|j| peg::run(&scene, &j.model, j.seed, j.time_step).unwrap())
-        .collect();
+    let runs = run_sweep(&sweep);
     for r in &runs {
         assert!(
             r.completed(),
@@ -313,14 +320,7 @@ fn quick_sweep_meets_the_floors() {
 /// solver failure, every run completed. Measured: ratios 1120, 293, 1516, 695, 148.
 #[test]
 fn full_sweep_meets_the_overlap_floor() {
-    use rayon::prelude::*;
-    let sweep = Sweep::full();
-    let scene = sweep.apply(&pour_scene()).unwrap();
-    let runs: Vec<Run> = sweep
-        .jobs()
-        .par_iter()
-        .map(|j| peg::run(&scene, &j.model, j.seed, j.time_step).unwrap())
-        .collect();
+    let runs = run_sweep(&Sweep::full());
     assert!(runs.iter().all(|r| r.completed()));
     let rows = floors(&summarize(&runs));
     assert_eq!(rows.len(), 5);

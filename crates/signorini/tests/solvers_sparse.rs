@@ -16,8 +16,9 @@ use signorini::solvers::{residual, Options, Solver};
 use std::path::PathBuf;
 
 /// The Stewart–Trinkle LCP (k = 4, h = 1e-3 s) of `examples/NAME` at its initial state, with its
-/// Jacobian rows' Delassus matrix computed densely, and the number of normal and tangent rows.
-fn scene_lcp(name: &str) -> (SparseProblem, DMatrix<f64>, usize) {
+/// Jacobian rows' Delassus matrix computed densely, the number of normal and tangent rows, and
+/// each frictional contact's index and μ.
+fn scene_lcp(name: &str) -> (SparseProblem, DMatrix<f64>, usize, Vec<(usize, f64)>) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../examples")
         .join(name);
@@ -32,7 +33,12 @@ fn scene_lcp(name: &str) -> (SparseProblem, DMatrix<f64>, usize) {
     let vp = VelocityProblem::new(model, state, 1e-3, &zero);
     let lcp = assemble_sparse(Formulation::StewartTrinkle, 4, &vp, &active);
     let w = delassus(&lcp.rows, &InverseMass::new(model, state));
-    (lcp.problem, w, lcp.rows.len())
+    let mu = lcp
+        .frictional
+        .iter()
+        .map(|&c| (c, model.friction(active[c].body_a, active[c].body_b)))
+        .collect();
+    (lcp.problem, w, lcp.rows.len(), mu)
 }
 
 #[test]
@@ -63,19 +69,24 @@ fn a_csr_matrix_is_its_dense_matrix() {
 #[test]
 fn the_sparse_assembly_is_the_dense_matrix() {
     for name in ["box_stack.toml", "book_stack.toml"] {
-        let (p, w, nw) = scene_lcp(name);
+        let (p, w, nw, frictional) = scene_lcp(name);
         let dense = p.to_dense();
         assert_eq!(dense.m.view((0, 0), (nw, nw)).into_owned(), w, "{name}");
         let nf = p.len() - nw; // one σ row per frictional contact
         let nc = nw - 4 * nf;
-        assert!(nf > 0 && nc >= nf, "{name}: {nc} contacts, {nf} frictional");
-        for f in 0..nf {
+        assert!(
+            nf > 0 && nf == frictional.len(),
+            "{name}: {nc} contacts, {nf} frictional"
+        );
+        for (f, &(c, mu)) in frictional.iter().enumerate() {
             let sigma = nw + f;
-            assert!(dense.m[(sigma, f)] > 0.0 || nf < nc, "μ at p_n");
+            assert_eq!(dense.m[(sigma, c)], mu, "{name}: μ at p_n of contact {c}");
             for j in 0..4 {
                 let t = nc + 4 * f + j;
                 assert_eq!((dense.m[(t, sigma)], dense.m[(sigma, t)]), (1.0, -1.0));
             }
+            // Nothing else in σ's row: μ and the k entries −1.
+            assert_eq!(p.m.row(sigma).count(), 1 + 4, "{name}");
         }
         assert!(p.m.nnz() < p.len() * p.len(), "{name}: sparse");
         let z = DVector::from_fn(p.len(), |i, _| (i % 7) as f64 * 0.1);
@@ -92,7 +103,7 @@ fn the_sparse_assembly_is_the_dense_matrix() {
 /// dense one: the same iterates, the same sweeps, bit for bit.
 #[test]
 fn block_gauss_seidel_on_the_sparse_matrix_takes_the_dense_iterates() {
-    let (p, _, _) = scene_lcp("box_stack.toml");
+    let (p, _, _, _) = scene_lcp("box_stack.toml");
     let dense = p.to_dense();
     let options = Options {
         tolerance: 1e-6,

@@ -11,19 +11,17 @@
 //! of threads.
 use crate::collision::Contact;
 use crate::dynamics::Model;
+use crate::util::disjoint::DisjointSets;
 
 /// The islands of `contacts`: each a list of indices into `contacts`, increasing; islands ordered
 /// by their first index. A contact between two bodies that do not move (it carries no unknown
 /// velocity) is an island of its own.
 pub fn partition(model: &Model, contacts: &[&Contact]) -> Vec<Vec<usize>> {
-    let mut parent: Vec<usize> = (0..model.bodies.len()).collect();
+    let mut sets = DisjointSets::new(model.bodies.len());
     let dynamic = |b: usize| !model.bodies[b].fixed;
     for c in contacts {
         if dynamic(c.body_a) && dynamic(c.body_b) {
-            let (ra, rb) = (root(&mut parent, c.body_a), root(&mut parent, c.body_b));
-            // The smaller index becomes the root, so the result never depends on visiting order.
-            let (lo, hi) = (ra.min(rb), ra.max(rb));
-            parent[hi] = lo;
+            sets.union(c.body_a, c.body_b);
         }
     }
     // Island of each root, numbered in order of first appearance.
@@ -39,7 +37,7 @@ pub fn partition(model: &Model, contacts: &[&Contact]) -> Vec<Vec<usize>> {
         };
         match body {
             Some(b) => {
-                let r = root(&mut parent, b);
+                let r = sets.root(b);
                 match island_of_root[r] {
                     Some(k) => islands[k].push(i),
                     None => {
@@ -52,13 +50,4 @@ pub fn partition(model: &Model, contacts: &[&Contact]) -> Vec<Vec<usize>> {
         }
     }
     islands
-}
-
-/// Root of `x` in the union-find forest, halving the path on the way.
-fn root(parent: &mut [usize], mut x: usize) -> usize {
-    while parent[x] != x {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    x
 }

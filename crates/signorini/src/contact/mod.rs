@@ -144,6 +144,25 @@ pub struct SolveReport {
     pub islands: usize,
 }
 
+impl ContactError {
+    /// The same error with the failed problem's description rewritten by `describe` (to say which
+    /// island or block of the step failed); other errors unchanged.
+    pub fn within(self, describe: impl FnOnce(String) -> String) -> ContactError {
+        match self {
+            ContactError::NotSolved {
+                problem,
+                tolerance,
+                attempts,
+            } => ContactError::NotSolved {
+                problem: describe(problem),
+                tolerance,
+                attempts,
+            },
+            other => other,
+        }
+    }
+}
+
 impl SolveReport {
     /// The report of two independent problems' solves (contact islands, or independent blocks
     /// of one LCP) as one: rows, iterations, attempts and islands add up, the residual is the

@@ -249,15 +249,16 @@ impl VelocityLevelModel for TimeStepping {
         let count = islands.len();
         let mut solves = Vec::with_capacity(count);
         for (i, s) in solved.into_iter().enumerate() {
-            solves.push(s.map_err(|e| in_island(e, i, count))?);
+            let name = |problem| format!("{problem}, island {} of {count}", i + 1);
+            solves.push(s.map_err(|e| if count > 1 { e.within(name) } else { e })?);
         }
 
         self.previous.clear();
         let k = self.directions;
         let mut report: Option<SolveReport> = None;
         let mut active_points = 0;
-        for (island, s) in islands.iter().zip(&solves) {
-            add_row_forces(model, &s.rows, s.z.as_slice(), h, out);
+        let (mut rows, mut z) = (Vec::new(), Vec::new());
+        for (island, s) in islands.iter().zip(solves) {
             let nc = island.len();
             let nt = s.frictional.len() * k;
             for (c, &a) in island.iter().enumerate() {
@@ -276,10 +277,14 @@ impl VelocityLevelModel for TimeStepping {
                 None => s.report,
                 Some(r) => r.combined(&s.report),
             });
+            // z = (p_n, β, σ): the impulses are the first rows.len() entries, σ is a speed.
+            z.extend(s.z.iter().take(s.rows.len()));
+            rows.extend(s.rows);
         }
+        // One pass for every island's impulses, in island order (each body's are in one island).
+        add_row_forces(model, &rows, &z, h, out);
         let mut report = report.expect("at least one island");
         report.seconds = seconds;
-        report.islands = count;
         Ok(ModelStats {
             active_points,
             solve: Some(report),
@@ -342,22 +347,6 @@ impl TimeStepping {
             frictional: lcp.frictional,
             report,
         })
-    }
-}
-
-/// Name the island in a solve failure when the step has several.
-fn in_island(error: ContactError, island: usize, count: usize) -> ContactError {
-    match error {
-        ContactError::NotSolved {
-            problem,
-            tolerance,
-            attempts,
-        } if count > 1 => ContactError::NotSolved {
-            problem: format!("{problem}, island {} of {count}", island + 1),
-            tolerance,
-            attempts,
-        },
-        other => other,
     }
 }
 

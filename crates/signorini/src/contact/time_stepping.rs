@@ -5,6 +5,7 @@
 use super::{ConfigError, ContactError, ParamDefault, ParamKind, ParamSpec, Range, SolveReport};
 use crate::dynamics::{Model, State};
 use crate::solvers::sparse::SparseProblem;
+use crate::util::disjoint::DisjointSets;
 use crate::solvers::block_gauss_seidel::BlockGaussSeidel;
 use crate::solvers::{self, Options, Problem, Solver};
 use nalgebra::{DMatrix, DVector};
@@ -126,26 +127,18 @@ pub fn anticipating_distance(model: &Model, state: &State, radii: &[f64]) -> f64
 /// first row. O(n²) over the dense matrix.
 pub fn independent_blocks(problem: &Problem) -> Vec<Vec<usize>> {
     let n = problem.len();
-    let mut parent: Vec<usize> = (0..n).collect();
-    fn root(parent: &mut [usize], mut x: usize) -> usize {
-        while parent[x] != x {
-            parent[x] = parent[parent[x]];
-            x = parent[x];
-        }
-        x
-    }
+    let mut sets = DisjointSets::new(n);
     for j in 0..n {
         for i in 0..n {
             if i != j && problem.m[(i, j)] != 0.0 {
-                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
-                parent[a.max(b)] = a.min(b);
+                sets.union(i, j);
             }
         }
     }
     let mut block_of_root = vec![usize::MAX; n];
     let mut blocks: Vec<Vec<usize>> = Vec::new();
     for i in 0..n {
-        let r = root(&mut parent, i);
+        let r = sets.root(i);
         if block_of_root[r] == usize::MAX {
             block_of_root[r] = blocks.len();
             blocks.push(Vec::new());
@@ -320,21 +313,13 @@ impl SolverChain {
                 free: rows.iter().filter(|&&r| r < problem.free).count(),
             };
             let sub_warm = DVector::from_fn(k, |i, _| warm.get(rows[i]).copied().unwrap_or(0.0));
-            let solved = self.solve_from(&sub, &sub_warm, &[], Vec::new(), String::new);
-            let (zb, rb) = match solved {
+            let (zb, rb) = match self.solve_from(&sub, &sub_warm, &[], Vec::new(), String::new) {
                 Ok(ok) => ok,
-                Err(ContactError::NotSolved {
-                    tolerance,
-                    attempts,
-                    ..
-                }) => {
-                    return Err(ContactError::NotSolved {
-                        problem: format!("{}, independent block {} of {count} ({k} rows)", what(), b + 1),
-                        tolerance,
-                        attempts,
-                    })
+                Err(e) => {
+                    return Err(e.within(|_| {
+                        format!("{}, independent block {} of {count} ({k} rows)", what(), b + 1)
+                    }))
                 }
-                Err(other) => return Err(other),
             };
             for (i, &r) in rows.iter().enumerate() {
                 z[r] = zb[i];

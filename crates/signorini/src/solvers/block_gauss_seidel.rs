@@ -166,8 +166,15 @@ impl BlockGaussSeidel {
 trait Source: ProblemRows {
     /// Why the problem is malformed (shape, free rows), before any pass over M.
     fn shape_error(&self) -> Option<String>;
+    /// The problem's own check ([`Problem::check`], [`SparseProblem::check`]).
+    fn check(&self) -> Result<(), String>;
     /// Why the problem is malformed (its own check), called once a malformation was seen.
-    fn malformed(&self) -> String;
+    fn malformed(&self) -> String {
+        match self.check() {
+            Err(why) => why,
+            Ok(()) => unreachable!("called on a malformed problem"),
+        }
+    }
     /// M_ij.
     fn entry(&self, i: usize, j: usize) -> f64;
     /// M's nonzeros by compressed columns (column start, row index, value), each column's rows
@@ -182,11 +189,8 @@ impl Source for Problem {
         let n = self.len();
         (self.m.shape() != (n, n) || self.free > n).then(|| self.malformed())
     }
-    fn malformed(&self) -> String {
-        match self.check() {
-            Err(why) => why,
-            Ok(()) => unreachable!("called on a malformed problem"),
-        }
+    fn check(&self) -> Result<(), String> {
+        Problem::check(self)
     }
     fn entry(&self, i: usize, j: usize) -> f64 {
         self.m[(i, j)]
@@ -200,11 +204,8 @@ impl Source for SparseProblem {
     fn shape_error(&self) -> Option<String> {
         (self.m.n() != self.len()).then(|| self.malformed())
     }
-    fn malformed(&self) -> String {
-        match self.check() {
-            Err(why) => why,
-            Ok(()) => unreachable!("called on a malformed problem"),
-        }
+    fn check(&self) -> Result<(), String> {
+        SparseProblem::check(self)
     }
     fn entry(&self, i: usize, j: usize) -> f64 {
         self.m.get(i, j)

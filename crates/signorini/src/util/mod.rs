@@ -1,2 +1,3 @@
 //! Small utilities with no physics in them.
+pub mod disjoint;
 pub mod rng;
