@@ -99,26 +99,48 @@ fn the_sparse_warm_start_hits_on_the_right_support() {
     assert!((z[0] - 10.0).abs() < 1e-10, "z = {z}");
 }
 
-/// Problems of at least `with_large_problems` rows try block Gauss–Seidel on the sparse matrix
-/// first, with their own sweep limit; when it runs out of sweeps the chain takes over and the
-/// report counts both attempts.
+/// Problems of at least `with_large_problems` rows are solved by Lemke's method on the sparse
+/// matrix (`solvers::lemke_sparse`) from last step's basis, then block Gauss–Seidel on the sparse
+/// matrix with its own sweep limit, then the rest of the chain (Lemke not again); smaller ones by
+/// the dense chain. The reports say which answered and after how many attempts.
 #[test]
-fn large_problems_try_block_gauss_seidel_first() {
+fn large_problems_go_to_sparse_lemke_then_block_gauss_seidel() {
     let p = coupled_sparse();
-    let (z, report) = chain(&["lemke"], 500)
+    let with_pivots = |max_pivots| {
+        SolverChain::new(&["lemke", "pgs"], 1e-8, 500, Some(max_pivots), 1.0, "continue").unwrap()
+    };
+    // From B = I: z₀ in, then z₁ and z₂ (3 pivots), z = (10, 10).
+    let (z, report, basis) = with_pivots(100)
         .with_large_problems(Some((2, 500)))
-        .solve_sparse(&p, &DVector::zeros(2), || "coupled".into())
+        .solve_sparse_from(&p, &DVector::zeros(2), &[], || "coupled".into())
         .unwrap();
-    assert_eq!(report.solver, "block-gauss-seidel", "{report:?}");
+    assert_eq!((report.solver, report.iterations, report.attempts), ("lemke", 3, 1), "{report:?}");
+    assert!((z[0] - 10.0).abs() < 1e-12 && (z[1] - 10.0).abs() < 1e-12, "z = {z}");
+    assert_eq!(basis, vec![true, true]);
+    // Next step, from that basis: no pivot.
+    let (_, report, _) = with_pivots(100)
+        .with_large_problems(Some((2, 500)))
+        .solve_sparse_from(&p, &DVector::zeros(2), &basis, || "coupled".into())
+        .unwrap();
+    assert_eq!((report.solver, report.iterations), ("lemke", 0), "{report:?}");
+    // One pivot allowed: Lemke stops at its limit, block Gauss–Seidel (0.81 a sweep) converges
+    // within 500 sweeps.
+    let (z, report, basis) = with_pivots(1)
+        .with_large_problems(Some((2, 500)))
+        .solve_sparse_from(&p, &DVector::zeros(2), &[], || "coupled".into())
+        .unwrap();
+    assert_eq!((report.solver, report.attempts), ("block-gauss-seidel", 2), "{report:?}");
     assert!((z[0] - 10.0).abs() < 1e-6, "z = {z}");
-    // 10 sweeps are too few (the contraction is 0.81 a sweep): Lemke finishes.
-    let (z, report) = chain(&["lemke"], 500)
+    assert!(basis.is_empty());
+    // 10 sweeps are too few: PGS (dense, from zero after its warm start) finishes; Lemke is
+    // not run again.
+    let (z, report, _) = with_pivots(1)
         .with_large_problems(Some((2, 10)))
-        .solve_sparse(&p, &DVector::zeros(2), || "coupled".into())
+        .solve_sparse_from(&p, &DVector::zeros(2), &[], || "coupled".into())
         .unwrap();
-    assert_eq!((report.solver, report.attempts), ("lemke", 2), "{report:?}");
-    assert!((z[0] - 10.0).abs() < 1e-10, "z = {z}");
-    // Below the size, the chain alone.
+    assert_eq!((report.solver, report.attempts), ("pgs", 3), "{report:?}");
+    assert!((z[0] - 10.0).abs() < 1e-6, "z = {z}");
+    // Below the size, the dense chain alone.
     let (_, report) = chain(&["lemke"], 10)
         .with_large_problems(Some((3, 500)))
         .solve_sparse(&p, &DVector::zeros(2), || "coupled".into())

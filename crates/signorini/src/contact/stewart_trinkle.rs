@@ -93,14 +93,14 @@ model_params! {
             name: "large_island_rows",
             unit: "-",
             default: ParamDefault::Value(300.0),
-            description: "islands whose LCP has at least this many rows try block-gauss-seidel on the sparse matrix, from the warm start, before the solvers chain (whose Lemke pivots cost O(rows^2) each)",
+            description: "islands whose LCP has at least this many rows (when the solvers chain starts with lemke) are solved by Lemke's method on the sparse matrix (sparse LU of the basis, warm-started from last step's basis), then block-gauss-seidel on the sparse matrix, before the rest of the chain; smaller ones by the dense chain",
             kind: ParamKind::Number(Range::at_least(1.0).integer()),
         },
         large_island_sweeps: usize = ParamSpec {
             name: "large_island_sweeps",
             unit: "-",
             default: ParamDefault::Value(2000.0),
-            description: "sweep limit of block-gauss-seidel on a large island (see large_island_rows) before the solvers chain takes over",
+            description: "sweep limit of block-gauss-seidel on a large island (see large_island_rows) when sparse Lemke misses, before the rest of the solvers chain",
             kind: ParamKind::Number(Range::at_least(1.0).integer()),
         },
     }
@@ -143,6 +143,20 @@ fn key(c: &Contact) -> ContactKey {
     )
 }
 
+/// A contact's answer at the last step, its warm start at this one.
+#[derive(Clone, Debug, Default)]
+struct Previous {
+    /// p_n (N s).
+    normal: f64,
+    /// β (N s): `directions` entries, or none for a contact without friction.
+    friction: Vec<f64>,
+    /// σ (m/s).
+    slip: f64,
+    /// Which of the contact's rows (p_n, then β, then σ) were basic at the end of Lemke's
+    /// method (empty when another solver answered): proposed again with the positive entries.
+    basic: Vec<bool>,
+}
+
 /// The Stewart–Trinkle / Anitescu–Potra time-stepping model.
 pub struct TimeStepping {
     formulation: Formulation,
@@ -153,8 +167,8 @@ pub struct TimeStepping {
     solvers: SolverChain,
     /// Bounding radius of each body about its centre of mass (m), computed on first use.
     radii: Vec<f64>,
-    /// Last step's solution per contact: (p_n, β, σ); β has `directions` entries or none.
-    previous: HashMap<ContactKey, (f64, Vec<f64>, f64)>,
+    /// Last step's solution per contact.
+    previous: HashMap<ContactKey, Previous>,
 }
 
 impl TimeStepping {
@@ -261,8 +275,14 @@ impl VelocityLevelModel for TimeStepping {
         for (island, s) in islands.iter().zip(solves) {
             let nc = island.len();
             let nt = s.frictional.len() * k;
+            let basic = |i: usize| s.basic.get(i).copied();
             for (c, &a) in island.iter().enumerate() {
-                self.previous.insert(key(active[a]), (s.z[c], Vec::new(), 0.0));
+                let previous = Previous {
+                    normal: s.z[c],
+                    basic: basic(c).into_iter().collect(),
+                    ..Previous::default()
+                };
+                self.previous.insert(key(active[a]), previous);
                 active_points += usize::from(s.z[c] > 0.0);
             }
             for (f, &c) in s.frictional.iter().enumerate() {
@@ -270,8 +290,12 @@ impl VelocityLevelModel for TimeStepping {
                     .previous
                     .get_mut(&key(active[island[c]]))
                     .expect("inserted above");
-                entry.1 = (0..k).map(|j| s.z[nc + f * k + j]).collect();
-                entry.2 = s.z[nc + nt + f];
+                entry.friction = (0..k).map(|j| s.z[nc + f * k + j]).collect();
+                entry.slip = s.z[nc + nt + f];
+                if !entry.basic.is_empty() {
+                    entry.basic.extend((0..k).filter_map(|j| basic(nc + f * k + j)));
+                    entry.basic.extend(basic(nc + nt + f));
+                }
             }
             report = Some(match report {
                 None => s.report,
@@ -301,6 +325,8 @@ const PARALLEL_MIN_CONTACTS: usize = 64;
 /// its assembly (indices local to the island).
 struct IslandSolve {
     z: DVector<f64>,
+    /// Rows basic at the end of Lemke's method (empty when another solver answered).
+    basic: Vec<bool>,
     rows: Vec<JacobianRow>,
     frictional: Vec<usize>,
     report: SolveReport,
@@ -322,27 +348,43 @@ impl TimeStepping {
         let nt = nf * k;
 
         let mut warm = DVector::zeros(n);
+        let mut basic = vec![false; n];
+        let mut any_basic = false;
         for (c, contact) in contacts.iter().enumerate() {
-            if let Some((pn, _, _)) = self.previous.get(&key(contact)) {
-                warm[c] = *pn;
-            }
-        }
-        for (f, &c) in lcp.frictional.iter().enumerate() {
-            if let Some((_, beta, sigma)) = self.previous.get(&key(contacts[c])) {
-                if beta.len() == k {
-                    for j in 0..k {
-                        warm[nc + f * k + j] = beta[j];
-                    }
-                    warm[nc + nt + f] = *sigma;
+            if let Some(p) = self.previous.get(&key(contact)) {
+                warm[c] = p.normal;
+                if let Some(&b) = p.basic.first() {
+                    basic[c] = b;
+                    any_basic = true;
                 }
             }
         }
+        for (f, &c) in lcp.frictional.iter().enumerate() {
+            if let Some(p) = self.previous.get(&key(contacts[c])) {
+                if p.friction.len() == k {
+                    for j in 0..k {
+                        warm[nc + f * k + j] = p.friction[j];
+                    }
+                    warm[nc + nt + f] = p.slip;
+                }
+                if p.basic.len() == k + 2 {
+                    for j in 0..k {
+                        basic[nc + f * k + j] = p.basic[1 + j];
+                    }
+                    basic[nc + nt + f] = p.basic[k + 1];
+                }
+            }
+        }
+        if !any_basic {
+            basic.clear();
+        }
 
-        let (z, report) = self.solvers.solve_sparse(&lcp.problem, &warm, || {
+        let (z, report, basic) = self.solvers.solve_sparse_from(&lcp.problem, &warm, &basic, || {
             format!("LCP of {n} rows ({nc} contacts, {nf} with friction)")
         })?;
         Ok(IslandSolve {
             z,
+            basic,
             rows: lcp.rows,
             frictional: lcp.frictional,
             report,

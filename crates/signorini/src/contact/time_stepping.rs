@@ -7,7 +7,7 @@ use crate::dynamics::{Model, State};
 use crate::solvers::sparse::SparseProblem;
 use crate::util::disjoint::DisjointSets;
 use crate::solvers::block_gauss_seidel::BlockGaussSeidel;
-use crate::solvers::{self, Options, Problem, Solver};
+use crate::solvers::{self, lemke_sparse, Options, Problem, Solver};
 use nalgebra::{DMatrix, DVector};
 use std::time::Instant;
 
@@ -164,6 +164,10 @@ macro_rules! solver_chain {
 }
 pub(crate) use solver_chain;
 
+/// In a chain's list of attempts made: Lemke's warm start (the principal system on the last
+/// support) was tried, not the method.
+const WARM_START_ONLY: &str = "lemke warm start";
+
 /// The solvers of a time-stepping model, tried in order until one meets the tolerance.
 pub struct SolverChain {
     solvers: Vec<Box<dyn Solver>>,
@@ -218,9 +222,10 @@ impl SolverChain {
 
     /// Solve the sparse `problem` from `warm`, building the dense matrix only when the sparse
     /// attempts miss:
-    /// 1. when the chain starts with Lemke, Lemke's warm start (the principal system on the
-    ///    support of `warm`, accepted by the residual): in time stepping the support usually
-    ///    repeats from step to step;
+    /// 1. when the chain starts with Lemke, Lemke's method on the sparse matrix
+    ///    ([`lemke_sparse::solve`]): the principal system on the support of `warm` (in time
+    ///    stepping the support usually repeats from step to step), the path from that basis,
+    ///    then the path from B = I, each with a sparse LU of the basis;
     /// 2. for a problem of at least [`with_large_problems`](Self::with_large_problems) rows (and
     ///    its sweep limit),
     ///    block Gauss–Seidel from `warm` on the sparse matrix (O(nnz) a sweep, where Lemke's
@@ -233,6 +238,21 @@ impl SolverChain {
         warm: &DVector<f64>,
         what: impl FnOnce() -> String,
     ) -> Result<(DVector<f64>, SolveReport), ContactError> {
+        let (z, report, _) = self.solve_sparse_from(problem, warm, &[], what)?;
+        Ok((z, report))
+    }
+
+    /// [`solve_sparse`](Self::solve_sparse) with the rows `basic` known to have been basic at the
+    /// end of the last solve (empty: none known; Lemke's warm start proposes the active set
+    /// {zᵢ > 0 in `warm`} ∪ basic), returning as well the rows basic at the end of this solve
+    /// (empty unless Lemke answered) to pass to the next.
+    pub fn solve_sparse_from(
+        &self,
+        problem: &SparseProblem,
+        warm: &DVector<f64>,
+        basic: &[bool],
+        what: impl FnOnce() -> String,
+    ) -> Result<(DVector<f64>, SolveReport, Vec<bool>), ContactError> {
         let t0 = Instant::now();
         let n = problem.len();
         let report = |solver, iterations, residual, attempts| SolveReport {
@@ -248,20 +268,38 @@ impl SolverChain {
         let mut attempts = Vec::new();
         let mut done = Vec::new();
         let lemke_first = self.solvers.first().is_some_and(|s| s.name() == "lemke");
-        let warm_is_zero = warm.iter().all(|&x| x == 0.0);
-        if lemke_first && !warm_is_zero && problem.check().is_ok() {
+        let large = self.large.filter(|&(rows, _)| n >= rows);
+        if lemke_first && large.is_some() {
+            let options = Options {
+                max_pivots: self.max_pivots.unwrap_or(100 + 20 * n),
+                ..self.options
+            };
+            let support: Vec<bool> = (0..n)
+                .map(|i| warm.get(i).is_some_and(|&x| x > 0.0) || basic.get(i) == Some(&true))
+                .collect();
+            let (solve, basis) = lemke_sparse::solve(problem, Some(&support), &options);
+            if solve.status.is_solved() {
+                let r = report("lemke", solve.stats.iterations, solve.stats.residual, 1);
+                return Ok((solve.z, r, basis));
+            }
+            attempts.push(format!(
+                "lemke (sparse, from the last step's basis, then from B = I): {} after {} pivots, residual {:.3e}",
+                solve.status, solve.stats.iterations, solve.stats.residual
+            ));
+            done.push("lemke");
+        } else if lemke_first && warm.iter().any(|&x| x != 0.0) && problem.check().is_ok() {
             let support: Vec<bool> = warm.iter().map(|&x| x > 0.0).collect();
             let z = problem.solve_on_support(&support);
             let residual = z.as_ref().map_or(f64::INFINITY, |z| problem.residual(z));
             if let Some(z) = z.filter(|_| residual <= self.options.tolerance) {
-                return Ok((z, report("lemke", 0, residual, 1)));
+                return Ok((z, report("lemke", 0, residual, 1), Vec::new()));
             }
             attempts.push(format!(
                 "lemke warm start (the last step's support): residual {residual:.3e}"
             ));
-            done.push("lemke");
+            done.push(WARM_START_ONLY);
         }
-        if let Some((_, sweeps)) = self.large.filter(|&(rows, _)| n >= rows) {
+        if let Some((_, sweeps)) = large {
             let options = Options {
                 max_iterations: sweeps,
                 ..self.options
@@ -270,7 +308,7 @@ impl SolverChain {
             let name = BlockGaussSeidel.name();
             if solve.status.is_solved() {
                 let r = report(name, solve.stats.iterations, solve.stats.residual, 1 + attempts.len());
-                return Ok((solve.z, r));
+                return Ok((solve.z, r, Vec::new()));
             }
             attempts.push(format!(
                 "{name} (sparse, from the warm start): {} after {} iterations, residual {:.3e}",
@@ -280,7 +318,7 @@ impl SolverChain {
         }
         let (z, mut report) = self.solve_from(&problem.to_dense(), warm, &done, attempts, what)?;
         report.seconds = t0.elapsed().as_secs_f64();
-        Ok((z, report))
+        Ok((z, report, Vec::new()))
     }
 
     /// Solve `problem` from `warm`: the first answer that meets the tolerance, else (with
@@ -335,8 +373,10 @@ impl SolverChain {
     }
 
     /// [`solve`](Self::solve) after the attempts `earlier` (their lines for the error message)
-    /// made from `warm` by the solvers `done`: Lemke then gets no warm start (it only proposes
-    /// the support already tried), an iterative solver starts from zero only.
+    /// made from `warm` by the solvers `done`: Lemke, run on the sparse problem from the last
+    /// basis and from B = I (the same path as the dense method's), is not run again; after its
+    /// warm start alone ([`WARM_START_ONLY`]) it runs without one (it only proposes the support
+    /// already tried); an iterative solver starts from zero only.
     fn solve_from(
         &self,
         problem: &Problem,
@@ -366,10 +406,10 @@ impl SolverChain {
         for (i, from_zero) in runs {
             let solver = &self.solvers[i];
             let tried = done.contains(&solver.name());
-            if tried && !from_zero && solver.name() != "lemke" {
+            if tried && (!from_zero || !solver.iterates_from_warm_start()) {
                 continue;
             }
-            let start = if tried && solver.name() == "lemke" {
+            let start = if solver.name() == "lemke" && done.contains(&WARM_START_ONLY) {
                 None
             } else if from_zero {
                 Some(&cold)

@@ -215,7 +215,7 @@ impl Solver for Lemke {
 
 /// How the pivoting ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ending {
+pub(super) enum Ending {
     /// z₀ left the basis (or no pivot was needed): a complementary basis.
     Complementary,
     /// No blocking row for the entering variable.
@@ -239,21 +239,26 @@ fn finish(
     options: &Options,
 ) -> Solve {
     let residual = residual(problem, &z);
-    let status = match ending {
-        Ending::Ray => Status::RayTermination,
-        Ending::PivotLimit | Ending::Cycle => Status::IterationLimit,
-        Ending::Complementary | Ending::NearlyComplementary if residual <= options.tolerance => {
-            Status::Solved
-        }
-        Ending::Complementary | Ending::NearlyComplementary => Status::Inaccurate,
-    };
     Solve {
         z,
-        status,
+        status: status_of(ending, residual, options.tolerance),
         stats: Stats {
             iterations: pivots,
             residual,
         },
+    }
+}
+
+/// The status of a path that ended so, with this scaled residual: Solved only when a
+/// complementary basis was reached and the residual is within the tolerance.
+pub(super) fn status_of(ending: Ending, residual: f64, tolerance: f64) -> Status {
+    match ending {
+        Ending::Ray => Status::RayTermination,
+        Ending::PivotLimit | Ending::Cycle => Status::IterationLimit,
+        Ending::Complementary | Ending::NearlyComplementary if residual <= tolerance => {
+            Status::Solved
+        }
+        Ending::Complementary | Ending::NearlyComplementary => Status::Inaccurate,
     }
 }
 
@@ -330,7 +335,7 @@ fn solve_on_support(problem: &Problem, support: &[bool]) -> Option<DVector<f64>>
 }
 
 /// [`solve_on_support`] for a problem of `n` rows, the first `free` of them free, whose matrix
-/// entries `entry(r, c)` gives (so a sparse matrix shares it).
+/// entries `entry(r, c)` gives (so a sparse matrix shares it), by a dense LU of M_αα.
 pub(super) fn solve_on_support_with(
     n: usize,
     free: usize,
@@ -355,7 +360,7 @@ pub(super) fn solve_on_support_with(
 
 /// A variable of the augmented system `w − M z − d z₀ = q`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Var {
+pub(super) enum Var {
     W(usize),
     Z(usize),
     Z0,
@@ -395,18 +400,91 @@ struct Run {
     ending: Ending,
 }
 
-/// The pivoting state: basis, explicit B⁻¹, x_B = B⁻¹q, and work buffers (allocated once).
-/// It works on the unit-scaled LCP (M̂, q̂) = (M/μ, q/κ) (see [`lemke`]); M̂ is applied as
-/// `m_inv_unit · M` so M is never copied.
-struct Tableau<'a> {
+/// The linear algebra of a basis B (n of the columns of `[I | −M̂ | −d]`) that the pivoting
+/// needs; [`DenseBasis`] keeps B⁻¹ explicitly, `lemke_sparse::SparseBasis` a sparse LU of an
+/// earlier basis and the eta matrices of the pivots since.
+pub(super) trait BasisAlgebra {
+    /// out ← B⁻¹a for the column a of `var`.
+    fn entering_column(&mut self, var: Var, out: &mut DVector<f64>);
+    /// (B⁻¹)ᵢₖ (the lexicographic ratio test, levels ≥ 1).
+    fn inverse_entry(&mut self, i: usize, k: usize) -> f64;
+    /// Row r of the basis now holds the variable whose entering column (B⁻¹a before the
+    /// exchange) is `column`; `basis` is the basis after the exchange.
+    fn pivot(&mut self, r: usize, column: &DVector<f64>, basis: &[Var]);
+    /// out += x · a for the column a of `var`.
+    fn add_column(&self, var: Var, x: f64, out: &mut DVector<f64>);
+    /// x += B⁻¹v (v may be overwritten).
+    fn add_solve(&mut self, v: &mut DVector<f64>, x: &mut DVector<f64>);
+}
+
+/// B⁻¹ kept explicitly (n × n), for the dense LCP(M̂, q̂) with d = (1, …, 1); M̂ = M/μ is applied
+/// as `m_inv_unit · M` so M is never copied.
+struct DenseBasis<'a> {
     m: &'a DMatrix<f64>,
     /// 1/μ.
     m_inv_unit: f64,
+    binv: DMatrix<f64>,
+}
+
+impl BasisAlgebra for DenseBasis<'_> {
+    fn entering_column(&mut self, var: Var, out: &mut DVector<f64>) {
+        match var {
+            Var::W(j) => out.copy_from(&self.binv.column(j)),
+            Var::Z(j) => out.gemv(-self.m_inv_unit, &self.binv, &self.m.column(j), 0.0),
+            Var::Z0 => {
+                // −B⁻¹d with d = (1, …, 1): minus the sum of the columns of B⁻¹.
+                out.fill(0.0);
+                for j in 0..self.binv.ncols() {
+                    out.axpy(-1.0, &self.binv.column(j), 1.0);
+                }
+            }
+        }
+    }
+
+    fn inverse_entry(&mut self, i: usize, k: usize) -> f64 {
+        self.binv[(i, k)]
+    }
+
+    fn pivot(&mut self, r: usize, column: &DVector<f64>, _basis: &[Var]) {
+        // Column-major storage: update each column of B⁻¹ as a vector.
+        let n = column.len();
+        for col in self.binv.as_mut_slice().chunks_exact_mut(n) {
+            eliminate(col, column.as_slice(), r);
+        }
+    }
+
+    fn add_column(&self, var: Var, x: f64, out: &mut DVector<f64>) {
+        match var {
+            Var::W(j) => out[j] += x,
+            Var::Z(j) => out.axpy(-x * self.m_inv_unit, &self.m.column(j), 1.0),
+            Var::Z0 => out.add_scalar_mut(-x),
+        }
+    }
+
+    fn add_solve(&mut self, v: &mut DVector<f64>, x: &mut DVector<f64>) {
+        x.gemv(1.0, &self.binv, v, 1.0);
+    }
+}
+
+/// v ← E v for the eta matrix E of a pivot on row r with entering column c (module doc,
+/// "Linear algebra"): vᵣ ← vᵣ/cᵣ, vᵢ ← vᵢ − cᵢ vᵣ/cᵣ.
+fn eliminate(v: &mut [f64], c: &[f64], r: usize) {
+    let p = v[r] / c[r];
+    if p != 0.0 {
+        for (vi, ci) in v.iter_mut().zip(c) {
+            *vi -= ci * p;
+        }
+    }
+    v[r] = p;
+}
+
+/// The pivoting state: basis, its linear algebra, x_B = B⁻¹q̂, and work buffers (allocated
+/// once), on the unit-scaled LCP (M̂, q̂) = (M/μ, q/κ) (see [`lemke`]).
+pub(super) struct Tableau<B> {
+    alg: B,
     /// q̂.
     q: DVector<f64>,
-    /// B⁻¹, n × n.
-    binv: DMatrix<f64>,
-    /// x_B = B⁻¹q: the values of the basic variables.
+    /// x_B = B⁻¹q̂: the values of the basic variables.
     xb: DVector<f64>,
     /// basis[i] = the variable basic in row i.
     basis: Vec<Var>,
@@ -419,16 +497,15 @@ struct Tableau<'a> {
     zero: f64,
 }
 
-impl<'a> Tableau<'a> {
-    /// B = I: all w basic, x_B = q̂, for M̂ = M/μ and q̂ (already scaled).
-    fn new(m: &'a DMatrix<f64>, m_unit: f64, q: DVector<f64>) -> Self {
+impl<B: BasisAlgebra> Tableau<B> {
+    /// The basis `basis` with linear algebra `alg` and basic values `xb` = B⁻¹q̂, for q̂ (already
+    /// scaled).
+    pub(super) fn new(alg: B, q: DVector<f64>, basis: Vec<Var>, xb: DVector<f64>) -> Self {
         let n = q.len();
         Tableau {
-            m,
-            m_inv_unit: 1.0 / m_unit,
-            xb: q.clone(),
-            binv: DMatrix::identity(n, n),
-            basis: (0..n).map(Var::W).collect(),
+            alg,
+            xb,
+            basis,
             column: DVector::zeros(n),
             candidates: Vec::with_capacity(n),
             keys: Vec::with_capacity(n),
@@ -441,28 +518,15 @@ impl<'a> Tableau<'a> {
         self.q.len()
     }
 
-    /// column = B⁻¹a for the entering variable's column a of `[I | −M | −d]`.
+    /// column = B⁻¹a for the entering variable's column a of `[I | −M̂ | −d]`.
     fn load_column(&mut self, entering: Var) {
-        match entering {
-            Var::W(j) => self.column.copy_from(&self.binv.column(j)),
-            Var::Z(j) => {
-                let alpha = -self.m_inv_unit;
-                self.column.gemv(alpha, &self.binv, &self.m.column(j), 0.0)
-            }
-            Var::Z0 => {
-                // −B⁻¹d with d = (1, …, 1): minus the sum of the columns of B⁻¹.
-                self.column.fill(0.0);
-                for j in 0..self.len() {
-                    self.column.axpy(-1.0, &self.binv.column(j), 1.0);
-                }
-            }
-        }
+        self.alg.entering_column(entering, &mut self.column);
     }
 
     /// The value compared at `level` of the lexicographic test for row i: (B⁻¹q)ᵢ at level 0,
     /// then (B⁻¹)ᵢ,ₖ₋₁ at level k ≥ 1. Once the basis is feasible (after the first pivot), a
     /// negative (B⁻¹q)ᵢ can only be round-off of 0 and is read as 0.
-    fn lex_value(&self, level: usize, i: usize, feasible: bool) -> f64 {
+    fn lex_value(&mut self, level: usize, i: usize, feasible: bool) -> f64 {
         if level == 0 {
             if feasible {
                 self.xb[i].max(0.0)
@@ -470,7 +534,7 @@ impl<'a> Tableau<'a> {
                 self.xb[i]
             }
         } else {
-            self.binv[(i, level - 1)]
+            self.alg.inverse_entry(i, level - 1)
         }
     }
 
@@ -512,7 +576,8 @@ impl<'a> Tableau<'a> {
             }
             self.keys.clear();
             let (mut min, mut value_scale, mut divisor_scale) = (f64::INFINITY, 0.0f64, 0.0f64);
-            for &i in &self.candidates {
+            for k in 0..self.candidates.len() {
+                let i = self.candidates[k];
                 let value = self.lex_value(level, i, feasible);
                 let divisor = sign * self.column[i];
                 let key = value / divisor;
@@ -537,41 +602,19 @@ impl<'a> Tableau<'a> {
     /// Exchange the basic variable of row r for `entering` (whose column is loaded): the
     /// product-form update B⁻¹ ← E B⁻¹, x_B ← E x_B (module doc). Returns the leaving variable.
     fn pivot(&mut self, r: usize, entering: Var) -> Var {
-        let n = self.len();
-        let c = self.column.as_slice();
-        let pivot = c[r];
-        // Column-major storage: update each column of B⁻¹ (and x_B) as a vector.
-        let eliminate = |v: &mut [f64]| {
-            let p = v[r] / pivot;
-            if p != 0.0 {
-                for (vi, ci) in v.iter_mut().zip(c) {
-                    *vi -= ci * p;
-                }
-            }
-            v[r] = p;
-        };
-        for col in self.binv.as_mut_slice().chunks_exact_mut(n) {
-            eliminate(col);
-        }
-        eliminate(self.xb.as_mut_slice());
-        std::mem::replace(&mut self.basis[r], entering)
+        eliminate(self.xb.as_mut_slice(), self.column.as_slice(), r);
+        let leaving = std::mem::replace(&mut self.basis[r], entering);
+        self.alg.pivot(r, &self.column, &self.basis);
+        leaving
     }
 
-    /// x_B += B⁻¹(q − B x_B): one step of iterative refinement of the basic solution.
+    /// x_B += B⁻¹(q̂ − B x_B): one step of iterative refinement of the basic solution.
     fn refine(&mut self) {
-        // column := q − B x_B, with B's columns e_j (w_j), −M_.j (z_j), −d (z₀).
         self.column.copy_from(&self.q);
         for k in 0..self.len() {
-            let x = self.xb[k];
-            match self.basis[k] {
-                Var::W(j) => self.column[j] -= x,
-                Var::Z(j) => self
-                    .column
-                    .axpy(x * self.m_inv_unit, &self.m.column(j), 1.0),
-                Var::Z0 => self.column.add_scalar_mut(x),
-            }
+            self.alg.add_column(self.basis[k], -self.xb[k], &mut self.column);
         }
-        self.xb.gemv(1.0, &self.binv, &self.column, 1.0);
+        self.alg.add_solve(&mut self.column, &mut self.xb);
     }
 
     /// ‖min(ẑ, M̂ẑ + q̂)‖∞ of the basic solution (ẑ = basic z's, negatives read as 0).
@@ -585,8 +628,7 @@ impl<'a> Tableau<'a> {
             if let Var::Z(j) = self.basis[k] {
                 let x = self.xb[k].max(0.0);
                 self.keys[j] = x;
-                self.column
-                    .axpy(x * self.m_inv_unit, &self.m.column(j), 1.0);
+                self.alg.add_column(Var::Z(j), -x, &mut self.column);
             }
         }
         (0..n)
@@ -594,8 +636,8 @@ impl<'a> Tableau<'a> {
             .fold(0.0, f64::max)
     }
 
-    /// The z part of the basic solution, and which zᵢ are basic.
-    fn z(&self) -> (DVector<f64>, Vec<bool>) {
+    /// The z part of the basic solution (in units of ẑ), and which zᵢ are basic.
+    pub(super) fn z(&self) -> (DVector<f64>, Vec<bool>) {
         let n = self.len();
         let mut z = DVector::zeros(n);
         let mut basic = vec![false; n];
@@ -612,43 +654,60 @@ impl<'a> Tableau<'a> {
 /// Lemke's method on the plain LCP(M, q) (module doc, steps 1–4), at most `max_pivots` pivots.
 fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize, tolerance: f64) -> Run {
     let n = q.len();
-    // Step 1: q ≥ 0 → z = 0.
-    if q.iter().all(|&qi| qi >= 0.0) {
-        return Run {
-            z: DVector::zeros(n),
-            basic_z: vec![false; n],
-            pivots: 0,
-            ending: Ending::Complementary,
-        };
-    }
     // Units: with μ and κ the powers of two nearest below ‖M‖max and ‖q‖∞, ẑ = (μ/κ) z solves
     // LCP(M/μ, q/κ) with ŵ = w/κ. Every tolerance below compares z's with z's and w's with w's
     // of this O(1) problem, so the pivots do not depend on the units of M and q (and scaling
     // both by a power of two changes no bit of z).
     let m_unit = power_of_two_below(m.amax());
     let q_unit = power_of_two_below(q.amax().max(-q.min()));
-    let mut t = Tableau::new(m, m_unit, q / q_unit);
-    let z_unit = q_unit / m_unit;
-    let mut pivots = 0;
-    let run = |t: &Tableau, pivots, ending| {
-        let (mut z, basic_z) = t.z();
-        z *= z_unit;
-        Run {
-            z,
-            basic_z,
-            pivots,
-            ending,
-        }
+    let alg = DenseBasis {
+        m,
+        m_inv_unit: 1.0 / m_unit,
+        binv: DMatrix::identity(n, n),
     };
+    let q_hat = q / q_unit;
+    let mut t = Tableau::new(alg, q_hat.clone(), (0..n).map(Var::W).collect(), q_hat);
+    let (pivots, ending) = pivot_path(&mut t, 1.0, max_pivots, tolerance);
+    let (mut z, basic_z) = t.z();
+    z *= q_unit / m_unit;
+    Run {
+        z,
+        basic_z,
+        pivots,
+        ending,
+    }
+}
+
+/// Lemke's path from the tableau's basis (module doc, steps 1–4), at most `max_pivots`
+/// pivots: the pivots made and how the path ended. The basis is I (all w basic, d = 1) for the
+/// method as published, or any basis B₀ with d = B₀(1, …, 1) so that z₀'s column is −1 in the
+/// basis's own coordinates (`lemke_sparse`, warm start): steps 2–4 then read the same.
+///
+/// `d_max` = ‖d‖∞: the path may end when d z₀ (not z₀ alone) is below the exit level.
+pub(super) fn pivot_path<B: BasisAlgebra>(
+    t: &mut Tableau<B>,
+    d_max: f64,
+    max_pivots: usize,
+    tolerance: f64,
+) -> (usize, Ending) {
+    let n = t.len();
+    // Step 1: x_B = B⁻¹q ≥ 0 → the basis is complementary.
+    if t.xb.iter().all(|&x| x >= 0.0) {
+        return (0, Ending::Complementary);
+    }
+    let mut pivots = 0;
     if max_pivots == 0 {
-        return run(&t, pivots, Ending::PivotLimit);
+        return (pivots, Ending::PivotLimit);
     }
 
     // Step 2: z₀ enters with column −d; the lexicographically most negative row qᵢ/dᵢ leaves
     // (the ratio test with divisor −cᵢ = dᵢ > 0 over all rows).
     t.load_column(Var::Z0);
     t.candidates.clear();
-    t.candidates.extend(0..n);
+    t.candidates.extend((0..n).filter(|&i| t.column[i] < 0.0));
+    if t.candidates.is_empty() {
+        return (pivots, Ending::Ray);
+    }
     let r = t.lex_min_ratio_row(-1.0, false);
     let mut leaving = t.pivot(r, Var::Z0);
     // z₀ keeps this row for as long as it is basic.
@@ -656,7 +715,7 @@ fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize, tolerance: f64) 
     pivots += 1;
 
     // Exit level of z₀: at an almost-complementary basis ŵ = M̂ẑ + q̂ + d z₀ with ẑ ⊥ ŵ, so ẑ
-    // alone solves the LCP to within z₀ (in units of q̂).
+    // alone solves the LCP to within ‖d‖∞ z₀ (in units of q̂).
     let z0_exit = t.zero.max(tolerance.min(1e-5) * 0.1 * t.q.amax());
     // Cycle detection: Zobrist hash of the basis, combined with the entering variable.
     let mut basis_hash = t.basis.iter().fold(0u64, |h, &v| h ^ v.hash());
@@ -666,10 +725,10 @@ fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize, tolerance: f64) 
     // Steps 3–4: complementary pivots until z₀ leaves.
     while leaving != Var::Z0 {
         if pivots >= max_pivots {
-            return run(&t, pivots, Ending::PivotLimit);
+            return (pivots, Ending::PivotLimit);
         }
-        if t.xb[z0_row] <= z0_exit {
-            return run(&t, pivots, Ending::NearlyComplementary);
+        if t.xb[z0_row] * d_max <= z0_exit {
+            return (pivots, Ending::NearlyComplementary);
         }
         let entering = leaving.complement();
         t.load_column(entering);
@@ -681,10 +740,10 @@ fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize, tolerance: f64) 
             }
         }
         if t.candidates.is_empty() {
-            return run(&t, pivots, Ending::Ray);
+            return (pivots, Ending::Ray);
         }
         if !seen.insert(basis_hash ^ entering.hash().rotate_left(17)) {
-            return run(&t, pivots, Ending::Cycle);
+            return (pivots, Ending::Cycle);
         }
         let r = t.leaving_row(z0_row);
         leaving = t.pivot(r, entering);
@@ -703,5 +762,5 @@ fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize, tolerance: f64) 
     if refined_residual.is_nan() || refined_residual > pivoted_residual {
         t.xb.copy_from(&pivoted);
     }
-    run(&t, pivots, Ending::Complementary)
+    (pivots, Ending::Complementary)
 }

@@ -23,8 +23,10 @@ pub mod block_gauss_seidel;
 mod common;
 pub mod fischer_burmeister;
 pub mod lemke;
+pub mod lemke_sparse;
 pub mod pgs;
 pub mod sparse;
+pub mod sparse_lu;
 
 use nalgebra::{DMatrix, DVector};
 use std::fmt;

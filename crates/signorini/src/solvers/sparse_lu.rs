@@ -1,0 +1,76 @@
+//! Sparse LU factorization of a square matrix (faer's supernodal LU with partial row pivoting,
+//! the one place this crate calls faer; ARCHITECTURE.md says why faer).
+//!
+//! Used by the sparse principal solves (Lemke's warm start on a large island) and by the basis
+//! of Lemke's method on a sparse problem (`lemke::solve_sparse`): both factor a matrix whose
+//! columns are columns of a contact LCP's M, which has a few dozen entries a column however large
+//! the island.
+use faer::linalg::solvers::Solve;
+use faer::sparse::{SparseColMat, Triplet};
+use faer::MatMut;
+
+/// LU factors of an n × n sparse matrix.
+pub struct SparseLu {
+    n: usize,
+    lu: faer::sparse::linalg::solvers::Lu<usize, f64>,
+}
+
+impl SparseLu {
+    /// Factor the n × n matrix with the entries `(row, column, value)` (a repeated position
+    /// adds up). None when the matrix is structurally singular, or when the factors do not
+    /// reproduce it: a test solve with the right-hand side `probe` (say, the one the caller is
+    /// about to solve) must give a finite x with ‖A x − probe‖∞ ≤ `RESIDUAL_REL_TOL` ·
+    /// (‖A‖max ‖x‖∞ + ‖probe‖∞); a numerically singular A fails it.
+    pub fn factor(n: usize, entries: &[(usize, usize, f64)], probe: &[f64]) -> Option<Self> {
+        if n == 0 {
+            return None;
+        }
+        let triplets: Vec<Triplet<usize, usize, f64>> = entries
+            .iter()
+            .map(|&(r, c, v)| Triplet::new(r, c, v))
+            .collect();
+        let a = SparseColMat::<usize, f64>::try_new_from_triplets(n, n, &triplets).ok()?;
+        let lu = a.sp_lu().ok()?;
+        let factors = SparseLu { n, lu };
+        let mut x = probe.to_vec();
+        factors.solve(&mut x);
+        if x.iter().any(|v| !v.is_finite()) {
+            return None;
+        }
+        let mut ax = vec![0.0; n];
+        let mut scale: f64 = 0.0;
+        for &(r, c, v) in entries {
+            ax[r] += v * x[c];
+            scale = scale.max(v.abs());
+        }
+        let x_max = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let b_max = probe.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let err = ax
+            .iter()
+            .zip(probe)
+            .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+        (err <= RESIDUAL_REL_TOL * (scale * x_max + b_max)).then_some(factors)
+    }
+
+    /// Rows (= columns).
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// b ← A⁻¹ b.
+    pub fn solve(&self, b: &mut [f64]) {
+        let n = self.n;
+        self.lu.solve_in_place(MatMut::from_column_major_slice_mut(b, n, 1));
+    }
+
+    /// b ← A⁻ᵀ b.
+    pub fn solve_transpose(&self, b: &mut [f64]) {
+        let n = self.n;
+        self.lu
+            .solve_transpose_in_place(MatMut::from_column_major_slice_mut(b, n, 1));
+    }
+}
+
+/// A factorization is rejected when its test solve leaves a residual above this fraction of
+/// ‖A‖max ‖x‖∞ + ‖b‖∞ (a backward-stable LU of a well-conditioned matrix leaves ~n ε of it).
+pub const RESIDUAL_REL_TOL: f64 = 1e-9;
