@@ -12,7 +12,7 @@
 //! # Linear algebra (product form of the inverse with refactorization)
 //!
 //! B⁻¹ = E_k ⋯ E₁ B₀⁻¹, with B₀ the basis at the last factorization (sparse LU with partial
-//! pivoting, [`SparseLu`]) and E_j the eta matrix of the j-th pivot since (module doc of
+//! pivoting, [`SparseLu`], of its non-unit part only: `BasisFactors`) and E_j the eta matrix of the j-th pivot since (module doc of
 //! `lemke`, "Linear algebra"), stored as its pivot row r, pivot cᵣ and the nonzeros of c.
 //! - *Entering column* (FTRAN): c = B⁻¹a = E_k ⋯ E₁ (B₀⁻¹a): one LU solve, then the etas in order.
 //! - *A row of B⁻¹* (the lexicographic test, only for rows still tied after the ratio):
@@ -60,7 +60,7 @@ struct SparseBasis<'a> {
     d: DVector<f64>,
     /// q̂, the right-hand side every factorization is checked against.
     q: DVector<f64>,
-    lu: SparseLu,
+    factors: BasisFactors,
     etas: Vec<Eta>,
     /// Rows of B⁻¹ computed since the last pivot.
     rows: Vec<(usize, Vec<f64>)>,
@@ -69,7 +69,7 @@ struct SparseBasis<'a> {
 impl SparseBasis<'_> {
     /// v ← B⁻¹v.
     fn ftran(&self, v: &mut DVector<f64>) {
-        self.lu.solve(v.as_mut_slice());
+        self.factors.solve(v.as_mut_slice());
         for eta in &self.etas {
             let p = v[eta.r] / eta.pivot;
             if p != 0.0 {
@@ -93,13 +93,13 @@ impl BasisAlgebra for SparseBasis<'_> {
         if let Some((_, row)) = self.rows.iter().find(|(r, _)| *r == i) {
             return row[k];
         }
-        let mut u = vec![0.0; self.lu.n()];
+        let mut u = vec![0.0; self.factors.n];
         u[i] = 1.0;
         for eta in self.etas.iter().rev() {
             let sum: f64 = eta.entries.iter().map(|&(j, c)| c * u[j]).sum();
             u[eta.r] = (u[eta.r] - sum) / eta.pivot;
         }
-        self.lu.solve_transpose(&mut u);
+        self.factors.solve_transpose(&mut u);
         let value = u[k];
         self.rows.push((i, u));
         value
@@ -119,9 +119,9 @@ impl BasisAlgebra for SparseBasis<'_> {
             entries,
         });
         if self.etas.len() >= REFACTOR_PIVOTS {
-            let entries = basis_entries(self.columns, self.m_inv_unit, &self.d, basis);
-            if let Some(lu) = SparseLu::factor(self.lu.n(), &entries, self.q.as_slice()) {
-                self.lu = lu;
+            let factors = BasisFactors::new(self.columns, self.m_inv_unit, &self.d, basis, &self.q);
+            if let Some(factors) = factors {
+                self.factors = factors;
                 self.etas.clear();
             }
         }
@@ -277,15 +277,18 @@ fn run_path(
             _ => Var::W(i),
         })
         .collect();
-    let entries = basis_entries(columns, m_inv_unit, &DVector::zeros(0), &basis);
-    let lu = SparseLu::factor(n, &entries, q_hat.as_slice())?;
+    let factors = BasisFactors::new(columns, m_inv_unit, &DVector::zeros(0), &basis, q_hat)?;
     // d = B₀·1, the sum of B₀'s columns (for B₀ = I: d = 1).
     let mut d = DVector::zeros(n);
-    for &(r, _, v) in &entries {
-        d[r] += v;
+    for var in &basis {
+        match *var {
+            Var::W(i) => d[i] += 1.0,
+            Var::Z(j) => columns[j].iter().for_each(|&(r, v)| d[r] -= v * m_inv_unit),
+            Var::Z0 => unreachable!("z0 is not in a starting basis"),
+        }
     }
     let mut xb = q_hat.clone();
-    lu.solve(xb.as_mut_slice());
+    factors.solve(xb.as_mut_slice());
     // A warm basis whose basic solution (negative round-off read as 0) already solves the LCP
     // to the tolerance ends here, as the dense method's warm start does (the principal system on
     // `start`); Lemke's step 1 would otherwise bring z₀ in for a −1e-17.
@@ -312,7 +315,7 @@ fn run_path(
         m_inv_unit,
         d,
         q: q_hat.clone(),
-        lu,
+        factors,
         etas: Vec::new(),
         rows: Vec::new(),
     };
@@ -327,32 +330,139 @@ fn run_path(
     })
 }
 
-/// The entries (row, position, value) of the basis matrix B whose position k holds the variable
-/// `basis[k]` (columns of `[I | −M̂ | −d]`).
-fn basis_entries(
-    columns: &[Vec<(usize, f64)>],
-    m_inv_unit: f64,
-    d: &DVector<f64>,
-    basis: &[Var],
-) -> Vec<(usize, usize, f64)> {
-    let mut entries = Vec::new();
-    for (pos, var) in basis.iter().enumerate() {
-        match *var {
-            Var::W(i) => entries.push((i, pos, 1.0)),
-            Var::Z(j) => entries.extend(
-                columns[j]
+/// The factors of a basis B whose columns are unit vectors (the basic w's) and columns of
+/// `[−M̂ | −d]` (the basic z's and z₀), reduced to the part that needs factoring. With U the rows
+/// whose wᵢ is basic, R the others and A the non-unit columns, B x = a reads
+///
+/// ```text
+///   A_R x_A = a_R           (|R| × |R|: one sparse LU, of the basic z's only)
+///   x_{wᵢ} = aᵢ − A_i x_A   for i ∈ U
+/// ```
+///
+/// and Bᵀ y = b reads y_U = b_{w_U}, then A_Rᵀ y_R = b_A − A_Uᵀ y_U. A contact LCP's basis holds
+/// as many w's as z's or more, so this factors a matrix a third to a half the size of B.
+struct BasisFactors {
+    n: usize,
+    /// The rows of R, in order.
+    r_rows: Vec<usize>,
+    /// Position of each row's unit column (usize::MAX for a row of R).
+    unit_pos: Vec<usize>,
+    /// Positions of the non-unit columns, in order (column k of A_R is position `a_pos[k]`).
+    a_pos: Vec<usize>,
+    /// The entries of each non-unit column in rows of U: (row, value).
+    a_u: Vec<Vec<(usize, f64)>>,
+    /// LU of A_R (None when every column is a unit column).
+    lu: Option<SparseLu>,
+}
+
+impl BasisFactors {
+    /// Factor the basis `basis` (position k holds `basis[k]`) of `[I | −M̂ | −d]`, checked against
+    /// the right-hand side `probe`. None when it is singular.
+    fn new(
+        columns: &[Vec<(usize, f64)>],
+        m_inv_unit: f64,
+        d: &DVector<f64>,
+        basis: &[Var],
+        probe: &DVector<f64>,
+    ) -> Option<Self> {
+        let n = basis.len();
+        let mut unit_pos = vec![usize::MAX; n];
+        let mut a_pos = Vec::new();
+        for (pos, var) in basis.iter().enumerate() {
+            match *var {
+                Var::W(i) => unit_pos[i] = pos,
+                _ => a_pos.push(pos),
+            }
+        }
+        let r_rows: Vec<usize> = (0..n).filter(|&i| unit_pos[i] == usize::MAX).collect();
+        if r_rows.len() != a_pos.len() {
+            return None;
+        }
+        let mut r_local = vec![usize::MAX; n];
+        for (k, &i) in r_rows.iter().enumerate() {
+            r_local[i] = k;
+        }
+        let mut entries = Vec::new();
+        let mut a_u = Vec::with_capacity(a_pos.len());
+        for (k, &pos) in a_pos.iter().enumerate() {
+            let mut in_u = Vec::new();
+            let mut add = |r: usize, v: f64| {
+                if r_local[r] == usize::MAX {
+                    in_u.push((r, v));
+                } else {
+                    entries.push((r_local[r], k, v));
+                }
+            };
+            match basis[pos] {
+                Var::Z(j) => columns[j].iter().for_each(|&(r, v)| add(r, -v * m_inv_unit)),
+                Var::Z0 => d
                     .iter()
-                    .map(|&(r, v)| (r, pos, -v * m_inv_unit)),
-            ),
-            Var::Z0 => entries.extend(
-                d.iter()
                     .enumerate()
                     .filter(|(_, v)| **v != 0.0)
-                    .map(|(r, &v)| (r, pos, -v)),
-            ),
+                    .for_each(|(r, &v)| add(r, -v)),
+                Var::W(_) => unreachable!("unit columns are not in A"),
+            }
+            a_u.push(in_u);
         }
+        let lu = if r_rows.is_empty() {
+            None
+        } else {
+            let probe_r: Vec<f64> = r_rows.iter().map(|&i| probe[i]).collect();
+            Some(SparseLu::factor(r_rows.len(), &entries, &probe_r)?)
+        };
+        Some(BasisFactors {
+            n,
+            r_rows,
+            unit_pos,
+            a_pos,
+            a_u,
+            lu,
+        })
     }
-    entries
+
+    /// v ← B⁻¹v (v given by rows, returned by positions).
+    fn solve(&self, v: &mut [f64]) {
+        let mut x_a: Vec<f64> = self.r_rows.iter().map(|&i| v[i]).collect();
+        if let Some(lu) = &self.lu {
+            lu.solve(&mut x_a);
+        }
+        let mut out = vec![0.0; self.n];
+        for i in 0..self.n {
+            if self.unit_pos[i] != usize::MAX {
+                out[self.unit_pos[i]] = v[i];
+            }
+        }
+        for (k, &pos) in self.a_pos.iter().enumerate() {
+            out[pos] = x_a[k];
+            for &(i, value) in &self.a_u[k] {
+                out[self.unit_pos[i]] -= value * x_a[k];
+            }
+        }
+        v.copy_from_slice(&out);
+    }
+
+    /// b ← B⁻ᵀb (b given by positions, returned by rows).
+    fn solve_transpose(&self, b: &mut [f64]) {
+        let mut out = vec![0.0; self.n];
+        for i in 0..self.n {
+            if self.unit_pos[i] != usize::MAX {
+                out[i] = b[self.unit_pos[i]];
+            }
+        }
+        let mut y_r: Vec<f64> = self
+            .a_pos
+            .iter()
+            .zip(&self.a_u)
+            .map(|(&pos, in_u)| b[pos] - in_u.iter().map(|&(i, v)| v * out[i]).sum::<f64>())
+            .collect();
+        if let Some(lu) = &self.lu {
+            lu.solve_transpose(&mut y_r);
+        }
+        for (k, &i) in self.r_rows.iter().enumerate() {
+            out[i] = y_r[k];
+        }
+        b.copy_from_slice(&out);
+    }
 }
 
 /// The dense method's finish (module doc of `lemke`, "Finishing") on the sparse problem: when z
