@@ -1100,6 +1100,54 @@ fn spawn_shapes_and_weights() {
     );
 }
 
+/// Generated geometry has documented bounds (docs/scene-format.md), so a typo such as
+/// `segments = 1e8` is an error at the key instead of gigabytes and minutes of hull building.
+#[test]
+fn generated_geometry_is_bounded() {
+    use signorini::scene::{MAX_CONVEX_POINTS, MAX_CYLINDER_SEGMENTS, MAX_RANDOM_CONVEX_POINTS};
+    let cylinder = |segments: i64| {
+        format!(
+            "[[body]]\nname = \"c\"\nmass = 1.0\nshape = {{ type = \"cylinder\", radius = 1, height = 1, segments = {segments} }}\n"
+        )
+    };
+    assert!(parse(&cylinder(MAX_CYLINDER_SEGMENTS)).is_ok());
+    let e = expect_err(
+        &cylinder(MAX_CYLINDER_SEGMENTS + 1),
+        "cylinder",
+        "body[0].shape.segments",
+        &format!("at most {MAX_CYLINDER_SEGMENTS}"),
+    );
+    assert!(e.to_string().contains(&format!("got {}", MAX_CYLINDER_SEGMENTS + 1)));
+    let spawn = |points: i64| {
+        format!(
+            "[[spawn]]\nname = \"p\"\ncount = 1\nseed = 1\nlattice = [1, 1, 1]\nspacing = [1, 1, 1]\nmass = 1\nshapes = [{{ type = \"random_convex\", points = {points}, radius = 0.1 }}]\n"
+        )
+    };
+    assert!(parse(&spawn(MAX_RANDOM_CONVEX_POINTS)).is_ok(), "{:?}", parse(&spawn(MAX_RANDOM_CONVEX_POINTS)).err());
+    expect_err(
+        &spawn(MAX_RANDOM_CONVEX_POINTS + 1),
+        "random_convex",
+        "spawn[0].shapes[0].points",
+        &format!("at most {MAX_RANDOM_CONVEX_POINTS}"),
+    );
+    let cloud = |n: usize| {
+        let points: Vec<String> = (0..n)
+            .map(|i| format!("[{}, {}, {}]", i % 7, (i / 7) % 11, i / 77))
+            .collect();
+        format!(
+            "[[body]]\nname = \"p\"\nmass = 1.0\nshape = {{ type = \"convex\", points = [{}] }}\n",
+            points.join(", ")
+        )
+    };
+    let e = expect_err(
+        &cloud(MAX_CONVEX_POINTS + 1),
+        "convex",
+        "body[0].shape.points",
+        "hull's own vertices",
+    );
+    assert!(e.to_string().contains(&format!("at most {MAX_CONVEX_POINTS} points")));
+}
+
 #[test]
 fn first_error_in_file_order_is_reported() {
     // Both tables are wrong; the one earlier in the file wins, whatever the section.

@@ -41,7 +41,9 @@
 //! A step's LCP is block diagonal over contact islands (`islands.rs`: bodies joined through
 //! contacts, fixed bodies joining nothing): `solve_step` partitions the active contacts, and each
 //! island's LCP is assembled sparse ([`assemble_sparse`]), warm-started from last step's impulses
-//! of its contacts and solved on its own (`SolverChain::solve_sparse`), in parallel when there are
+//! of its contacts (keyed by the contact's bodies, pieces and features) and, for Lemke on a large
+//! island, from the rows that were basic at the end of last step's pivoting (`Previous::basic`),
+//! and solved on its own (`SolverChain::solve_sparse_from`), in parallel when there are
 //! several islands and at least `PARALLEL_MIN_CONTACTS` contacts; the impulses are combined in
 //! island order, so the result does not depend on the number of threads.
 //!

@@ -9,7 +9,8 @@ use super::reader::Reader;
 use super::values::{
     array, array_n, direction, orientation, range, string, table, vec3, vec3_checked, Check,
 };
-use super::{keys, Cx, Res, Value, SHAPE_EXAMPLE, U32_MAX};
+use super::{keys, Cx, Res, Value, SHAPE_EXAMPLE};
+use super::{MAX_CONVEX_POINTS, MAX_CYLINDER_SEGMENTS, MAX_RANDOM_CONVEX_POINTS};
 
 /// Reads `type` of a shape table and checks it is one of `types`.
 pub(super) fn shape_type<'v>(
@@ -60,7 +61,7 @@ pub(super) fn shape(cx: &Cx, v: &Value, key: &str) -> Res<LocatedShape> {
         "cylinder" => ShapeDesc::Cylinder {
             radius: r.req_num("radius", Check::Positive)?,
             height: r.req_num("height", Check::Positive)?,
-            segments: r.int("segments", 16, 3, U32_MAX)? as u32,
+            segments: r.int("segments", 16, 3, MAX_CYLINDER_SEGMENTS)? as u32,
         },
         "convex" => ShapeDesc::Convex {
             points: r.req("points", "[[x, y, z], ...]", points)?,
@@ -83,6 +84,14 @@ pub(super) fn points(cx: &Cx, v: &Value, key: &str) -> Res<Vec<DVec3>> {
     if a.len() < 4 {
         let msg = format!("a convex shape needs at least 4 points, got {}", a.len());
         let hint = "give at least 4 points that span a volume, e.g. the corners of a tetrahedron";
+        return Err(cx.err(v.span().start, key, msg, hint));
+    }
+    if a.len() > MAX_CONVEX_POINTS {
+        let msg = format!(
+            "a convex shape may list at most {MAX_CONVEX_POINTS} points, got {}",
+            a.len()
+        );
+        let hint = "give the hull's own vertices (or a subsample of the cloud): a contact model uses only the hull";
         return Err(cx.err(v.span().start, key, msg, hint));
     }
     a.iter()
@@ -108,10 +117,10 @@ pub(super) fn spawn_shape(cx: &Cx, v: &Value, key: &str) -> Res<LocatedSpawnShap
         "cylinder" => SpawnShapeDesc::Cylinder {
             radius: length(&mut r, "radius")?,
             height: length(&mut r, "height")?,
-            segments: r.int("segments", 16, 3, U32_MAX)? as u32,
+            segments: r.int("segments", 16, 3, MAX_CYLINDER_SEGMENTS)? as u32,
         },
         _ => SpawnShapeDesc::RandomConvex {
-            points: r.req_int("points", 4, U32_MAX)? as u32,
+            points: r.req_int("points", 4, MAX_RANDOM_CONVEX_POINTS)? as u32,
             radius: length(&mut r, "radius")?,
         },
     };
