@@ -107,29 +107,52 @@ fn the_sparse_warm_start_hits_on_the_right_support() {
 fn large_problems_go_to_sparse_lemke_then_block_gauss_seidel() {
     let p = coupled_sparse();
     let with_pivots = |max_pivots| {
-        SolverChain::new(&["lemke", "pgs"], 1e-8, 500, Some(max_pivots), 1.0, "continue").unwrap()
+        SolverChain::new(
+            &["lemke", "pgs"],
+            1e-8,
+            500,
+            Some(max_pivots),
+            1.0,
+            "continue",
+        )
+        .unwrap()
     };
     // From B = I: z₀ in, then z₁ and z₂ (3 pivots), z = (10, 10).
     let (z, report, basis) = with_pivots(100)
         .with_large_problems(Some((2, 500)))
         .solve_sparse_from(&p, &DVector::zeros(2), &[], || "coupled".into())
         .unwrap();
-    assert_eq!((report.solver, report.iterations, report.attempts), ("lemke", 3, 1), "{report:?}");
-    assert!((z[0] - 10.0).abs() < 1e-12 && (z[1] - 10.0).abs() < 1e-12, "z = {z}");
+    assert_eq!(
+        (report.solver, report.iterations, report.attempts),
+        ("lemke", 3, 1),
+        "{report:?}"
+    );
+    assert!(
+        (z[0] - 10.0).abs() < 1e-12 && (z[1] - 10.0).abs() < 1e-12,
+        "z = {z}"
+    );
     assert_eq!(basis, vec![true, true]);
     // Next step, from that basis: no pivot.
     let (_, report, _) = with_pivots(100)
         .with_large_problems(Some((2, 500)))
         .solve_sparse_from(&p, &DVector::zeros(2), &basis, || "coupled".into())
         .unwrap();
-    assert_eq!((report.solver, report.iterations), ("lemke", 0), "{report:?}");
+    assert_eq!(
+        (report.solver, report.iterations),
+        ("lemke", 0),
+        "{report:?}"
+    );
     // One pivot allowed: Lemke stops at its limit, block Gauss–Seidel (0.81 a sweep) converges
     // within 500 sweeps.
     let (z, report, basis) = with_pivots(1)
         .with_large_problems(Some((2, 500)))
         .solve_sparse_from(&p, &DVector::zeros(2), &[], || "coupled".into())
         .unwrap();
-    assert_eq!((report.solver, report.attempts), ("block-gauss-seidel", 2), "{report:?}");
+    assert_eq!(
+        (report.solver, report.attempts),
+        ("block-gauss-seidel", 2),
+        "{report:?}"
+    );
     assert!((z[0] - 10.0).abs() < 1e-6, "z = {z}");
     assert!(basis.is_empty());
     // 10 sweeps are too few: PGS (dense, from zero after its warm start) finishes; Lemke is

@@ -1117,13 +1117,19 @@ fn generated_geometry_is_bounded() {
         "body[0].shape.segments",
         &format!("at most {MAX_CYLINDER_SEGMENTS}"),
     );
-    assert!(e.to_string().contains(&format!("got {}", MAX_CYLINDER_SEGMENTS + 1)));
+    assert!(e
+        .to_string()
+        .contains(&format!("got {}", MAX_CYLINDER_SEGMENTS + 1)));
     let spawn = |points: i64| {
         format!(
             "[[spawn]]\nname = \"p\"\ncount = 1\nseed = 1\nlattice = [1, 1, 1]\nspacing = [1, 1, 1]\nmass = 1\nshapes = [{{ type = \"random_convex\", points = {points}, radius = 0.1 }}]\n"
         )
     };
-    assert!(parse(&spawn(MAX_RANDOM_CONVEX_POINTS)).is_ok(), "{:?}", parse(&spawn(MAX_RANDOM_CONVEX_POINTS)).err());
+    assert!(
+        parse(&spawn(MAX_RANDOM_CONVEX_POINTS)).is_ok(),
+        "{:?}",
+        parse(&spawn(MAX_RANDOM_CONVEX_POINTS)).err()
+    );
     expect_err(
         &spawn(MAX_RANDOM_CONVEX_POINTS + 1),
         "random_convex",
@@ -1145,7 +1151,9 @@ fn generated_geometry_is_bounded() {
         "body[0].shape.points",
         "hull's own vertices",
     );
-    assert!(e.to_string().contains(&format!("at most {MAX_CONVEX_POINTS} points")));
+    assert!(e
+        .to_string()
+        .contains(&format!("at most {MAX_CONVEX_POINTS} points")));
 }
 
 #[test]

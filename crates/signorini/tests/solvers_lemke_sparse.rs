@@ -54,9 +54,16 @@ fn tied_and_degenerate_instances_follow_the_lexicographic_rule() {
     // The circulant that makes naive tie-breaking cycle (tests/solvers_lemke.rs): fully
     // degenerate, z = (1/9)(1, 1, 1).
     let m = mat(&[&[3.0, 4.0, 2.0], &[2.0, 3.0, 4.0], &[4.0, 2.0, 3.0]]);
-    let s = cold(&Problem::lcp(m, vector(&[-1.0, -1.0, -1.0])), &Options::default());
+    let s = cold(
+        &Problem::lcp(m, vector(&[-1.0, -1.0, -1.0])),
+        &Options::default(),
+    );
     assert_eq!(s.status, Status::Solved);
-    assert!((s.z.add_scalar(-1.0 / 9.0)).amax() <= 1e-12, "{:?}", s.z.as_slice());
+    assert!(
+        (s.z.add_scalar(-1.0 / 9.0)).amax() <= 1e-12,
+        "{:?}",
+        s.z.as_slice()
+    );
 }
 
 #[test]
@@ -84,7 +91,12 @@ const MATCH_TOL: f64 = 1e-9;
 fn random_problems_match_the_oracle_and_the_dense_method() {
     let mut solved = 0;
     for seed in 0..200u64 {
-        for kind in [MatrixKind::PDominant, MatrixKind::PSkew, MatrixKind::Spd, MatrixKind::Psd] {
+        for kind in [
+            MatrixKind::PDominant,
+            MatrixKind::PSkew,
+            MatrixKind::Spd,
+            MatrixKind::Psd,
+        ] {
             let n = 1 + (seed as usize % 10);
             let problem = random_lcp(kind, n, seed);
             let oracle = enumerate(&problem, ORACLE_TOL);
@@ -101,7 +113,10 @@ fn random_problems_match_the_oracle_and_the_dense_method() {
             if kind != MatrixKind::Psd {
                 // P-matrix and SPD: the solution is unique.
                 let err = (&s.z - &oracle[0].z).amax();
-                assert!(err <= MATCH_TOL * (1.0 + oracle[0].z.amax()), "{kind:?} seed {seed}");
+                assert!(
+                    err <= MATCH_TOL * (1.0 + oracle[0].z.amax()),
+                    "{kind:?} seed {seed}"
+                );
             }
             solved += 1;
         }
@@ -145,13 +160,19 @@ fn a_proposed_basis_close_to_the_answer_saves_pivots() {
         }
         let (w, _) = lemke_sparse::solve(&next, Some(&basis), &Options::default());
         let (c, _) = lemke_sparse::solve(&next, None, &Options::default());
-        assert_eq!((w.status.clone(), c.status.clone()), (Status::Solved, Status::Solved));
+        assert_eq!(
+            (w.status.clone(), c.status.clone()),
+            (Status::Solved, Status::Solved)
+        );
         assert!((&w.z - &c.z).amax() <= MATCH_TOL * (1.0 + c.z.amax()));
         warm_total += w.stats.iterations;
         cold_total += c.stats.iterations;
     }
     eprintln!("pivots: warm {warm_total}, cold {cold_total}");
-    assert!(2 * warm_total < cold_total, "warm {warm_total} vs cold {cold_total}");
+    assert!(
+        2 * warm_total < cold_total,
+        "warm {warm_total} vs cold {cold_total}"
+    );
 }
 
 #[test]
@@ -178,7 +199,8 @@ fn settling_bin_lcp() -> (SparseProblem, usize) {
     use signorini::dynamics::Wrench;
     use signorini::pipeline::{self, Workspace};
     use signorini::prelude::Simulation;
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/bin_64.toml");
+    let path =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/bin_64.toml");
     let scene = signorini::scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Simulation::new(scene, None, &[]).unwrap();
     sim.run_until(0.7, |_, _| {}).unwrap();
@@ -209,7 +231,11 @@ fn a_settling_piles_lcp_is_solved_exactly_and_its_basis_warm_starts_the_next() {
     // the dense problem.
     let dense = problem.to_dense();
     assert!(signorini::solvers::residual(&dense, &cold.z) <= 1e-8);
-    assert!(cold.stats.iterations >= n / 4, "{} pivots", cold.stats.iterations);
+    assert!(
+        cold.stats.iterations >= n / 4,
+        "{} pivots",
+        cold.stats.iterations
+    );
     // The next step's problem differs by the bodies' motion over a step: here the velocity rows
     // of q moved by up to 0.1 % of its scale (the σ rows' q stays 0, which is what makes every
     // Stewart–Trinkle LCP solvable), every row at once, a harsher change than a step's. From the
@@ -221,7 +247,10 @@ fn a_settling_piles_lcp_is_solved_exactly_and_its_basis_warm_starts_the_next() {
     }
     let (warm, _) = lemke_sparse::solve(&next, Some(&basis), &options);
     let (again_cold, _) = lemke_sparse::solve(&next, None, &options);
-    assert_eq!((warm.status.clone(), again_cold.status.clone()), (Status::Solved, Status::Solved));
+    assert_eq!(
+        (warm.status.clone(), again_cold.status.clone()),
+        (Status::Solved, Status::Solved)
+    );
     eprintln!(
         "{n} rows: {} pivots from B = I, {} from the last basis",
         again_cold.stats.iterations, warm.stats.iterations

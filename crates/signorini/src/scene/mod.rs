@@ -12,4 +12,6 @@ mod parse;
 pub use build::{build, load, Scene};
 pub use desc::*;
 pub use error::{line_of, LineIndex, SceneError};
-pub use parse::{load_scene, parse_scene, MAX_CONVEX_POINTS, MAX_CYLINDER_SEGMENTS, MAX_RANDOM_CONVEX_POINTS};
+pub use parse::{
+    load_scene, parse_scene, MAX_CONVEX_POINTS, MAX_CYLINDER_SEGMENTS, MAX_RANDOM_CONVEX_POINTS,
+};

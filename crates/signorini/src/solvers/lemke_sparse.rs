@@ -24,7 +24,9 @@
 //! # Warm start from a basis (the covering vector d = B₀·1)
 //!
 //! Given a proposed active set α (the last step's support), B₀ holds zᵢ for i ∈ α and wᵢ
-//! otherwise, and x_B = B₀⁻¹q. If x_B ≥ 0, B₀ is complementary and solves the LCP. Otherwise
+//! otherwise, and x_B = B₀⁻¹q. If its z part (negative round-off read as 0) solves the LCP to the
+//! tolerance — B₀ is complementary and x_B ≥ 0 up to round-off — that is the answer, with 0
+//! pivots, as the dense method's warm start (the principal system on α) gives it. Otherwise
 //! Lemke's augmented system w − Mz − d z₀ = q is used with d = B₀(1, …, 1): z₀'s column in the
 //! basis's coordinates is then B₀⁻¹(−d) = −1, exactly as B = I, d = 1 makes it for the method as
 //! published, and the path runs unchanged from step 2 (`lemke::pivot_path`). This is the usual
