@@ -22,7 +22,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-MIN_ROWS = 50
+MIN_ROWS = 300
 
 
 def points(run_dir):
