@@ -384,15 +384,17 @@ impl BasisFactors {
         for (k, &i) in r_rows.iter().enumerate() {
             r_local[i] = k;
         }
-        let mut entries = Vec::new();
+        // A_R by columns (rows increasing: M's columns are, and R keeps their order).
+        let (mut start, mut rows, mut values) = (vec![0], Vec::new(), Vec::new());
         let mut a_u = Vec::with_capacity(a_pos.len());
-        for (k, &pos) in a_pos.iter().enumerate() {
+        for &pos in &a_pos {
             let mut in_u = Vec::new();
             let mut add = |r: usize, v: f64| {
                 if r_local[r] == usize::MAX {
                     in_u.push((r, v));
                 } else {
-                    entries.push((r_local[r], k, v));
+                    rows.push(r_local[r]);
+                    values.push(v);
                 }
             };
             match basis[pos] {
@@ -404,13 +406,20 @@ impl BasisFactors {
                     .for_each(|(r, &v)| add(r, -v)),
                 Var::W(_) => unreachable!("unit columns are not in A"),
             }
+            start.push(rows.len());
             a_u.push(in_u);
         }
         let lu = if r_rows.is_empty() {
             None
         } else {
             let probe_r: Vec<f64> = r_rows.iter().map(|&i| probe[i]).collect();
-            Some(SparseLu::factor(r_rows.len(), &entries, &probe_r)?)
+            Some(SparseLu::from_columns(
+                r_rows.len(),
+                &start,
+                &rows,
+                &values,
+                &probe_r,
+            )?)
         };
         Some(BasisFactors {
             n,

@@ -6,7 +6,7 @@
 //! columns are columns of a contact LCP's M, which has a few dozen entries a column however large
 //! the island.
 use faer::linalg::solvers::Solve;
-use faer::sparse::{SparseColMat, Triplet};
+use faer::sparse::{SparseColMat, SparseColMatRef, SymbolicSparseColMatRef, Triplet};
 use faer::MatMut;
 
 /// LU factors of an n × n sparse matrix.
@@ -31,15 +31,44 @@ impl SparseLu {
             .collect();
         let a = SparseColMat::<usize, f64>::try_new_from_triplets(n, n, &triplets).ok()?;
         let lu = a.sp_lu().ok()?;
-        let factors = SparseLu { n, lu };
+        SparseLu { n, lu }.checked(entries.iter().copied(), probe)
+    }
+
+    /// [`factor`](Self::factor) for a matrix given by columns: column c holds the rows
+    /// `rows[start[c]..start[c + 1]]`, strictly increasing, with `values` alongside (no sort, no
+    /// merging of repeated positions: what a caller that builds columns in order can give).
+    pub fn from_columns(
+        n: usize,
+        start: &[usize],
+        rows: &[usize],
+        values: &[f64],
+        probe: &[f64],
+    ) -> Option<Self> {
+        if n == 0 || start.len() != n + 1 {
+            return None;
+        }
+        let symbolic = SymbolicSparseColMatRef::new_checked(n, n, start, None, rows);
+        let lu = SparseColMatRef::new(symbolic, values).sp_lu().ok()?;
+        let entries = (0..n).flat_map(|c| (start[c]..start[c + 1]).map(move |k| (rows[k], c, values[k])));
+        SparseLu { n, lu }.checked(entries, probe)
+    }
+
+    /// These factors, if a test solve with `probe` reproduces it within [`RESIDUAL_REL_TOL`]
+    /// (see [`factor`](Self::factor)); `entries` are the matrix's.
+    fn checked(
+        self,
+        entries: impl Iterator<Item = (usize, usize, f64)>,
+        probe: &[f64],
+    ) -> Option<Self> {
+        let n = self.n;
         let mut x = probe.to_vec();
-        factors.solve(&mut x);
+        self.solve(&mut x);
         if x.iter().any(|v| !v.is_finite()) {
             return None;
         }
         let mut ax = vec![0.0; n];
         let mut scale: f64 = 0.0;
-        for &(r, c, v) in entries {
+        for (r, c, v) in entries {
             ax[r] += v * x[c];
             scale = scale.max(v.abs());
         }
@@ -49,7 +78,7 @@ impl SparseLu {
             .iter()
             .zip(probe)
             .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
-        (err <= RESIDUAL_REL_TOL * (scale * x_max + b_max)).then_some(factors)
+        (err <= RESIDUAL_REL_TOL * (scale * x_max + b_max)).then_some(self)
     }
 
     /// Rows (= columns).
