@@ -26,6 +26,7 @@ use signorini::simulation::{override_params, Simulation};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 #[derive(Parser)]
@@ -274,9 +275,21 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
     } else {
         None
     };
+    // Ctrl-C or SIGTERM: the run finishes the step in progress, flushes its CSV files and writes
+    // summary.json with status "interrupted"; a second signal kills the process as usual.
+    static INTERRUPT: AtomicBool = AtomicBool::new(false);
+    let handler = ctrlc::try_set_handler(|| {
+        if INTERRUPT.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    });
+    if let Err(e) = handler {
+        eprintln!("note: no Ctrl-C handler ({e}); an interrupted run will leave no summary");
+    }
     let cfg = RunConfig {
         trajectory_interval: sim.scene().desc.output.trajectory_interval,
         out_dir: &out_dir,
+        interrupt: Some(&INTERRUPT),
     };
     let mut last = 0;
     let mut progress = |k: u64, _n: u64| {
@@ -325,6 +338,17 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
             );
             eprintln!("note: no plots: {e:#}");
         }
+    }
+    if summary.interrupted {
+        return Err(Failure {
+            code: 130,
+            error: anyhow::anyhow!(
+                "interrupted at t = {:.6} s (step {}); files in {} hold the steps before it, summary.json says \"interrupted\"",
+                summary.simulated_time,
+                summary.steps,
+                out_dir.display()
+            ),
+        });
     }
     match summary.error {
         None => Ok(()),

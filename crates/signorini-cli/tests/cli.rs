@@ -2337,3 +2337,57 @@ fn initial_speed_negative_warmup_and_adaptive_check_get_the_right_message() {
     o.expect_code(0, "check of an adaptive scene");
     assert!(o.stdout.contains("in adaptive steps of"), "{}", o.stdout);
 }
+
+/// Ctrl-C (SIGINT) or SIGTERM in the middle of a run (issue 21 item 5): the step in progress is
+/// finished, both CSV files are flushed up to it, `summary.json` says `interrupted` with the
+/// steps done, and the exit code is 130 (the shell's code for SIGINT).
+#[test]
+fn an_interrupted_run_flushes_its_files_and_writes_an_interrupted_summary() {
+    for signal in ["-INT", "-TERM"] {
+        let tmp = TempDir::new("interrupt");
+        let out = tmp.join("out");
+        // bin_64 under stewart-trinkle for its 5 s takes minutes: long enough to interrupt.
+        let child = Command::new(BIN)
+            .args(["run", example!("bin_64.toml"), "--out", s(&out)])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn signorini");
+        // Wait until the run has started writing (the header and the first flushed rows).
+        let metrics = out.join("metrics.csv");
+        let t0 = std::time::Instant::now();
+        while std::fs::read_to_string(&metrics).map_or(0, |t| t.lines().count()) < 300 {
+            assert!(
+                t0.elapsed().as_secs() < 120,
+                "the run did not start writing"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let pid = child.id().to_string();
+        let killed = Command::new("kill").args([signal, &pid]).status().unwrap();
+        assert!(killed.success());
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(130), "{signal}: {stderr}");
+        assert!(stderr.contains("interrupted at t = "), "{stderr}");
+        let summary = read_summary(&out);
+        assert_eq!(summary["status"], "interrupted", "{summary}");
+        let steps = summary["steps"].as_u64().unwrap();
+        assert!(steps >= 299 && steps < 2500, "{steps} steps");
+        // Every step done is in metrics.csv (one row per step plus the initial state's), and
+        // the last trajectory rows are at the summary's time.
+        let rows = std::fs::read_to_string(&metrics).unwrap().lines().count() - 1;
+        assert_eq!(rows as u64, steps + 1);
+        let trajectory = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+        let last_time: f64 = trajectory
+            .lines()
+            .last()
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(last_time, num(&summary, "simulated_time"));
+    }
+}

@@ -16,6 +16,7 @@ use serde_json::json;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// Where to write and how often.
@@ -24,6 +25,10 @@ pub struct RunConfig<'a> {
     /// trajectory_interval`).
     pub trajectory_interval: f64,
     pub out_dir: &'a Path,
+    /// Set by the embedding program (the CLI's SIGINT/SIGTERM handler) to stop the run: the step
+    /// in progress is finished, both CSV files flushed and `summary.json` written with status
+    /// `interrupted`.
+    pub interrupt: Option<&'a AtomicBool>,
 }
 
 /// Totals of a run (also written to `summary.json`).
@@ -41,8 +46,10 @@ pub struct RunSummary {
     pub solver: SolverTotals,
     /// The state when the run ended (after a failure: the broken state, for diagnosis).
     pub final_state: State,
-    /// `None` when the run reached its duration.
+    /// `None` when the run reached its duration or was interrupted.
     pub error: Option<StepError>,
+    /// Stopped through [`RunConfig::interrupt`] before its duration.
+    pub interrupted: bool,
     /// Step sizes, for adaptive runs.
     pub adaptive: Option<AdaptiveStats>,
     /// Impulse totals, for impulse-based models.
@@ -227,7 +234,19 @@ pub fn run(
     trajectory_rows(sim.model(), sim.state(), &mut traj)?;
     let mut last_traj = 0.0;
     let mut error = None;
+    let mut interrupted = false;
     while !sim.finished() {
+        if cfg
+            .interrupt
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        {
+            // The last state gets its trajectory rows, as the final state of a whole run does.
+            if sim.state().time > last_traj {
+                trajectory_rows(sim.model(), sim.state(), &mut traj)?;
+            }
+            interrupted = true;
+            break;
+        }
         let report = match sim.step() {
             Ok(report) => report,
             Err(Error::Step(e)) => {
@@ -257,7 +276,8 @@ pub fn run(
     }
     traj.flush()?;
     metrics.flush()?;
-    let summary = totals.summary(start.elapsed().as_secs_f64(), sim, error);
+    let mut summary = totals.summary(start.elapsed().as_secs_f64(), sim, error);
+    summary.interrupted = interrupted;
     write_summary(cfg, sim, &summary)?;
     Ok(summary)
 }
@@ -329,6 +349,7 @@ impl Totals {
             solver: self.solver,
             final_state: sim.state().clone(),
             error,
+            interrupted: false,
             adaptive: sim.adaptive_stats().cloned(),
             impulses: self.impulses,
         }
@@ -389,7 +410,11 @@ fn write_summary(cfg: &RunConfig, sim: &Simulation, s: &RunSummary) -> Result<()
         .collect();
     let t = &s.stage_seconds;
     let doc = json!({
-        "status": if s.error.is_none() { "completed" } else { "failed" },
+        "status": match (&s.error, s.interrupted) {
+            (Some(_), _) => "failed",
+            (None, true) => "interrupted",
+            (None, false) => "completed",
+        },
         "error": s.error.as_ref().map(|e| e.to_string()),
         "scene": sim.scene().desc.file,
         "model": { "name": cm.spec().name, "parameters": params },
