@@ -221,17 +221,18 @@ impl SolverChain {
     }
 
     /// Solve the sparse `problem` from `warm`, building the dense matrix only when the sparse
-    /// attempts miss:
-    /// 1. when the chain starts with Lemke, Lemke's method on the sparse matrix
-    ///    ([`lemke_sparse::solve`]): the principal system on the support of `warm` (in time
-    ///    stepping the support usually repeats from step to step), the path from that basis,
-    ///    then the path from B = I, each with a sparse LU of the basis;
-    /// 2. for a problem of at least [`with_large_problems`](Self::with_large_problems) rows (and
-    ///    its sweep limit),
-    ///    block Gauss–Seidel from `warm` on the sparse matrix (O(nnz) a sweep, where Lemke's
-    ///    pivots cost O(n²) each and a path has O(n) of them);
-    /// 3. the chain on the dense problem ([`solve`](Self::solve)), without the attempts already
-    ///    made.
+    /// attempts miss. When the chain starts with Lemke:
+    /// 1. a problem of at least [`with_large_problems`](Self::with_large_problems) rows goes to
+    ///    Lemke's method on the sparse matrix ([`lemke_sparse::solve`]: from the basis {zᵢ > 0 in
+    ///    `warm`} — see [`solve_sparse_from`](Self::solve_sparse_from) for the basic rows — then
+    ///    from B = I, with a sparse LU of the basis) and, if that misses, to block Gauss–Seidel
+    ///    from `warm` on the sparse matrix (O(nnz) a sweep, at most the sweep limit given there);
+    /// 2. a smaller one tries Lemke's warm start on the sparse matrix (the principal system on
+    ///    the support of `warm`, accepted by the residual: in time stepping the support usually
+    ///    repeats from step to step);
+    ///
+    /// then the chain on the dense problem ([`solve`](Self::solve)), without the attempts already
+    /// made.
     pub fn solve_sparse(
         &self,
         problem: &SparseProblem,
