@@ -193,6 +193,15 @@ fn prepare(path: &Path, o: &Overrides) -> Result<Simulation, Failure> {
     if let Some(t) = o.duration {
         s.duration = positive("duration", t)?;
     }
+    if (o.dt.is_some() || o.duration.is_some()) && s.adaptive.is_none() {
+        if let Err((message, hint)) =
+            signorini::pipeline::adaptive::check_step_plan(s.duration, s.time_step)
+        {
+            return Err(input_error(anyhow::anyhow!(
+                "--dt/--duration: {message}\n  help: {hint}"
+            )));
+        }
+    }
     if let Some(name) = &o.integrator {
         s.integrator = Integrator::from_name(name).ok_or_else(|| {
             input_error(anyhow::anyhow!(

@@ -2391,3 +2391,53 @@ fn an_interrupted_run_flushes_its_files_and_writes_an_interrupted_summary() {
         assert_eq!(last_time, num(&summary, "simulated_time"));
     }
 }
+
+/// `--dt` and `--duration` that do not make a whole number of steps are refused with the
+/// durations that would (issue 21 item 4), exit 2, before anything runs.
+#[test]
+fn dt_and_duration_overrides_must_make_whole_steps() {
+    let tmp = TempDir::new("steps");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("sphere_on_plane.toml"),
+            "--dt",
+            "0.3",
+            "--duration",
+            "1",
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(2, "--dt 0.3 --duration 1");
+    assert!(o.stderr.contains("0.9 or 1.2"), "{}", o.stderr);
+    assert!(!out.join("summary.json").exists());
+    signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("sphere_on_plane.toml"),
+            "--dt",
+            "2",
+            "--duration",
+            "1",
+            "--out",
+            s(&out),
+        ],
+    )
+    .expect_code(2, "--dt 2 --duration 1");
+    signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("sphere_on_plane.toml"),
+            "--duration",
+            "1e300",
+            "--out",
+            s(&out),
+        ],
+    )
+    .expect_code(2, "--duration 1e300");
+}

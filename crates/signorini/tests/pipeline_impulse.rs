@@ -43,7 +43,9 @@ shape = {{ type = "sphere", radius = 0.05 }}
 position = [0.0, 0.0, 1.07]
 velocity = [0.0, 0.0, {v}]
 "#,
-        duration = (2.5 / speed).max(3.0 * h),
+        // 2.5 m of flight, at least 3 steps, as a whole number of steps (a scene's duration must
+        // be one; the run takes the same steps as the rounded count did).
+        duration = ((2.5 / speed / h).round().max(3.0)) * h,
         toi = if regress { "regress" } else { "off" },
         v = -speed
     ))

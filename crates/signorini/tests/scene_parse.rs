@@ -1156,6 +1156,38 @@ fn generated_geometry_is_bounded() {
         .contains(&format!("at most {MAX_CONVEX_POINTS} points")));
 }
 
+/// A run in fixed steps lands exactly on its duration (issue 21 item 4): a duration that is not a
+/// whole number of steps, a step longer than the duration, or more than 1e9 steps is an error at
+/// `simulation.duration` whose hint gives durations that work. Adaptive runs land on the
+/// duration by construction and are not checked.
+#[test]
+fn duration_is_a_whole_number_of_fixed_steps() {
+    let sim = |h: &str, t: &str| format!("[simulation]\ntime_step = {h}\nduration = {t}\n");
+    assert!(parse(&sim("0.001", "0.3")).is_ok());
+    assert!(parse(&sim("0.002", "5.0")).is_ok());
+    let e = expect_err(
+        &sim("0.003", "1.0"),
+        "duration",
+        "simulation.duration",
+        "0.999 or 1.002",
+    );
+    assert!(e.message.contains("not a whole number of steps"), "{e}");
+    expect_err(
+        &sim("2.0", "1.0"),
+        "duration",
+        "simulation.duration",
+        "at most the duration",
+    );
+    expect_err(
+        &sim("5e-324", "1.0"),
+        "duration",
+        "simulation.duration",
+        "shorten the duration",
+    );
+    let adaptive = "[simulation]\ntime_step = 0.003\nduration = 1.0\n[simulation.adaptive]\nenergy_tolerance = 1e-3\n";
+    assert!(parse(adaptive).is_ok(), "{:?}", parse(adaptive).err());
+}
+
 #[test]
 fn first_error_in_file_order_is_reported() {
     // Both tables are wrong; the one earlier in the file wins, whatever the section.

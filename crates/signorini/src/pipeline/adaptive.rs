@@ -260,6 +260,45 @@ impl Stepper {
 }
 
 /// Number of steps for a duration: the nearest whole number of steps.
+/// Most fixed steps a run may plan: beyond this a typo (`duration = 1e300`, `time_step =
+/// 5e-324`) would run for centuries; a longer run is split into runs of at most this many steps.
+pub const MAX_STEPS: f64 = 1e9;
+
+/// Why a run of `duration` s in fixed steps of `time_step` s cannot be planned exactly, if it
+/// cannot: the duration must be a whole number of steps (to 1e-9 relative; the run takes exactly
+/// that many steps and ends at the duration), at least one and at most [`MAX_STEPS`]. The message
+/// and the hint (with the nearest durations that work) are for the user.
+pub fn check_step_plan(duration: f64, time_step: f64) -> Result<(), (String, String)> {
+    let n = duration / time_step;
+    if !(n >= 1.0 - 1e-9) {
+        return Err((
+            format!("time_step = {time_step} s is longer than the duration {duration} s"),
+            format!("make the time step at most the duration, e.g. time_step = {}", duration / 100.0),
+        ));
+    }
+    if n > MAX_STEPS {
+        return Err((
+            format!("duration / time_step = {n:.3e} steps, more than the limit of {MAX_STEPS:.0e}"),
+            "shorten the duration or lengthen the time step (or split the run)".into(),
+        ));
+    }
+    let whole = n.round();
+    if (n - whole).abs() > 1e-9 * whole {
+        // Printed to 12 significant digits, so 3 steps of 0.3 s read 0.9, not 0.8999999999999999.
+        let tidy = |t: f64| format!("{}", format!("{t:.11e}").parse::<f64>().unwrap_or(t));
+        let (below, above) = (tidy(n.floor() * time_step), tidy(n.ceil() * time_step));
+        return Err((
+            format!(
+                "duration = {duration} s is not a whole number of steps of {time_step} s ({n:.6} steps)"
+            ),
+            format!(
+                "use duration = {below} or {above} s, or a time step that divides {duration} s"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 pub fn step_count(model: &Model) -> u64 {
     (model.settings.duration / model.settings.time_step)
         .round()

@@ -11,6 +11,7 @@ use super::reader::Reader;
 use super::values::{param_input, string, table, tables, Check};
 use super::{keys, Cx, Res, Value};
 use crate::dynamics::AdaptiveSettings;
+use crate::pipeline::adaptive::check_step_plan;
 
 pub(super) struct Parser<'a, 'i> {
     pub(super) cx: &'a Cx<'a>,
@@ -138,6 +139,9 @@ impl<'a, 'i> Parser<'a, 'i> {
         let mut settings = settings;
         if let Some(a) = r.get("adaptive") {
             settings.adaptive = Some(self.adaptive(a, settings.time_step)?);
+        } else if let Err((message, hint)) = check_step_plan(settings.duration, settings.time_step)
+        {
+            return Err(r.err("duration", message, hint));
         }
         let sim = SimulationDesc {
             settings,
