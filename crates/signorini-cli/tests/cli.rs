@@ -2398,46 +2398,20 @@ fn an_interrupted_run_flushes_its_files_and_writes_an_interrupted_summary() {
 fn dt_and_duration_overrides_must_make_whole_steps() {
     let tmp = TempDir::new("steps");
     let out = tmp.join("out");
-    let o = signorini(
-        tmp.path(),
-        &[
-            "run",
-            example!("sphere_on_plane.toml"),
-            "--dt",
-            "0.3",
-            "--duration",
-            "1",
-            "--out",
-            s(&out),
-        ],
-    );
-    o.expect_code(2, "--dt 0.3 --duration 1");
-    assert!(o.stderr.contains("0.9 or 1.2"), "{}", o.stderr);
-    assert!(!out.join("summary.json").exists());
-    signorini(
-        tmp.path(),
-        &[
-            "run",
-            example!("sphere_on_plane.toml"),
-            "--dt",
-            "2",
-            "--duration",
-            "1",
-            "--out",
-            s(&out),
-        ],
-    )
-    .expect_code(2, "--dt 2 --duration 1");
-    signorini(
-        tmp.path(),
-        &[
-            "run",
-            example!("sphere_on_plane.toml"),
-            "--duration",
-            "1e300",
-            "--out",
-            s(&out),
-        ],
-    )
-    .expect_code(2, "--duration 1e300");
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--dt", "0.3", "--duration", "1"],
+            "use duration = 0.9 or 1.2 s",
+        ),
+        (&["--dt", "2", "--duration", "1"], "at most the duration"),
+        (&["--duration", "1e300"], "shorten the duration"),
+    ];
+    for (overrides, hint) in cases {
+        let mut args = vec!["run", example!("sphere_on_plane.toml"), "--out", s(&out)];
+        args.extend_from_slice(overrides);
+        let o = signorini(tmp.path(), &args);
+        o.expect_code(2, &overrides.join(" "));
+        assert!(o.stderr.contains(hint), "{overrides:?}: {}", o.stderr);
+        assert!(!out.join("summary.json").exists(), "{overrides:?} ran");
+    }
 }

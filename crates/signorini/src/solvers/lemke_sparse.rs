@@ -70,7 +70,7 @@ struct SparseBasis<'a> {
 
 impl SparseBasis<'_> {
     /// v ← B⁻¹v.
-    fn ftran(&self, v: &mut DVector<f64>) {
+    fn ftran(&mut self, v: &mut DVector<f64>) {
         self.factors.solve(v.as_mut_slice());
         for eta in &self.etas {
             let p = v[eta.r] / eta.pivot;
@@ -279,7 +279,7 @@ fn run_path(
             _ => Var::W(i),
         })
         .collect();
-    let factors = BasisFactors::new(columns, m_inv_unit, &DVector::zeros(0), &basis, q_hat)?;
+    let mut factors = BasisFactors::new(columns, m_inv_unit, &DVector::zeros(0), &basis, q_hat)?;
     // d = B₀·1, the sum of B₀'s columns (for B₀ = I: d = 1).
     let mut d = DVector::zeros(n);
     for var in &basis {
@@ -355,6 +355,9 @@ struct BasisFactors {
     a_u: Vec<Vec<(usize, f64)>>,
     /// LU of A_R (None when every column is a unit column).
     lu: Option<SparseLu>,
+    /// Work buffers of the solves (|R| and n entries), so a pivot allocates nothing here.
+    reduced: Vec<f64>,
+    full: Vec<f64>,
 }
 
 impl BasisFactors {
@@ -423,6 +426,8 @@ impl BasisFactors {
         };
         Some(BasisFactors {
             n,
+            reduced: Vec::with_capacity(r_rows.len()),
+            full: vec![0.0; n],
             r_rows,
             unit_pos,
             a_pos,
@@ -432,12 +437,14 @@ impl BasisFactors {
     }
 
     /// v ← B⁻¹v (v given by rows, returned by positions).
-    fn solve(&self, v: &mut [f64]) {
-        let mut x_a: Vec<f64> = self.r_rows.iter().map(|&i| v[i]).collect();
+    fn solve(&mut self, v: &mut [f64]) {
+        let (x_a, out) = (&mut self.reduced, &mut self.full);
+        x_a.clear();
+        x_a.extend(self.r_rows.iter().map(|&i| v[i]));
         if let Some(lu) = &self.lu {
-            lu.solve(&mut x_a);
+            lu.solve(x_a);
         }
-        let mut out = vec![0.0; self.n];
+        out.fill(0.0);
         for i in 0..self.n {
             if self.unit_pos[i] != usize::MAX {
                 out[self.unit_pos[i]] = v[i];
@@ -449,30 +456,32 @@ impl BasisFactors {
                 out[self.unit_pos[i]] -= value * x_a[k];
             }
         }
-        v.copy_from_slice(&out);
+        v.copy_from_slice(out);
     }
 
     /// b ← B⁻ᵀb (b given by positions, returned by rows).
-    fn solve_transpose(&self, b: &mut [f64]) {
-        let mut out = vec![0.0; self.n];
+    fn solve_transpose(&mut self, b: &mut [f64]) {
+        let (y_r, out) = (&mut self.reduced, &mut self.full);
+        out.fill(0.0);
         for i in 0..self.n {
             if self.unit_pos[i] != usize::MAX {
                 out[i] = b[self.unit_pos[i]];
             }
         }
-        let mut y_r: Vec<f64> = self
-            .a_pos
-            .iter()
-            .zip(&self.a_u)
-            .map(|(&pos, in_u)| b[pos] - in_u.iter().map(|&(i, v)| v * out[i]).sum::<f64>())
-            .collect();
+        y_r.clear();
+        y_r.extend(
+            self.a_pos
+                .iter()
+                .zip(&self.a_u)
+                .map(|(&pos, in_u)| b[pos] - in_u.iter().map(|&(i, v)| v * out[i]).sum::<f64>()),
+        );
         if let Some(lu) = &self.lu {
-            lu.solve_transpose(&mut y_r);
+            lu.solve_transpose(y_r);
         }
         for (k, &i) in self.r_rows.iter().enumerate() {
             out[i] = y_r[k];
         }
-        b.copy_from_slice(&out);
+        b.copy_from_slice(out);
     }
 }
 
