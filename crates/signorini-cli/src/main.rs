@@ -3,6 +3,7 @@
 //! Exit codes: 0 success, 1 the simulation failed (blew up or a model failed), 2 bad input.
 mod mjcf;
 mod plot;
+mod progress;
 
 /// println! that ignores a closed stdout (`signorini models | head` must not panic).
 macro_rules! say {
@@ -16,7 +17,6 @@ mod experiment;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use signorini::contact::{catalog, ParamInput};
 use signorini::dynamics::Integrator;
 use signorini::pipeline::StageTimes;
@@ -272,18 +272,23 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
     } else {
         sim.planned_steps()
     };
-    let bar = if std::io::stderr().is_terminal() && (adaptive || total >= 1000) {
-        let bar = ProgressBar::new(total);
-        let template = if adaptive {
-            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} ms simulated (eta {eta})"
-        } else {
-            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps ({per_sec}, eta {eta})"
-        };
-        bar.set_style(ProgressStyle::with_template(template).expect("static template"));
-        Some(bar)
+    // A bar on a terminal (for runs of 1000 steps or more); elsewhere a heartbeat line every
+    // few seconds.
+    let terminal = std::io::stderr().is_terminal();
+    let (unit, template) = if adaptive {
+        (
+            "ms simulated",
+            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} ms simulated (eta {eta})",
+        )
     } else {
-        None
+        (
+            "steps",
+            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps ({per_sec}, eta {eta})",
+        )
     };
+    let show = !terminal || adaptive || total >= 1000;
+    let label = format!("run {}", path.display());
+    let bar = show.then(|| progress::Progress::new(terminal, &label, unit, total, template));
     // Ctrl-C or SIGTERM: the run finishes the step in progress, flushes its CSV files and writes
     // summary.json with status "interrupted"; a second signal kills the process as usual.
     static INTERRUPT: AtomicBool = AtomicBool::new(false);
@@ -301,10 +306,17 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
         interrupt: Some(&INTERRUPT),
     };
     let mut last = 0;
+    let time_step = settings.time_step;
     let mut progress = |k: u64, _n: u64| {
         if let Some(b) = &bar {
-            if k >= last + 64 {
-                b.set_position(k);
+            if k >= last + 64 || !terminal {
+                // k counts steps, or milliseconds of simulated time for adaptive steps.
+                let t = if adaptive {
+                    1e-3 * k as f64
+                } else {
+                    k as f64 * time_step
+                };
+                b.set(k, || format!("t = {t:.4} s"));
                 last = k;
             }
         }
@@ -318,7 +330,7 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
     // simulation's: the simulation's own failures come back in `summary.error`.
     let summary = run(&cfg, &mut sim, &mut progress).map_err(input_error)?;
     if let Some(b) = bar {
-        b.finish_and_clear();
+        b.finish();
     }
     say!(
         "{}: {} steps, {:.3} s simulated in {:.3} s wall ({:.0} steps/s); max penetration {:.3e} m, mean {:.3e} m; final kinetic energy {:.3e} J",

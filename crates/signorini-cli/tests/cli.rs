@@ -2415,3 +2415,77 @@ fn dt_and_duration_overrides_must_make_whole_steps() {
         assert!(!out.join("summary.json").exists(), "{overrides:?} ran");
     }
 }
+
+/// Off a terminal (here: stderr is a pipe) a long run and an experiment print a heartbeat line
+/// every SIGNORINI_HEARTBEAT_SECONDS (issue 21 item 10): how many steps (runs) of how many, the
+/// rate, and for a run the simulated time reached, which must be steps × time step.
+#[test]
+fn runs_and_experiments_off_a_terminal_print_a_heartbeat() {
+    let tmp = TempDir::new("heartbeat");
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            example!("pile.toml"),
+            "--duration",
+            "0.5",
+            "--out",
+            s(&tmp.join("out")),
+        ])
+        .env("SIGNORINI_HEARTBEAT_SECONDS", "0.02")
+        .output()
+        .expect("spawn signorini");
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let beats: Vec<(u64, f64)> = stderr
+        .lines()
+        .filter(|l| l.starts_with("run ") && l.contains("pile.toml: "))
+        .map(|l| {
+            let done = l
+                .split(": ")
+                .nth(1)
+                .and_then(|r| r.split('/').next())
+                .unwrap();
+            let t = l.rsplit("t = ").next().unwrap().trim_end_matches(" s");
+            assert!(
+                l.contains("/500 steps (") && l.contains(" steps/s over the last "),
+                "{l}"
+            );
+            (done.parse().unwrap(), t.parse().unwrap())
+        })
+        .collect();
+    assert!(
+        beats.len() >= 2,
+        "expected heartbeats every 0.02 s, got:\n{stderr}"
+    );
+    for w in beats.windows(2) {
+        assert!(w[1].0 > w[0].0, "steps done must grow: {beats:?}");
+    }
+    for &(done, t) in &beats {
+        // pile.toml: h = 1e-3 s; t is printed to 4 decimals.
+        assert!(
+            (t - done as f64 * 1e-3).abs() <= 5e-5,
+            "t = {t} after {done} steps"
+        );
+    }
+
+    let out = Command::new(BIN)
+        .args([
+            "experiment",
+            "box-stack",
+            "--quick",
+            "--out",
+            s(&tmp.join("x")),
+        ])
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .env("SIGNORINI_HEARTBEAT_SECONDS", "0.001")
+        .output()
+        .expect("spawn signorini");
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("experiment box-stack: ") && l.contains(" runs (")),
+        "no heartbeat from the experiment:\n{stderr}"
+    );
+}

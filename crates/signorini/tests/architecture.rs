@@ -164,3 +164,47 @@ fn layers_never_reach_upward() {
     }
     assert!(violations.is_empty(), "{}", violations.join("\n"));
 }
+
+/// The README's set-up (issue 21, item 9): its two commands are a release `cargo run` and
+/// `scripts/test.sh`; the script tests in the release profile (so the second command reuses the
+/// first's build instead of compiling the workspace again); CI runs exactly that script.
+#[test]
+fn the_readme_commands_build_once_and_ci_runs_the_test_command() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let read =
+        |p: &str| std::fs::read_to_string(root.join(p)).unwrap_or_else(|e| panic!("{p}: {e}"));
+    let readme = read("README.md");
+    let block = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("README.md starts with a ```sh block of set-up commands");
+    let commands: Vec<&str> = block.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(commands.len(), 2, "two set-up commands: {commands:?}");
+    assert!(
+        commands[0].starts_with("cargo run --release "),
+        "{}",
+        commands[0]
+    );
+    assert_eq!(commands[1], "scripts/test.sh");
+    let test_script = read("scripts/test.sh");
+    assert!(
+        test_script
+            .lines()
+            .any(|l| l.trim() == "cargo test --workspace --release"),
+        "scripts/test.sh must test in the release profile the run command built"
+    );
+    let ci = read(".ci/run");
+    let ci_commands: Vec<&str> = ci
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with('#') && !l.starts_with("set ") && !l.starts_with("cd ")
+        })
+        .collect();
+    assert_eq!(
+        ci_commands,
+        [commands[1]],
+        ".ci/run runs the README's test command and nothing else"
+    );
+}

@@ -6,6 +6,8 @@ use signorini::experiments::simulate;
 use signorini::scene::{self, Scene};
 use std::path::PathBuf;
 
+mod common;
+
 fn example(name: &str) -> Scene {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../examples")
@@ -78,14 +80,7 @@ fn a_cube_deep_in_the_ground_is_pushed_straight_up() {
 /// depth check included.
 #[test]
 fn bundled_examples_never_trip_the_depth_check() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    files.sort();
-    for f in files {
+    for f in common::bundled_examples() {
         let mut scene = scene::load(&f).unwrap_or_else(|e| panic!("{e}"));
         scene.model.settings.duration = scene.model.settings.duration.min(0.3);
         simulate(&scene, None, |_, _| {}).unwrap_or_else(|e| panic!("{}: {e}", f.display()));

@@ -7,9 +7,9 @@ mod peg;
 mod penalty;
 
 use crate::plot::{self, Axes, Band, Mark, Series};
+use crate::progress::Progress;
 use crate::{input_error, Failure};
 use anyhow::anyhow;
-use indicatif::{ProgressBar, ProgressStyle};
 use signorini::scene::{self, Scene};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -131,6 +131,7 @@ pub fn cmd_experiment(name: Option<&str>, list: bool, o: Options) -> Result<(), 
             .out
             .unwrap_or_else(|| PathBuf::from("out").join(format!("experiment-{name}"))),
         quick: o.quick,
+        label: format!("experiment {name}"),
         bar: None,
         written: Vec::new(),
     };
@@ -151,7 +152,9 @@ pub(super) struct Context {
     pub(super) examples: PathBuf,
     pub(super) out: PathBuf,
     pub(super) quick: bool,
-    pub(super) bar: Option<ProgressBar>,
+    /// How the heartbeat names the command.
+    pub(super) label: String,
+    pub(super) bar: Option<Progress>,
     pub(super) written: Vec<String>,
 }
 
@@ -193,25 +196,21 @@ impl Context {
         Ok(scene)
     }
 
-    /// A progress bar over `runs` runs when stdout is a terminal (drawn on stderr).
+    /// Progress over `runs` runs: a bar when stdout is a terminal (drawn on stderr), else a
+    /// heartbeat line on stderr every few seconds.
     pub(super) fn start(&mut self, runs: usize) {
-        if !std::io::stdout().is_terminal() {
-            return;
+        let terminal = std::io::stdout().is_terminal();
+        let template = "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs  {msg}";
+        let progress = Progress::new(terminal, &self.label, "runs", runs as u64, template);
+        if let Some(bar) = progress.bar() {
+            bar.enable_steady_tick(Duration::from_millis(200));
         }
-        let bar = ProgressBar::new(runs as u64);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs  {msg}",
-            )
-            .expect("static template"),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-        self.bar = Some(bar);
+        self.bar = Some(progress);
     }
 
     pub(super) fn finish(&mut self) {
         if let Some(b) = self.bar.take() {
-            b.finish_and_clear();
+            b.finish();
         }
     }
 
@@ -222,7 +221,7 @@ impl Context {
         what: &str,
         f: impl FnOnce() -> Result<T, signorini::Error>,
     ) -> Result<T, Failure> {
-        if let Some(b) = &self.bar {
+        if let Some(b) = self.bar.as_ref().and_then(Progress::bar) {
             b.set_message(what.to_string());
         }
         let r = f().map_err(|e| Failure {
@@ -230,7 +229,7 @@ impl Context {
             error: anyhow!("{what}: {e}"),
         })?;
         if let Some(b) = &self.bar {
-            b.inc(1);
+            b.inc(|| format!("last: {what}"));
         }
         Ok(r)
     }

@@ -36,8 +36,11 @@ pub(super) fn pour_3d(cx: &mut Context) -> Result<(), Failure> {
             let r = peg::run(&scene, &j.model, j.seed, j.time_step)
                 .map_err(|e| format!("{} at h = {} s, seed {}: {e}", j.model, j.time_step, j.seed));
             if let Some(b) = &bar {
-                b.set_message(format!("{} h = {} s seed {}", j.model, j.time_step, j.seed));
-                b.inc(1);
+                let what = format!("{} h = {} s seed {}", j.model, j.time_step, j.seed);
+                if let Some(b) = b.bar() {
+                    b.set_message(what.clone());
+                }
+                b.inc(|| format!("last: {what}"));
             }
             r
         })

@@ -93,7 +93,12 @@ impl Body {
         }
         let inv_inertia = mp.inertia.inverse();
         if !inv_inertia.is_finite() {
-            return Err("inertia tensor is singular".into());
+            let d = mp.inertia.diagonal();
+            return Err(format!(
+                "the inertia tensor of mass {} kg over these shapes is singular or overflows \
+                 (diagonal [{:.3e}, {:.3e}, {:.3e}] kg m^2)",
+                mp.mass, d.x, d.y, d.z
+            ));
         }
         let pieces = pieces
             .into_iter()

@@ -71,20 +71,39 @@ pub fn build(desc: SceneDesc) -> Result<Scene, SceneError> {
                 "define it in a [[material]] table",
             )
         })?;
+        let mass_key = if matches!(b.mass, MassDesc::Density(_)) {
+            "density"
+        } else {
+            "mass"
+        };
         let body = match b.mass {
             MassDesc::Fixed => Ok(Body::fixed(&b.name, pieces, material)),
             MassDesc::Mass(m) => Body::dynamic(&b.name, pieces, Some(m), 1.0, material),
             MassDesc::Density(rho) => Body::dynamic(&b.name, pieces, None, rho, material),
         }
-        .map_err(|m| err(b.line, &b.key, m, "check the body's shapes and mass"))?;
+        .map_err(|m| {
+            err(
+                b.key_lines.line_of(mass_key, b.line),
+                &format!("{}.{mass_key}", b.key),
+                m,
+                "check the body's shapes and its mass or density (kg, kg/m^3)",
+            )
+        })?;
         // The step's speed check (|v| + |ω| r above max_speed stops a run as diverging) would
         // otherwise blame the time step for what the scene asked.
         let max_speed = desc.simulation.settings.max_speed;
         let speed = b.velocity.length() + b.angular_velocity.length() * body.bounding_radius();
         if !body.fixed && speed > max_speed {
+            // Blame the larger of the two terms.
+            let spin = b.angular_velocity.length() * body.bounding_radius();
+            let key = if spin > b.velocity.length() {
+                "angular_velocity"
+            } else {
+                "velocity"
+            };
             return Err(err(
-                b.line,
-                &format!("{}.velocity", b.key),
+                b.key_lines.line_of(key, b.line),
+                &format!("{}.{key}", b.key),
                 format!(
                     "body `{}` starts with a point moving at up to {speed:.4e} m/s (|v| + |ω| r, r its bounding radius), above simulation.max_speed = {max_speed} m/s",
                     b.name
@@ -408,7 +427,17 @@ fn spawn(
             }
         }
         .map_err(|m| {
-            SceneError::new(file, s.line, &s.key, m, "check the spawn's shapes and mass")
+            let mass_key = match s.mass {
+                SpawnMassDesc::Mass(_) => "mass",
+                SpawnMassDesc::Density(_) => "density",
+            };
+            SceneError::new(
+                file,
+                s.key_lines.line_of(mass_key, s.line),
+                &format!("{}.{mass_key}", s.key),
+                m,
+                "check the spawn's shapes and its mass or density (kg, kg/m^3)",
+            )
         })?;
         let mut body = body;
         body.release_time = f64::from(i) * s.release_interval;

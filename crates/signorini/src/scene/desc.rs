@@ -124,6 +124,21 @@ impl MaterialDesc {
     }
 }
 
+/// The line of each key a table gave (1-based), so that a check made after parsing (the build's
+/// mass properties, the initial speed) can blame the key's own line.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct KeyLines(pub Vec<(String, usize)>);
+
+impl KeyLines {
+    /// The line of `key`, or `table_line` when the table did not give it.
+    pub fn line_of(&self, key: &str, table_line: usize) -> usize {
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or(table_line, |&(_, line)| line)
+    }
+}
+
 /// `[[body]]`: one rigid body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BodyDesc {
@@ -142,6 +157,8 @@ pub struct BodyDesc {
     pub shape: BodyShapeDesc,
     pub line: usize,
     pub key: String,
+    /// Lines of the keys given (empty for a body built in code).
+    pub key_lines: KeyLines,
 }
 
 impl BodyDesc {
@@ -316,6 +333,8 @@ pub struct SpawnDesc {
     pub release_interval: f64,
     pub line: usize,
     pub key: String,
+    /// Lines of the keys given.
+    pub key_lines: KeyLines,
 }
 
 impl SpawnDesc {

@@ -20,8 +20,8 @@ use super::Error;
 use crate::contact::ParamInput;
 use crate::dynamics::{Integrator, Settings};
 use crate::scene::{
-    self, BodyDesc, BodyShapeDesc, ContactDesc, LocatedShape, MassDesc, MaterialDesc, OutputDesc,
-    ParamDesc, Scene, SceneDesc, SceneError, ShapeDesc, SimulationDesc,
+    self, BodyDesc, BodyShapeDesc, ContactDesc, KeyLines, LocatedShape, MassDesc, MaterialDesc,
+    OutputDesc, ParamDesc, Scene, SceneDesc, SceneError, ShapeDesc, SimulationDesc,
 };
 use glam::{DQuat, DVec3};
 
@@ -403,6 +403,7 @@ impl BodyBuilder {
             }),
             line: 0,
             key,
+            key_lines: KeyLines::default(),
         })
     }
 }

@@ -12,6 +12,21 @@ use signorini::{DQuat, DVec3};
 pub const EPS: f64 = f64::EPSILON;
 
 // ---------------------------------------------------------------------------------------------
+// bundled scenes
+
+/// The bundled example scenes (`examples/*.toml`), sorted by name.
+pub fn bundled_examples() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+// ---------------------------------------------------------------------------------------------
 // proptest
 
 /// `cases` cases, no failure files written into the source tree, and a fixed seed so that the

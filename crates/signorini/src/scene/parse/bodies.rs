@@ -102,6 +102,7 @@ impl<'a, 'i> Parser<'a, 'i> {
         let velocity = r.vec3("velocity", DVec3::ZERO)?;
         let angular_velocity = r.vec3("angular_velocity", DVec3::ZERO)?;
         let shape = body_shape(&mut r, fixed)?;
+        let key_lines = r.key_lines();
         r.finish()?;
         self.parsed_bodies
             .insert(name.clone(), self.scene.bodies.len());
@@ -116,6 +117,7 @@ impl<'a, 'i> Parser<'a, 'i> {
             shape,
             line: cx.line(v.span().start),
             key,
+            key_lines,
         });
         Ok(())
     }

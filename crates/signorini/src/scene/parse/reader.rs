@@ -6,7 +6,7 @@ use toml::de::DeTable;
 use super::hints::{choices_hint, unit_of};
 use super::values::{self, boolean, int, num, string, table, vec3, Check};
 use super::{Cx, Res, Value};
-use crate::scene::SceneError;
+use crate::scene::{KeyLines, SceneError};
 
 /// Reads the keys of one table one at a time, recording which were consumed.
 ///
@@ -85,6 +85,16 @@ impl<'a, 'i> Reader<'a, 'i> {
     pub(super) fn get(&mut self, name: &'static str) -> Option<&'a Value<'i>> {
         self.used.push(name);
         self.table.get(name)
+    }
+
+    /// The line of every key of the table.
+    pub(super) fn key_lines(&self) -> KeyLines {
+        KeyLines(
+            self.table
+                .iter()
+                .map(|(k, v)| (k.get_ref().to_string(), self.cx.line(v.span().start)))
+                .collect(),
+        )
     }
 
     /// Byte offset of the value of `name`, or of the table if absent.

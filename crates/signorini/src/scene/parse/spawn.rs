@@ -81,6 +81,18 @@ impl<'a, 'i> Parser<'a, 'i> {
         })?;
         let origin = r.vec3("origin", DVec3::ZERO)?;
         let jitter = r.num("jitter", 0.0, Check::NonNegative)?;
+        let cells = DVec3::new(lattice[0] as f64, lattice[1] as f64, lattice[2] as f64);
+        let far_corner = origin + (cells - DVec3::ONE) * spacing + DVec3::splat(jitter);
+        if !far_corner.is_finite() {
+            let msg = format!(
+                "the lattice's far corner, origin + (lattice - 1) * spacing + jitter, is {far_corner}: not finite"
+            );
+            return Err(r.err(
+                "spacing",
+                msg,
+                "give spacings and a jitter in metres of a sensible size",
+            ));
+        }
         let random_orientation = r.boolean("random_orientation", false)?;
         let velocity = r.vec3("velocity", DVec3::ZERO)?;
         let material = self.material_ref(&mut r)?;
@@ -106,6 +118,7 @@ impl<'a, 'i> Parser<'a, 'i> {
         let weights = r.opt("weights", |cx, v, k| weights(cx, v, k, shapes.len()))?;
         let weights = weights.unwrap_or_else(|| vec![1.0; shapes.len()]);
         let release_interval = r.num("release_interval", 0.0, Check::NonNegative)?;
+        let key_lines = r.key_lines();
         r.finish()?;
         self.scene.spawns.push(SpawnDesc {
             name,
@@ -124,6 +137,7 @@ impl<'a, 'i> Parser<'a, 'i> {
             release_interval,
             line,
             key,
+            key_lines,
         });
         Ok(())
     }

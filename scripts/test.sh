@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# All the tests: the Rust test suite, in the release profile that the README's run command has
+# already built (so a fresh machine compiles the workspace once), then a bounded fuzzing run of
+# the scene loader and the first steps of small scenes (scripts/fuzz.sh --fresh, 60 s a target;
+# SIGNORINI_FUZZ_SECONDS changes it, 0 skips it). CI runs exactly this (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo test --workspace --release
+fuzz_seconds=${SIGNORINI_FUZZ_SECONDS:-60}
+if [ "$fuzz_seconds" -gt 0 ]; then
+    scripts/fuzz.sh --fresh "$fuzz_seconds"
+fi
