@@ -290,9 +290,12 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
     let label = format!("run {}", path.display());
     let bar = show.then(|| progress::Progress::new(terminal, &label, unit, total, template));
     // Ctrl-C or SIGTERM: the run finishes the step in progress, flushes its CSV files and writes
-    // summary.json with status "interrupted"; a second signal kills the process as usual.
+    // summary.json with status "interrupted"; a second signal kills the process as usual. The
+    // handler replaces whatever the process inherited, SIGINT ignored included (a script's
+    // background job starts so): an interrupt that reaches the run then ends it cleanly, and
+    // SIGTERM is handled either way (`try_set_handler` refused both in that case).
     static INTERRUPT: AtomicBool = AtomicBool::new(false);
-    let handler = ctrlc::try_set_handler(|| {
+    let handler = ctrlc::set_handler(|| {
         if INTERRUPT.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
