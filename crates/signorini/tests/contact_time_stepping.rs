@@ -207,3 +207,66 @@ fn independent_blocks_are_solved_each_to_its_own_scale() {
         );
     }
 }
+
+/// Bounded position correction (issue 16, item 5; `time_stepping::position_term`): the tilted
+/// 10 kg cube of `block_penetrating_plane.toml`, started 5 cm into the ground, under
+/// stewart-trinkle and peg at h = 1 ms and 10 ms. With the default `recovery = "bounded"`
+/// (v_max = 0.5 m/s) it is pushed out, never faster than 1 m/s while it overlaps the ground (the
+/// issue's target; v_max plus what gravity and the turning cube's corner add; it then tips off
+/// its corner onto a face, faster, under gravity alone), the overlap is gone within 0.2 s
+/// (|ψ|/v_max = 0.1 s at the deepest corner), and the cube is at rest after 3 s (kinetic energy
+/// ≤ 1e-6 J). With `recovery = "full"` (the paper's ψ/h) the same cube leaves the overlap at
+/// more than 4 m/s (|ψ|/h = 50 and 5 m/s).
+#[test]
+fn a_cube_started_in_the_ground_is_pushed_out_at_the_bounded_speed() {
+    use signorini::contact::ParamInput;
+    use signorini::dynamics::energy::kinetic_energy;
+    use signorini::experiments::{penetration, simulate};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/block_penetrating_plane.toml");
+    let base = signorini::scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    for model in ["stewart-trinkle", "peg"] {
+        for h in [1e-3, 1e-2] {
+            for recovery in ["bounded", "full"] {
+                let mut scene = base.clone();
+                scene.model.settings.time_step = h;
+                scene.set_param("recovery", ParamInput::Word(recovery.into()), "test");
+                let (mut fastest, mut overlap_after_0_2s) = (0.0f64, 0.0f64);
+                // The scene starts 5 cm deep; a report gives the overlap at the step's end.
+                let mut overlapping = true;
+                let end = simulate(&scene, Some(model), |s, r| {
+                    let Some(report) = r else { return };
+                    // The speed a step that started overlapping (the push-out) ends with.
+                    if overlapping {
+                        fastest = fastest.max(s.bodies[1].velocity.length());
+                    }
+                    overlapping = report.max_penetration > 1e-6;
+                    if s.time > 0.2 {
+                        overlap_after_0_2s = overlap_after_0_2s.max(penetration(r));
+                    }
+                })
+                .unwrap_or_else(|e| panic!("{model}, h = {h}, {recovery}: {e}"));
+                let energy = kinetic_energy(&scene.model, &end);
+                eprintln!(
+                    "{model} h = {h} {recovery}: fastest push-out {fastest:.3} m/s, overlap after 0.2 s {overlap_after_0_2s:.2e} m, final KE {energy:.2e} J"
+                );
+                if recovery == "bounded" {
+                    assert!(
+                        fastest <= 1.0,
+                        "{model}, h = {h}: pushed out at {fastest} m/s"
+                    );
+                    assert!(
+                        overlap_after_0_2s <= 1e-6,
+                        "{model}, h = {h}: {overlap_after_0_2s} m"
+                    );
+                    assert!(energy <= 1e-6, "{model}, h = {h}: still moving, {energy} J");
+                } else {
+                    assert!(
+                        fastest > 4.0,
+                        "{model}, h = {h}: the paper's ψ/h gave {fastest} m/s"
+                    );
+                }
+            }
+        }
+    }
+}

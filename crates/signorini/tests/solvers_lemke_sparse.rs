@@ -211,7 +211,7 @@ fn settling_bin_lcp() -> (SparseProblem, usize) {
     let active: Vec<&Contact> = contacts.iter().filter(|c| c.gap < distance).collect();
     let applied = vec![Wrench::default(); model.bodies.len()];
     let vp = VelocityProblem::new(model, state, model.settings.time_step, &applied);
-    let lcp = assemble_sparse(Formulation::StewartTrinkle, 4, &vp, &active);
+    let lcp = assemble_sparse(Formulation::StewartTrinkle, 4, &vp, &active, f64::INFINITY);
     (lcp.problem, lcp.frictional.len())
 }
 

@@ -31,7 +31,7 @@ fn scene_lcp(name: &str) -> (SparseProblem, DMatrix<f64>, usize, Vec<(usize, f64
     let active: Vec<&Contact> = contacts.iter().filter(|c| c.gap < distance).collect();
     let zero = vec![Wrench::default(); model.bodies.len()];
     let vp = VelocityProblem::new(model, state, 1e-3, &zero);
-    let lcp = assemble_sparse(Formulation::StewartTrinkle, 4, &vp, &active);
+    let lcp = assemble_sparse(Formulation::StewartTrinkle, 4, &vp, &active, f64::INFINITY);
     let w = delassus(&lcp.rows, &InverseMass::new(model, state));
     let mu = lcp
         .frictional

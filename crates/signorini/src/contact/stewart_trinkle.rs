@@ -27,6 +27,12 @@
 //!           [ μ     −Eᵀ   0 ]         [ 0              ]
 //! ```
 //!
+//! Departure (issue 16, item 5; `recovery = "bounded"`, the default): ψ/h is replaced by
+//! max(ψ, −v_max h)/h with v_max = `max_recovery_speed` (0.5 m/s by default), so an overlap is
+//! removed at no more than v_max instead of in one step (a cube started 5 cm into the ground was
+//! thrown out at 50 m/s at h = 1 ms); gaps ψ ≥ 0 are untouched. `recovery = "full"` is the
+//! paper's ψ/h.
+//!
 //! Anitescu–Potra (1997) drops the ψ/h term: the normal constraint is G_nᵀ ν⁺ ≥ 0 on the active
 //! set. They prove their LCP always has a solution that Lemke's method finds in exact arithmetic
 //! (M_lcp is copositive, though not copositive-plus: a unit σ gives zᵀMz = 0 with
@@ -84,6 +90,8 @@ model_params! {
             kind: ParamKind::Choice(&["anticipating", "penetrating"]),
         },
         activation_distance: Option<f64> = time_stepping::ACTIVATION_DISTANCE,
+        recovery: &'static str = time_stepping::RECOVERY,
+        max_recovery_speed: f64 = time_stepping::MAX_RECOVERY_SPEED,
         friction_directions: usize = time_stepping::FRICTION_DIRECTIONS,
         solvers: Vec<&'static str> = time_stepping::SOLVERS,
         tolerance: f64 = time_stepping::TOLERANCE,
@@ -165,6 +173,8 @@ pub struct TimeStepping {
     values: Vec<ParamValue>,
     anticipating: bool,
     activation_distance: Option<f64>,
+    /// Bound of the position term's recovery speed, m/s (∞: the paper's ψ/h).
+    max_recovery_speed: f64,
     directions: usize,
     solvers: SolverChain,
     /// Bounding radius of each body about its centre of mass (m), computed on first use.
@@ -182,6 +192,7 @@ impl TimeStepping {
             values: values.to_vec(),
             anticipating: p.activation == "anticipating",
             activation_distance: p.activation_distance,
+            max_recovery_speed: time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
             directions: p.friction_directions,
             solvers: time_stepping::solver_chain!(p)?
                 .with_large_problems(Some((p.large_island_rows, p.large_island_sweeps))),
@@ -345,7 +356,13 @@ impl TimeStepping {
     ) -> Result<IslandSolve, ContactError> {
         let contacts: Vec<&Contact> = island.iter().map(|&a| active[a]).collect();
         let k = self.directions;
-        let lcp = assemble_sparse(self.formulation, k, problem, &contacts);
+        let lcp = assemble_sparse(
+            self.formulation,
+            k,
+            problem,
+            &contacts,
+            self.max_recovery_speed,
+        );
         let (nc, nf, n) = (contacts.len(), lcp.frictional.len(), lcp.problem.len());
         let nt = nf * k;
 
@@ -408,7 +425,8 @@ pub struct StepLcp {
 
 /// Assemble the LCP of the module documentation for the `active` contacts at `state`, with step
 /// `h` (s), `k` friction directions and the applied wrenches `applied` (per body, without
-/// contact). Public so tests and benchmarks can solve the problems real scenes produce.
+/// contact), with the paper's full ψ/h. Public so tests and benchmarks can solve the problems
+/// real scenes produce.
 pub fn assemble(
     formulation: Formulation,
     k: usize,
@@ -433,7 +451,7 @@ pub fn assemble_on(
     problem: &VelocityProblem,
     active: &[&Contact],
 ) -> StepLcp {
-    let lcp = assemble_sparse(formulation, k, problem, active);
+    let lcp = assemble_sparse(formulation, k, problem, active, f64::INFINITY);
     StepLcp {
         problem: lcp.problem.to_dense(),
         rows: lcp.rows,
@@ -451,14 +469,16 @@ pub struct SparseStepLcp {
 }
 
 /// The LCP of the module documentation (Stewart & Trinkle 1996, eqs. 16–19; Anitescu & Potra
-/// 1997 without the ψ/h term) for the `active` contacts, posed on the step's system dynamics.
-/// Its matrix is assembled sparse, row by row from W's nonzeros ([`DelassusRows`]) and the
-/// friction blocks' constants, in O(nnz).
+/// 1997 without the ψ/h term) for the `active` contacts, posed on the step's system dynamics,
+/// an overlap removed at up to `max_recovery_speed` m/s ([`time_stepping::position_term`]; ∞:
+/// the paper's ψ/h). Its matrix is assembled sparse, row by row from W's nonzeros
+/// ([`DelassusRows`]) and the friction blocks' constants, in O(nnz).
 pub fn assemble_sparse(
     formulation: Formulation,
     k: usize,
     problem: &VelocityProblem,
     active: &[&Contact],
+    max_recovery_speed: f64,
 ) -> SparseStepLcp {
     let (model, h) = (problem.model, problem.h);
     let mu: Vec<f64> = active
@@ -491,7 +511,7 @@ pub fn assemble_sparse(
     }
     if formulation == Formulation::StewartTrinkle {
         for (c, contact) in active.iter().enumerate() {
-            q[c] += contact.gap / h;
+            q[c] += time_stepping::position_term(contact.gap, h, max_recovery_speed);
         }
     }
     // Row by row: W's rows (the tangent rows of contact f end with +1 at σ_f), then σ_f's row

@@ -45,6 +45,8 @@ pub fn ball_penetration(
         ParamInput::Word(activation.into()),
         "experiment activation",
     );
+    // The paper's model: an overlap removed in one step by ψ/h (what type 1 activation pays for).
+    scene.set_param("recovery", ParamInput::Word("full".into()), "experiment activation");
     let (mut worst, mut fastest): (f64, f64) = (0.0, 0.0);
     simulate(&scene, None, |s, r| {
         worst = worst.max(penetration(r));

@@ -98,6 +98,8 @@ pub fn run(scene: &Scene, model: &str, seed: u64, h: f64) -> Result<Run, Error> 
         ParamInput::Word("continue".into()),
         "experiment pour-3d",
     );
+    // The paper's models: an overlap removed in one step by ψ/h.
+    sc.set_param("recovery", ParamInput::Word("full".into()), "experiment pour-3d");
     // Fixed steps of h, whatever the scene says: the sweep compares step sizes.
     sc.model.settings.adaptive = None;
     let mut sim = Simulation::new(sc, Some(model), &[])?;

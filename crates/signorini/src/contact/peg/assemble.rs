@@ -11,6 +11,13 @@
 //!
 //! With `about` = ν* every row and gap is taken at the poses one step of ν* leads to
 //! (`prediction`): the implicit gap prediction, ψ replaced by ψ* − h G* ν*.
+//!
+//! Option (issue 16, item 5; `recovery = "bounded"`, not the default): every gap ψ (primary or
+//! member) is first bounded below by −v_max h, v_max = `max_recovery_speed`
+//! (`time_stepping::position_term`), so that an overlap is removed at no more than v_max. The
+//! default `"full"` is the paper's ψ/h: with the implicit gap prediction ψ is ψ* − h G ν*, a
+//! linearization that can fall below −v_max h where the pair does not overlap, and bounding it
+//! there let overlaps of up to v_max h appear on `pour_3d.toml` (largest 5.0e-5 → 5.0e-4 m).
 use super::constraints::{Constraint, What};
 use super::prediction::carried;
 use crate::collision::Contact;
@@ -45,8 +52,10 @@ pub(super) fn assemble(
     mu: &[f64],
     k: usize,
     about: Option<&[f64]>,
+    max_recovery_speed: f64,
 ) -> StepLcp {
-    let at = Linearization::new(problem, about);
+    let mut at = Linearization::new(problem, about);
+    at.min_gap = -max_recovery_speed * problem.h;
     let np = constraints.len();
     let frictional: Vec<usize> = (0..np).filter(|&j| mu[j] > 0.0).collect();
     let nf = frictional.len();
@@ -78,6 +87,8 @@ struct Linearization<'a> {
     /// The poses one step of ν* leads to, and the start state moved there.
     predicted: Option<(Vec<Pose>, State)>,
     start: Vec<Pose>,
+    /// Gaps are bounded below by this (m): −v_max h, or −∞ for the paper's ψ/h.
+    min_gap: f64,
 }
 
 impl<'a> Linearization<'a> {
@@ -100,6 +111,7 @@ impl<'a> Linearization<'a> {
             h,
             about,
             predicted,
+            min_gap: f64::NEG_INFINITY,
             start,
         }
     }
@@ -120,10 +132,11 @@ impl<'a> Linearization<'a> {
 
     /// The gap of each (carried) contact the rows use: ψ, or ψ* − h G* ν*.
     fn gap(&self, c: &Contact, row: &JacobianRow) -> f64 {
-        match self.about {
+        let gap = match self.about {
             Some(nu) => c.gap - self.h * row.dot(nu),
             None => c.gap,
-        }
+        };
+        gap.max(self.min_gap)
     }
 }
 

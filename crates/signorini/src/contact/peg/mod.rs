@@ -183,6 +183,14 @@ model_params! {
             description: "a constraint whose members all end the step (at the pose the pass's velocities lead to, exact geometry) deeper than this calls for another pass",
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
+        recovery: &'static str = ParamSpec {
+            name: "recovery",
+            unit: "-",
+            default: ParamDefault::Word("full"),
+            description: "\"full\": the paper's psi / h, which removes any overlap in one step; \"bounded\": every gap is bounded below by -max_recovery_speed h first, so an overlap goes at up to that speed (not the default yet: bounding the implicitly predicted gaps let overlaps of up to max_recovery_speed h appear on pour_3d)",
+            kind: ParamKind::Choice(&["bounded", "full"]),
+        },
+        max_recovery_speed: f64 = time_stepping::MAX_RECOVERY_SPEED,
         recovery_depth: f64 = ParamSpec {
             name: "recovery_depth",
             unit: "m",
@@ -216,6 +224,8 @@ pub struct Peg {
     gap_tolerance: f64,
     /// Narrow-phase overlap (m) beyond which a polytope pair also gets its standard contacts.
     recovery_depth: f64,
+    /// Bound of the position term's recovery speed, m/s (∞: the paper's ψ/h).
+    max_recovery_speed: f64,
     frictional: bool,
     /// Largest LCP a step may pose (rows).
     max_rows: usize,
@@ -244,6 +254,7 @@ impl Peg {
             passes: p.passes,
             gap_tolerance: p.gap_tolerance,
             recovery_depth: p.recovery_depth,
+            max_recovery_speed: time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
             frictional: p.friction == "coulomb",
             max_rows: p.max_rows,
             directions: p.friction_directions,

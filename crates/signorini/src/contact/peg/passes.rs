@@ -238,7 +238,7 @@ impl Peg {
             })
             .collect();
         let about = self.predict.then_some(about);
-        let lcp = assemble(problem, constraints, &mu, k, about);
+        let lcp = assemble(problem, constraints, &mu, k, about, self.max_recovery_speed);
         let (np, nt, nf, ns) = (constraints.len(), lcp.nt, lcp.frictional.len(), lcp.ns);
         let n = lcp.problem.len();
         if n > self.max_rows {
