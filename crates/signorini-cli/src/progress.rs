@@ -106,7 +106,7 @@ impl Heartbeat {
         if since < self.every {
             return;
         }
-        let rate = (self.done - self.last_done) as f64 / since.as_secs_f64();
+        let rate = self.done.saturating_sub(self.last_done) as f64 / since.as_secs_f64();
         let left = self.total.saturating_sub(self.done) as f64;
         let eta = if rate > 0.0 {
             format!("{:.0} s", left / rate)
