@@ -9,7 +9,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let text = std::str::from_utf8(data).expect("load accepted it as UTF-8");
     let (model, ignored) = match scene.contact_model(None) {
         Ok(chosen) => chosen,
-        Err(e) => return common::check_error(text, &e),
+        Err(e) => return common::check_error(text, common::FILE, &e),
     };
     // A model that cannot take the scene's adaptive steps is refused with a message, not a panic.
     if let Ok(sim) = signorini::Simulation::with_contact_model(scene, model, ignored) {

@@ -12,6 +12,11 @@ use std::path::Path;
 
 mod common;
 
+/// The invariants the fuzz targets assert (finite model; located error), shared.
+#[allow(dead_code)]
+#[path = "../../../fuzz/fuzz_targets/common.rs"]
+mod fuzz_common;
+
 /// Values put in place of each value in turn: non-finite, negative, zero, extreme, tiny, huge
 /// counts, and wrong types.
 const BAD_VALUES: &[&str] = &[
@@ -38,9 +43,9 @@ const BAD_VALUES: &[&str] = &[
 /// smaller bins.
 const SKIP: &[&str] = &["bin_200.toml"];
 
-/// Load `text` as `file`; a panic is returned as its message.
-fn load(text: &str, file: &str) -> Result<Result<Scene, SceneError>, String> {
-    catch_unwind(AssertUnwindSafe(|| parse_scene(text, file).and_then(build))).map_err(|p| {
+/// Run `f`; a panic is returned as its message.
+fn no_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
         p.downcast_ref::<String>()
             .cloned()
             .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
@@ -48,37 +53,9 @@ fn load(text: &str, file: &str) -> Result<Result<Scene, SceneError>, String> {
     })
 }
 
-/// What every loaded scene holds: positive finite step and mass, finite inertia and state.
-fn check_scene(scene: &Scene) -> Result<(), String> {
-    let m = &scene.model;
-    let s = &m.settings;
-    if !(s.time_step > 0.0 && s.time_step.is_finite() && s.duration.is_finite()) {
-        return Err(format!(
-            "time step {} / duration {}",
-            s.time_step, s.duration
-        ));
-    }
-    for (b, state) in m.bodies.iter().zip(&scene.initial.bodies) {
-        let bad_mass = !b.fixed
-            && !(b.mass > 0.0
-                && b.mass.is_finite()
-                && b.inertia.is_finite()
-                && b.inv_inertia.is_finite()
-                && b.bounding_radius().is_finite());
-        if bad_mass || !state.is_finite() {
-            return Err(format!("body {}: mass {}, state {state:?}", b.name, b.mass));
-        }
-    }
-    Ok(())
-}
-
-/// A located error: this file, a line within it (0 = the file as a whole), a key, a message and
-/// a hint.
-fn check_error(e: &SceneError, file: &str, lines: usize) -> Result<(), String> {
-    if e.file != file || e.line > lines + 1 || e.key.is_empty() || e.hint.is_empty() {
-        return Err(format!("badly located error: {e}"));
-    }
-    Ok(())
+/// Load `text` as `file`; a panic is returned as its message.
+fn load(text: &str, file: &str) -> Result<Result<Scene, SceneError>, String> {
+    no_panic(|| parse_scene(text, file).and_then(build))
 }
 
 /// `key = value` with the whole value (a scalar or an array, brackets balanced) on one line:
@@ -124,13 +101,12 @@ impl Tally {
         blame: Option<(usize, &str, &str)>,
     ) {
         self.mutations += 1;
-        let lines = text.lines().count();
         let outcome = match load(text, file) {
             Err(panic) => Err(format!("panicked: {panic}")),
-            Ok(Ok(scene)) => check_scene(&scene),
+            Ok(Ok(scene)) => no_panic(|| fuzz_common::check_scene(&scene)),
             Ok(Err(e)) => {
                 self.rejected += 1;
-                check_error(&e, file, lines).and_then(|()| match blame {
+                no_panic(|| fuzz_common::check_error(text, file, &e)).and_then(|()| match blame {
                     Some((line, key, value))
                         if e.line != line
                             && ![key, value.trim_matches('"')]

@@ -184,11 +184,9 @@ model_params! {
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
         recovery: &'static str = ParamSpec {
-            name: "recovery",
-            unit: "-",
             default: ParamDefault::Word("full"),
             description: "\"full\": the paper's psi / h, which removes any overlap in one step; \"bounded\": every gap is bounded below by -max_recovery_speed h first, so an overlap goes at up to that speed (not the default yet: bounding the implicitly predicted gaps let overlaps of up to max_recovery_speed h appear on pour_3d)",
-            kind: ParamKind::Choice(&["bounded", "full"]),
+            ..time_stepping::RECOVERY
         },
         max_recovery_speed: f64 = time_stepping::MAX_RECOVERY_SPEED,
         recovery_depth: f64 = ParamSpec {
