@@ -2,6 +2,7 @@
 //! (`contact::time_stepping::SolverChain`): fallback order and the retry from zero.
 use nalgebra::{DMatrix, DVector};
 use signorini::contact::time_stepping::SolverChain;
+use signorini::solvers::sparse::{CsrMatrix, SparseProblem};
 use signorini::solvers::Problem;
 
 /// w = M z + q with M = [[1, −0.9], [−0.9, 1]] (eigenvalues 0.1 and 1.9), q = (−1, −1): the
@@ -61,8 +62,7 @@ fn zero_warm_start_and_lemke_are_not_retried() {
 }
 
 /// `coupled` with a sparse matrix.
-fn coupled_sparse() -> signorini::solvers::sparse::SparseProblem {
-    use signorini::solvers::sparse::{CsrMatrix, SparseProblem};
+fn coupled_sparse() -> SparseProblem {
     SparseProblem {
         m: CsrMatrix::from_rows(
             2,
@@ -75,10 +75,12 @@ fn coupled_sparse() -> signorini::solvers::sparse::SparseProblem {
 }
 
 /// On a sparse problem Lemke's warm start is tried on the sparse matrix: a warm start with the
-/// solution's support solves it with 0 pivots; one with the wrong support goes on to the dense
-/// chain, which solves it by pivoting (the miss is listed among the attempts).
+/// solution's support solves it with 0 pivots; one with a support one row short is repaired by
+/// one round of principal pivoting (the violated row brought in); one whose principal system is
+/// singular goes on to the dense chain, which solves it by pivoting (the miss is listed among
+/// the attempts).
 #[test]
-fn the_sparse_warm_start_hits_on_the_right_support() {
+fn the_sparse_warm_start_hits_on_the_right_support_and_repairs_a_near_one() {
     let p = coupled_sparse();
     let lemke = chain(&["lemke"], 10);
     let (z, report) = lemke
@@ -92,11 +94,36 @@ fn the_sparse_warm_start_hits_on_the_right_support() {
         (z[0] - 10.0).abs() < 1e-12 && (z[1] - 10.0).abs() < 1e-12,
         "z = {z}"
     );
+    // Support {0}: z = (1, 0), w₁ = −1.9 < 0, so row 1 comes in and the next principal system is
+    // the solution's.
     let (z, report) = lemke
         .solve_sparse(&p, &DVector::from_vec(vec![3.0, 0.0]), || "coupled".into())
         .unwrap();
+    assert_eq!(
+        (report.solver, report.iterations, report.attempts),
+        ("lemke", 1, 1)
+    );
+    assert!(
+        (z[0] - 10.0).abs() < 1e-12 && (z[1] - 10.0).abs() < 1e-12,
+        "z = {z}"
+    );
+
+    // M = [[1, 1], [1, 1]], q = (−1, −1): every z ≥ 0 with z₀ + z₁ = 1 solves it, and the
+    // support {0, 1} of the warm start (1, 1) has a singular principal system.
+    let singular = SparseProblem {
+        m: CsrMatrix::from_rows(2, vec![0, 2, 4], vec![0, 1, 0, 1], vec![1.0; 4]),
+        q: DVector::from_vec(vec![-1.0, -1.0]),
+    };
+    let (z, report) = lemke
+        .solve_sparse(&singular, &DVector::from_vec(vec![1.0, 1.0]), || {
+            "singular".into()
+        })
+        .unwrap();
     assert!(report.iterations > 0 && report.attempts == 2, "{report:?}");
-    assert!((z[0] - 10.0).abs() < 1e-10, "z = {z}");
+    assert!(
+        (z[0] + z[1] - 1.0).abs() < 1e-12 && z.min() >= 0.0,
+        "z = {z}"
+    );
 }
 
 /// Problems of at least `with_large_problems` rows are solved by Lemke's method on the sparse

@@ -629,3 +629,46 @@ proptest! {
         }
     }
 }
+
+/// `Lemke::solve_with_basis` returns the rows whose z is basic at the end; proposed again as a
+/// support, their principal system gives back the answer (within round-off of the refinement),
+/// also when a basic zᵢ is 0 — which the support of z alone would drop. Over degenerate integer
+/// LCPs (ties and zero basics are common there); at least one instance has such a zero basic.
+#[test]
+fn the_final_basis_reproduces_the_answer() {
+    let options = Options::default();
+    let mut zero_basics = 0;
+    for seed in 0..200 {
+        for symmetric in [true, false] {
+            let problem = lcp::degenerate_integer_lcp(8, symmetric, seed);
+            let (solve, basis) = Lemke.solve_with_basis(&problem, None, &options);
+            if !solve.status.is_solved() {
+                continue;
+            }
+            let support: Vec<bool> = basis.clone();
+            let sparse = signorini::solvers::sparse::SparseProblem::from_dense(&problem);
+            let again = sparse
+                .solve_on_support(&support)
+                .unwrap_or_else(|| panic!("seed {seed}: the final basis is singular"));
+            assert!(
+                sparse.residual(&again) <= options.tolerance,
+                "seed {seed}: residual {:.3e} on the basis",
+                sparse.residual(&again)
+            );
+            let scale = solve.z.amax().max(1.0);
+            assert!(
+                (&again - &solve.z).amax() <= 1e-10 * scale,
+                "seed {seed}: {} vs {}",
+                again,
+                solve.z
+            );
+            zero_basics += (0..problem.len())
+                .filter(|&i| basis[i] && solve.z[i] == 0.0)
+                .count();
+        }
+    }
+    assert!(
+        zero_basics > 0,
+        "no degenerate basic variable in the sample"
+    );
+}

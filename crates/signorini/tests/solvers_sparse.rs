@@ -132,3 +132,30 @@ fn a_malformed_sparse_problem_is_named() {
     let s = BlockGaussSeidel.solve_sparse(&p, None, &Options::default());
     assert!(!s.status.is_solved(), "{:?}", s.status);
 }
+
+/// Principal pivoting (`sparse::principal_pivoting`) on w = z + q, q = (−1, 2, −3), whose
+/// solution is z = (1, 0, 3) on α = {0, 2}: from α = {0, 1}, z₁ = −2 is dropped (round 1), then
+/// row 2, violated by w₂ = −3, comes in (round 2). With one round it gives up; a singular
+/// principal system gives up at once.
+#[test]
+fn principal_pivoting_drops_negatives_then_brings_in_the_most_violated_row() {
+    use signorini::solvers::sparse::principal_pivoting;
+    let identity = CsrMatrix::from_rows(3, vec![0, 1, 2, 3], vec![0, 1, 2], vec![1.0; 3]);
+    let q = DVector::from_vec(vec![-1.0, 2.0, -3.0]);
+    let (z, support, rounds) =
+        principal_pivoting(&identity, &q, &[true, true, false], 6, 1e-12).unwrap();
+    assert_eq!(
+        (z.as_slice(), support.as_slice(), rounds),
+        (&[1.0, 0.0, 3.0][..], &[true, false, true][..], 2)
+    );
+    assert_eq!(
+        principal_pivoting(&identity, &q, &[true, true, false], 1, 1e-12).unwrap_err(),
+        1
+    );
+    let singular = CsrMatrix::from_rows(2, vec![0, 2, 4], vec![0, 1, 0, 1], vec![1.0; 4]);
+    let q2 = DVector::from_vec(vec![-1.0, -1.0]);
+    assert_eq!(
+        principal_pivoting(&singular, &q2, &[true, true], 6, 1e-12).unwrap_err(),
+        0
+    );
+}

@@ -69,9 +69,10 @@ use crate::collision::Contact;
 use crate::dynamics::jacobian::{add_row_forces, DelassusRows, JacobianRow};
 use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::Feature;
-use crate::solvers::sparse::{CsrMatrix, SparseProblem};
+use crate::solvers::sparse::{CsrMatrix, LcpMatrix, SparseProblem};
 use crate::solvers::Problem;
-use nalgebra::DVector;
+use glam::DVec3;
+use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -153,9 +154,27 @@ fn key(c: &Contact) -> ContactKey {
     )
 }
 
+/// The bodies and pieces of a contact: the pair whose contacts of last step a contact with an
+/// unseen key is matched against by position (`TimeStepping::previous_of`).
+type PairKey = (usize, usize, usize, usize);
+
+fn pair_key(c: &Contact) -> PairKey {
+    (c.body_a, c.body_b, c.piece_a, c.piece_b)
+}
+
+/// A contact of this step whose features were not in last step's contacts takes the answer of
+/// the nearest contact of last step between the same bodies and pieces if that one's point on
+/// body A was within this fraction of the smaller body's bounding radius (m/m). Coincident
+/// corners (a stack of aligned boxes) are labelled by the narrow phase as face–vertex at one step
+/// and edge–edge at the next, by round-off alone; without this their warm start was lost and
+/// Lemke's method ran from scratch (on the 10-box stack, the misses after the first 0.2 s).
+const MATCH_RADIUS_FRACTION: f64 = 1e-3;
+
 /// A contact's answer at the last step, its warm start at this one.
 #[derive(Clone, Debug, Default)]
 struct Previous {
+    /// Its point on body A (world, m), for matching by position.
+    point_a: DVec3,
     /// p_n (N s).
     normal: f64,
     /// β (N s): `directions` entries, or none for a contact without friction.
@@ -181,6 +200,8 @@ pub struct TimeStepping {
     radii: Vec<f64>,
     /// Last step's solution per contact.
     previous: HashMap<ContactKey, Previous>,
+    /// Last step's contacts per body pair (the keys of `previous`), for matching by position.
+    previous_by_pair: HashMap<PairKey, Vec<ContactKey>>,
 }
 
 impl TimeStepping {
@@ -198,6 +219,7 @@ impl TimeStepping {
                 .with_large_problems(Some((p.large_island_rows, p.large_island_sweeps))),
             radii: Vec::new(),
             previous: HashMap::new(),
+            previous_by_pair: HashMap::new(),
         })
     }
 
@@ -206,6 +228,24 @@ impl TimeStepping {
             self.radii = time_stepping::body_radii(model);
         }
         &self.radii
+    }
+
+    /// Last step's answer of contact `c`: the one of the same key, else the nearest of the same
+    /// body pair and pieces within [`MATCH_RADIUS_FRACTION`] of the smaller body's radius.
+    fn previous_of(&self, c: &Contact) -> Option<&Previous> {
+        if let Some(p) = self.previous.get(&key(c)) {
+            return Some(p);
+        }
+        let radius = |b: usize| self.radii.get(b).copied().unwrap_or(0.0);
+        let within = MATCH_RADIUS_FRACTION * radius(c.body_a).min(radius(c.body_b));
+        let candidates = self.previous_by_pair.get(&pair_key(c))?;
+        candidates
+            .iter()
+            .filter_map(|k| self.previous.get(k))
+            .map(|p| (p.point_a.distance(c.point_a), p))
+            .filter(|&(d, _)| d <= within)
+            .min_by(|x, y| x.0.total_cmp(&y.0))
+            .map(|(_, p)| p)
     }
 
     /// Is contact `c` in this step's problem?
@@ -257,6 +297,7 @@ impl VelocityLevelModel for TimeStepping {
             .collect();
         if active.is_empty() {
             self.previous.clear();
+            self.previous_by_pair.clear();
             return Ok(ModelStats::default());
         }
         // The LCP is block diagonal over islands (`islands.rs`): each is solved on its own, in
@@ -281,6 +322,7 @@ impl VelocityLevelModel for TimeStepping {
         }
 
         self.previous.clear();
+        self.previous_by_pair.clear();
         let k = self.directions;
         let mut report: Option<SolveReport> = None;
         let mut active_points = 0;
@@ -291,11 +333,16 @@ impl VelocityLevelModel for TimeStepping {
             let basic = |i: usize| s.basic.get(i).copied();
             for (c, &a) in island.iter().enumerate() {
                 let previous = Previous {
+                    point_a: active[a].point_a,
                     normal: s.z[c],
                     basic: basic(c).into_iter().collect(),
                     ..Previous::default()
                 };
                 self.previous.insert(key(active[a]), previous);
+                self.previous_by_pair
+                    .entry(pair_key(active[a]))
+                    .or_default()
+                    .push(key(active[a]));
                 active_points += usize::from(s.z[c] > 0.0);
             }
             for (f, &c) in s.frictional.iter().enumerate() {
@@ -356,21 +403,21 @@ impl TimeStepping {
     ) -> Result<IslandSolve, ContactError> {
         let contacts: Vec<&Contact> = island.iter().map(|&a| active[a]).collect();
         let k = self.directions;
-        let lcp = assemble_sparse(
+        let parts = StepRows::new(
             self.formulation,
             k,
             problem,
             &contacts,
             self.max_recovery_speed,
         );
-        let (nc, nf, n) = (contacts.len(), lcp.frictional.len(), lcp.problem.len());
+        let (nc, nf, n) = (contacts.len(), parts.frictional.len(), parts.q.len());
         let nt = nf * k;
 
         let mut warm = DVector::zeros(n);
         let mut basic = vec![false; n];
         let mut any_basic = false;
         for (c, contact) in contacts.iter().enumerate() {
-            if let Some(p) = self.previous.get(&key(contact)) {
+            if let Some(p) = self.previous_of(contact) {
                 warm[c] = p.normal;
                 if let Some(&b) = p.basic.first() {
                     basic[c] = b;
@@ -378,8 +425,8 @@ impl TimeStepping {
                 }
             }
         }
-        for (f, &c) in lcp.frictional.iter().enumerate() {
-            if let Some(p) = self.previous.get(&key(contacts[c])) {
+        for (f, &c) in parts.frictional.iter().enumerate() {
+            if let Some(p) = self.previous_of(contacts[c]) {
                 if p.friction.len() == k {
                     for j in 0..k {
                         warm[nc + f * k + j] = p.friction[j];
@@ -398,14 +445,37 @@ impl TimeStepping {
             basic.clear();
         }
 
-        let (z, report, basic) = self.solvers.solve_sparse_from(&lcp.problem, &warm, &basic, || {
-            format!("LCP of {n} rows ({nc} contacts, {nf} with friction)")
-        })?;
+        // The warm start reads the matrix through the operator; only a miss stores it.
+        let operator = StepOperator::new(&parts, problem);
+        let mut missed = None;
+        if self.solvers.warm_start_applies(n, &warm) {
+            match self.solvers.warm_start(&operator, &parts.q, &warm, &basic) {
+                Ok((z, report, basic)) => {
+                    return Ok(IslandSolve {
+                        z,
+                        basic,
+                        rows: parts.rows,
+                        frictional: parts.frictional,
+                        report,
+                    })
+                }
+                Err(line) => missed = Some(line),
+            }
+        }
+        let lcp = SparseProblem {
+            m: operator.to_csr(),
+            q: parts.q.clone(),
+        };
+        let (z, report, basic) =
+            self.solvers
+                .solve_sparse_after(&lcp, &warm, &basic, missed, || {
+                    format!("LCP of {n} rows ({nc} contacts, {nf} with friction)")
+                })?;
         Ok(IslandSolve {
             z,
             basic,
-            rows: lcp.rows,
-            frictional: lcp.frictional,
+            rows: parts.rows,
+            frictional: parts.frictional,
             report,
         })
     }
@@ -480,70 +550,209 @@ pub fn assemble_sparse(
     active: &[&Contact],
     max_recovery_speed: f64,
 ) -> SparseStepLcp {
-    let (model, h) = (problem.model, problem.h);
-    let mu: Vec<f64> = active
-        .iter()
-        .map(|c| model.friction(c.body_a, c.body_b))
-        .collect();
-    let frictional: Vec<usize> = (0..active.len()).filter(|&c| mu[c] > 0.0).collect();
-    let (nc, nf) = (active.len(), frictional.len());
-
-    // Rows of G: normals first, then k tangent rows per frictional contact.
-    let mut rows: Vec<JacobianRow> = Vec::with_capacity(nc + nf * k);
-    for c in active {
-        rows.push(problem.row(c, c.normal));
-    }
-    for &c in &frictional {
-        for d in cone::directions(active[c].normal, k) {
-            rows.push(problem.row(active[c], d));
-        }
-    }
-
-    // Free velocity ν_ℓ: the semi-implicit Euler velocity under the applied wrenches.
-    let nu_free = problem.free_velocity();
-
-    // The LCP in z = (p_n, β, σ).
-    let nt = nf * k;
-    let n = nc + nt + nf;
-    let mut q = DVector::zeros(n);
-    for (r, row) in rows.iter().enumerate() {
-        q[r] = row.dot(nu_free);
-    }
-    if formulation == Formulation::StewartTrinkle {
-        for (c, contact) in active.iter().enumerate() {
-            q[c] += time_stepping::position_term(contact.gap, h, max_recovery_speed);
-        }
-    }
-    // Row by row: W's rows (the tangent rows of contact f end with +1 at σ_f), then σ_f's row
-    // μ_c at p_n,c and −1 at β_f.
-    let w = DelassusRows::new(&rows, problem.inverse_mass());
-    let capacity = w.nonzeros_bound() + nf * (2 * k + 1);
-    let mut row_start = Vec::with_capacity(n + 1);
-    row_start.push(0);
-    let (mut cols, mut values) = (Vec::with_capacity(capacity), Vec::with_capacity(capacity));
-    for r in 0..nc + nt {
-        w.append_row(r, &mut cols, &mut values);
-        if r >= nc {
-            cols.push(nc + nt + (r - nc) / k);
-            values.push(1.0);
-        }
-        row_start.push(cols.len());
-    }
-    for (f, &c) in frictional.iter().enumerate() {
-        cols.push(c);
-        values.push(mu[c]);
-        for j in 0..k {
-            cols.push(nc + f * k + j);
-            values.push(-1.0);
-        }
-        row_start.push(cols.len());
-    }
+    let parts = StepRows::new(formulation, k, problem, active, max_recovery_speed);
+    let m = StepOperator::new(&parts, problem).to_csr();
     SparseStepLcp {
-        problem: SparseProblem {
-            m: CsrMatrix::from_rows(n, row_start, cols, values),
+        problem: SparseProblem { m, q: parts.q },
+        rows: parts.rows,
+        frictional: parts.frictional,
+    }
+}
+
+/// What the LCP of one step is made of before its matrix is stored: the rows of G, q, and the
+/// friction structure.
+#[derive(Clone, Debug)]
+pub struct StepRows {
+    /// Rows of G: the normals, then k tangent rows per frictional contact.
+    pub rows: Vec<JacobianRow>,
+    /// q of z = (p_n, β, σ).
+    pub q: DVector<f64>,
+    /// The contacts with friction (indices into the active contacts).
+    pub frictional: Vec<usize>,
+    /// μ of each active contact.
+    pub mu: Vec<f64>,
+    /// Active contacts.
+    pub nc: usize,
+    /// Friction directions.
+    pub k: usize,
+}
+
+impl StepRows {
+    /// The rows and q of [`assemble_sparse`].
+    pub fn new(
+        formulation: Formulation,
+        k: usize,
+        problem: &VelocityProblem,
+        active: &[&Contact],
+        max_recovery_speed: f64,
+    ) -> Self {
+        let (model, h) = (problem.model, problem.h);
+        let mu: Vec<f64> = active
+            .iter()
+            .map(|c| model.friction(c.body_a, c.body_b))
+            .collect();
+        let frictional: Vec<usize> = (0..active.len()).filter(|&c| mu[c] > 0.0).collect();
+        let (nc, nf) = (active.len(), frictional.len());
+
+        // Rows of G: normals first, then k tangent rows per frictional contact.
+        let mut rows: Vec<JacobianRow> = Vec::with_capacity(nc + nf * k);
+        for c in active {
+            rows.push(problem.row(c, c.normal));
+        }
+        for &c in &frictional {
+            for d in cone::directions(active[c].normal, k) {
+                rows.push(problem.row(active[c], d));
+            }
+        }
+
+        // Free velocity ν_ℓ: the semi-implicit Euler velocity under the applied wrenches.
+        let nu_free = problem.free_velocity();
+
+        // The LCP in z = (p_n, β, σ).
+        let n = nc + nf * k + nf;
+        let mut q = DVector::zeros(n);
+        for (r, row) in rows.iter().enumerate() {
+            q[r] = row.dot(nu_free);
+        }
+        if formulation == Formulation::StewartTrinkle {
+            for (c, contact) in active.iter().enumerate() {
+                q[c] += time_stepping::position_term(contact.gap, h, max_recovery_speed);
+            }
+        }
+        StepRows {
+            rows,
             q,
-        },
-        rows,
-        frictional,
+            frictional,
+            mu,
+            nc,
+            k,
+        }
+    }
+}
+
+/// The matrix of a step's LCP, known through W = G M⁻¹ Gᵀ ([`DelassusRows`]) and the friction
+/// blocks' constants without being stored: the tangent rows of contact f end with +1 at σ_f,
+/// σ_f's row has μ_c at p_n,c and −1 at β_f. A step whose warm start holds reads only its
+/// principal systems and products ([`LcpMatrix`]); [`to_csr`](Self::to_csr) stores it for the
+/// rest of the chain.
+pub struct StepOperator<'r> {
+    w: DelassusRows<'r>,
+    parts: &'r StepRows,
+}
+
+impl<'r> StepOperator<'r> {
+    /// The operator of `parts` with M⁻¹ at the step's state.
+    pub fn new(parts: &'r StepRows, problem: &VelocityProblem) -> Self {
+        StepOperator {
+            w: DelassusRows::new(&parts.rows, problem.inverse_mass()),
+            parts,
+        }
+    }
+
+    /// Impulse rows (normal and tangent): the rows of G.
+    fn impulse_rows(&self) -> usize {
+        self.parts.rows.len()
+    }
+
+    /// The matrix in compressed sparse rows, row by row from W's nonzeros, in O(nnz).
+    pub fn to_csr(&self) -> CsrMatrix {
+        let StepRows {
+            frictional, mu, nc, k, ..
+        } = self.parts;
+        let (nc, k, nf) = (*nc, *k, frictional.len());
+        let nt = nf * k;
+        let n = self.n();
+        let capacity = self.w.nonzeros_bound() + nf * (2 * k + 1);
+        let mut row_start = Vec::with_capacity(n + 1);
+        row_start.push(0);
+        let (mut cols, mut values) = (Vec::with_capacity(capacity), Vec::with_capacity(capacity));
+        for r in 0..nc + nt {
+            self.w.append_row(r, &mut cols, &mut values);
+            if r >= nc {
+                cols.push(nc + nt + (r - nc) / k);
+                values.push(1.0);
+            }
+            row_start.push(cols.len());
+        }
+        for (f, &c) in frictional.iter().enumerate() {
+            cols.push(c);
+            values.push(mu[c]);
+            for j in 0..k {
+                cols.push(nc + f * k + j);
+                values.push(-1.0);
+            }
+            row_start.push(cols.len());
+        }
+        CsrMatrix::from_rows(n, row_start, cols, values)
+    }
+}
+
+impl LcpMatrix for StepOperator<'_> {
+    fn n(&self) -> usize {
+        self.parts.q.len()
+    }
+
+    /// The entry [`to_csr`](StepOperator::to_csr) stores (bit for bit), 0 where it stores none.
+    fn get(&self, r: usize, c: usize) -> f64 {
+        let StepRows {
+            frictional, mu, nc, k, ..
+        } = self.parts;
+        let (nc, k) = (*nc, *k);
+        let m = self.impulse_rows();
+        match (r < m, c < m) {
+            (true, true) => self.w.entry(r, c),
+            // A tangent row's +1 at its contact's σ.
+            (true, false) => f64::from(u8::from(r >= nc && c == m + (r - nc) / k)),
+            (false, true) => {
+                let f = r - m;
+                if c == frictional[f] {
+                    mu[c]
+                } else if (nc + f * k..nc + (f + 1) * k).contains(&c) {
+                    -1.0
+                } else {
+                    0.0
+                }
+            }
+            (false, false) => 0.0,
+        }
+    }
+
+    /// W_αα from the rows' bodies ([`DelassusRows::principal_block`]) and the friction
+    /// constants from [`get`](LcpMatrix::get): bit for bit what `get` gives everywhere.
+    fn principal_submatrix(&self, alpha: &[usize]) -> DMatrix<f64> {
+        let m = self.impulse_rows();
+        let impulses = alpha.partition_point(|&r| r < m);
+        let mut out = DMatrix::zeros(alpha.len(), alpha.len());
+        out.view_mut((0, 0), (impulses, impulses))
+            .copy_from(&self.w.principal_block(&alpha[..impulses]));
+        for (i, &r) in alpha.iter().enumerate() {
+            for (j, &c) in alpha.iter().enumerate() {
+                if r >= m || c >= m {
+                    out[(i, j)] = self.get(r, c);
+                }
+            }
+        }
+        out
+    }
+
+    fn mul_add(&self, z: &DVector<f64>, q: &DVector<f64>) -> DVector<f64> {
+        let StepRows {
+            frictional, mu, nc, k, ..
+        } = self.parts;
+        let (nc, k) = (*nc, *k);
+        let m = self.impulse_rows();
+        let wz = self.w.mul(&z.as_slice()[..m]);
+        let mut out = q.clone();
+        for r in 0..m {
+            out[r] += wz[r];
+            if r >= nc {
+                out[r] += z[m + (r - nc) / k];
+            }
+        }
+        for (f, &c) in frictional.iter().enumerate() {
+            let beta: f64 = (0..k).map(|j| z[nc + f * k + j]).sum();
+            out[m + f] += mu[c] * z[c] - beta;
+        }
+        out
     }
 }

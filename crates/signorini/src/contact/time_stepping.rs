@@ -4,7 +4,7 @@
 //! same time stepper" with two contact models; this module is that time stepper's common part.
 use super::{ConfigError, ContactError, ParamDefault, ParamKind, ParamSpec, Range, SolveReport};
 use crate::dynamics::{Model, State};
-use crate::solvers::sparse::SparseProblem;
+use crate::solvers::sparse::{self, LcpMatrix, SparseProblem};
 use crate::util::disjoint::DisjointSets;
 use crate::solvers::block_gauss_seidel::BlockGaussSeidel;
 use crate::solvers::{self, lemke_sparse, Options, Problem, Solver};
@@ -201,6 +201,10 @@ macro_rules! solver_chain {
 }
 pub(crate) use solver_chain;
 
+/// Rounds of block principal pivoting that repair a warm start before Lemke's method runs from
+/// scratch ([`SparseProblem::principal_pivoting`]).
+const REPAIR_ROUNDS: usize = 6;
+
 /// In a chain's list of attempts made: Lemke's warm start (the principal system on the last
 /// support) was tried, not the method.
 const WARM_START_ONLY: &str = "lemke warm start";
@@ -264,9 +268,10 @@ impl SolverChain {
     ///    `warm`} — see [`solve_sparse_from`](Self::solve_sparse_from) for the basic rows — then
     ///    from B = I, with a sparse LU of the basis) and, if that misses, to block Gauss–Seidel
     ///    from `warm` on the sparse matrix (O(nnz) a sweep, at most the sweep limit given there);
-    /// 2. a smaller one tries Lemke's warm start on the sparse matrix (the principal system on
-    ///    the support of `warm`, accepted by the residual: in time stepping the support usually
-    ///    repeats from step to step);
+    /// 2. a smaller one tries Lemke's warm start ([`warm_start`](Self::warm_start): the
+    ///    principal system on last step's basis or the support of `warm`, repaired by a few
+    ///    rounds of principal pivoting, accepted by the residual: in time stepping the support
+    ///    usually repeats from step to step);
     ///
     /// then the chain on the dense problem ([`solve`](Self::solve)), without the attempts already
     /// made.
@@ -289,6 +294,80 @@ impl SolverChain {
         problem: &SparseProblem,
         warm: &DVector<f64>,
         basic: &[bool],
+        what: impl FnOnce() -> String,
+    ) -> Result<(DVector<f64>, SolveReport, Vec<bool>), ContactError> {
+        self.solve_sparse_after(problem, warm, basic, None, what)
+    }
+
+    /// Does [`warm_start`](Self::warm_start) apply to a problem of `n` rows from `warm`? (The
+    /// chain starts with Lemke, the problem is not a large one and `warm` is not zero.)
+    pub fn warm_start_applies(&self, n: usize, warm: &DVector<f64>) -> bool {
+        let lemke_first = self.solvers.first().is_some_and(|s| s.name() == "lemke");
+        let large = self.large.is_some_and(|(rows, _)| n >= rows);
+        lemke_first && !large && warm.iter().any(|&x| x != 0.0)
+    }
+
+    /// Lemke's warm start on the LCP (m, q), which may be an operator that never forms its
+    /// matrix: the principal system on the proposed supports — last step's basis `basic` with
+    /// the support of `warm` (a basic zᵢ may be 0 in a degenerate problem, and without its row
+    /// the principal system is another one), then, when that one is singular or not repaired,
+    /// the support of `warm` alone — each repaired by at most [`REPAIR_ROUNDS`] rounds of
+    /// principal pivoting ([`sparse::principal_pivoting`]) and accepted by the scaled residual.
+    /// Ok: the answer, its report and its support (the basis to propose next time); Err: the
+    /// line for the list of attempts.
+    pub fn warm_start(
+        &self,
+        m: &impl LcpMatrix,
+        q: &DVector<f64>,
+        warm: &DVector<f64>,
+        basic: &[bool],
+    ) -> Result<(DVector<f64>, SolveReport, Vec<bool>), String> {
+        let t0 = Instant::now();
+        let n = q.len();
+        let positive: Vec<bool> = warm.iter().map(|&x| x > 0.0).collect();
+        let with_basis: Vec<bool> = (0..n)
+            .map(|i| positive[i] || basic.get(i) == Some(&true))
+            .collect();
+        let starts = if with_basis == positive {
+            vec![positive]
+        } else {
+            vec![with_basis, positive]
+        };
+        let mut rounds_made = 0;
+        for start in &starts {
+            match sparse::principal_pivoting(m, q, start, REPAIR_ROUNDS, self.options.tolerance) {
+                Ok((z, support, rounds)) => {
+                    let w = m.mul_add(&z, q);
+                    let report = SolveReport {
+                        rows: n,
+                        solver: "lemke",
+                        iterations: rounds_made + rounds,
+                        residual: sparse::scaled_residual(&z, &w, q),
+                        attempts: 1,
+                        seconds: t0.elapsed().as_secs_f64(),
+                        failed: false,
+                        islands: 1,
+                    };
+                    return Ok((z, report, support));
+                }
+                Err(rounds) => rounds_made += rounds,
+            }
+        }
+        Err(format!(
+            "lemke warm start (the last step's support, {} start(s), {rounds_made} rounds of principal pivoting): no answer within the tolerance",
+            starts.len()
+        ))
+    }
+
+    /// [`solve_sparse_from`](Self::solve_sparse_from) after the warm start was already tried
+    /// ([`warm_start`](Self::warm_start) on an operator): `warm_start_missed` is its line for
+    /// the list of attempts (None: not tried, try it here on the sparse matrix).
+    pub fn solve_sparse_after(
+        &self,
+        problem: &SparseProblem,
+        warm: &DVector<f64>,
+        basic: &[bool],
+        warm_start_missed: Option<String>,
         what: impl FnOnce() -> String,
     ) -> Result<(DVector<f64>, SolveReport, Vec<bool>), ContactError> {
         let t0 = Instant::now();
@@ -325,16 +404,17 @@ impl SolverChain {
                 solve.status, solve.stats.iterations, solve.stats.residual
             ));
             done.push("lemke");
-        } else if lemke_first && warm.iter().any(|&x| x != 0.0) && problem.check().is_ok() {
-            let support: Vec<bool> = warm.iter().map(|&x| x > 0.0).collect();
-            let z = problem.solve_on_support(&support);
-            let residual = z.as_ref().map_or(f64::INFINITY, |z| problem.residual(z));
-            if let Some(z) = z.filter(|_| residual <= self.options.tolerance) {
-                return Ok((z, report("lemke", 0, residual, 1), Vec::new()));
+        } else if let Some(line) = warm_start_missed {
+            attempts.push(line);
+            done.push(WARM_START_ONLY);
+        } else if self.warm_start_applies(n, warm) && problem.check().is_ok() {
+            match self.warm_start(&problem.m, &problem.q, warm, basic) {
+                Ok((z, mut r, support)) => {
+                    r.seconds = t0.elapsed().as_secs_f64();
+                    return Ok((z, r, support));
+                }
+                Err(line) => attempts.push(line),
             }
-            attempts.push(format!(
-                "lemke warm start (the last step's support): residual {residual:.3e}"
-            ));
             done.push(WARM_START_ONLY);
         }
         if let Some((_, sweeps)) = large {
@@ -354,9 +434,10 @@ impl SolverChain {
             ));
             done.push(name);
         }
-        let (z, mut report) = self.solve_from(&problem.to_dense(), warm, &done, attempts, what)?;
+        let (z, mut report, basic) =
+            self.solve_from(&problem.to_dense(), warm, &done, attempts, what)?;
         report.seconds = t0.elapsed().as_secs_f64();
-        Ok((z, report, Vec::new()))
+        Ok((z, report, basic))
     }
 
     /// Solve `problem` from `warm`: the first answer that meets the tolerance, else (with
@@ -375,7 +456,8 @@ impl SolverChain {
     ) -> Result<(DVector<f64>, SolveReport), ContactError> {
         let blocks = independent_blocks(problem);
         if blocks.len() <= 1 {
-            return self.solve_from(problem, warm, &[], Vec::new(), what);
+            let (z, report, _) = self.solve_from(problem, warm, &[], Vec::new(), what)?;
+            return Ok((z, report));
         }
         let t0 = Instant::now();
         let count = blocks.len();
@@ -390,7 +472,7 @@ impl SolverChain {
             };
             let sub_warm = DVector::from_fn(k, |i, _| warm.get(rows[i]).copied().unwrap_or(0.0));
             let (zb, rb) = match self.solve_from(&sub, &sub_warm, &[], Vec::new(), String::new) {
-                Ok(ok) => ok,
+                Ok((zb, rb, _)) => (zb, rb),
                 Err(e) => {
                     return Err(e.within(|_| {
                         format!("{}, independent block {} of {count} ({k} rows)", what(), b + 1)
@@ -422,12 +504,12 @@ impl SolverChain {
         done: &[&str],
         earlier: Vec<String>,
         what: impl FnOnce() -> String,
-    ) -> Result<(DVector<f64>, SolveReport), ContactError> {
+    ) -> Result<(DVector<f64>, SolveReport, Vec<bool>), ContactError> {
         let n = problem.len();
         let mut options = self.options;
         options.max_pivots = self.max_pivots.unwrap_or(100 + 20 * n);
         let t0 = Instant::now();
-        let mut best: Option<(usize, solvers::Solve)> = None;
+        let mut best: Option<(usize, solvers::Solve, Vec<bool>)> = None;
         let mut attempts = earlier;
         // An iterative solver that fails from a nonzero warm start is tried again from zero:
         // last step's answer can start Fischer–Burmeister's Newton far from this step's solution
@@ -454,7 +536,11 @@ impl SolverChain {
             } else {
                 Some(warm)
             };
-            let solve = solver.solve(problem, start, &options);
+            let (solve, basis) = if solver.name() == "lemke" {
+                solvers::lemke::Lemke.solve_with_basis(problem, start, &options)
+            } else {
+                (solver.solve(problem, start, &options), Vec::new())
+            };
             attempts.push(format!(
                 "{}{}: {} after {} iterations, residual {:.3e}",
                 solver.name(),
@@ -466,17 +552,17 @@ impl SolverChain {
             let solved = solve.status.is_solved();
             let better = match &best {
                 None => solve.stats.residual.is_finite(),
-                Some((_, b)) => solve.stats.residual < b.stats.residual,
+                Some((_, b, _)) => solve.stats.residual < b.stats.residual,
             };
             if solved || better {
-                best = Some((i, solve));
+                best = Some((i, solve, basis));
             }
             if solved {
                 break;
             }
         }
         let seconds = t0.elapsed().as_secs_f64();
-        let failed = !best.as_ref().is_some_and(|(_, s)| s.status.is_solved());
+        let failed = !best.as_ref().is_some_and(|(_, s, _)| s.status.is_solved());
         if failed && (self.stop_on_failure || best.is_none()) {
             return Err(ContactError::NotSolved {
                 problem: what(),
@@ -484,7 +570,7 @@ impl SolverChain {
                 attempts,
             });
         }
-        let (which, solve) = best.expect("a finite answer exists");
+        let (which, solve, basis) = best.expect("a finite answer exists");
         let report = SolveReport {
             rows: n,
             solver: self.solvers[which].name(),
@@ -495,6 +581,8 @@ impl SolverChain {
             failed,
             islands: 1,
         };
-        Ok((solve.z, report))
+        Ok((solve.z, report, basis))
     }
 }
+
+

@@ -189,6 +189,83 @@ impl<'a> DelassusRows<'a> {
         }
     }
 
+    /// W_rs, summed as [`append_row`](Self::append_row) sums it (so bit for bit the stored
+    /// entry): over the bodies the two rows share, in increasing generalized offset; 0 when they
+    /// share none. O(log of the rows touching the body).
+    pub fn entry(&self, r: usize, s: usize) -> f64 {
+        let dot = |b: &[f64; 6], mb: &[f64; 6]| (0..6).map(|k| b[k] * mb[k]).sum::<f64>();
+        let mut blocks: [Option<&(usize, [f64; 6])>; 2] = [None, None];
+        for (slot, block) in blocks.iter_mut().zip(&self.rows[r].blocks) {
+            *slot = Some(block);
+        }
+        if let [Some(a), Some(b)] = blocks {
+            if b.0 < a.0 {
+                blocks = [Some(b), Some(a)];
+            }
+        }
+        let mut sum = 0.0;
+        for (o, b) in blocks.into_iter().flatten() {
+            let list = &self.by_body[o / 6];
+            if let Ok(k) = list.binary_search_by_key(&s, |e| e.0) {
+                sum += dot(b, &list[k].1);
+            }
+        }
+        sum
+    }
+
+    /// W_αα for the rows `alpha` (increasing), each entry summed as
+    /// [`entry`](Self::entry) sums it (bit for bit the stored one), in O(the nonzeros of W in
+    /// α's rows): for each row of α, its bodies in increasing offset, and on each the rows of
+    /// the body that are in α.
+    pub fn principal_block(&self, alpha: &[usize]) -> nalgebra::DMatrix<f64> {
+        let dot = |b: &[f64; 6], mb: &[f64; 6]| (0..6).map(|k| b[k] * mb[k]).sum::<f64>();
+        let k = alpha.len();
+        let mut local = vec![usize::MAX; self.rows.len()];
+        for (i, &r) in alpha.iter().enumerate() {
+            local[r] = i;
+        }
+        let mut w = nalgebra::DMatrix::zeros(k, k);
+        for (i, &r) in alpha.iter().enumerate() {
+            let mut blocks: Vec<&(usize, [f64; 6])> = self.rows[r].blocks.iter().collect();
+            blocks.sort_by_key(|b| b.0);
+            for (o, b) in blocks {
+                for (s, mb) in &self.by_body[o / 6] {
+                    if local[*s] != usize::MAX {
+                        w[(i, local[*s])] += dot(b, mb);
+                    }
+                }
+            }
+        }
+        w
+    }
+
+    /// W z (`z` of one entry per row), as G (M⁻¹ (Gᵀ z)): O(rows), W never formed.
+    pub fn mul(&self, z: &[f64]) -> Vec<f64> {
+        // v_body = M⁻¹ Σ_s z_s G_s,bodyᵀ: the M⁻¹-weighted blocks already stored per body.
+        let v: Vec<[f64; 6]> = self
+            .by_body
+            .iter()
+            .map(|list| {
+                let mut acc = [0.0; 6];
+                for (s, mb) in list {
+                    for k in 0..6 {
+                        acc[k] += z[*s] * mb[k];
+                    }
+                }
+                acc
+            })
+            .collect();
+        self.rows
+            .iter()
+            .map(|row| {
+                row.blocks
+                    .iter()
+                    .map(|(o, b)| (0..6).map(|k| b[k] * v[o / 6][k]).sum::<f64>())
+                    .sum()
+            })
+            .collect()
+    }
+
     /// The number of nonzeros of W: Σ over bodies of (rows touching the body)² (an upper bound
     /// when two rows share two bodies), for reserving storage.
     pub fn nonzeros_bound(&self) -> usize {

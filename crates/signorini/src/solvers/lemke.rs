@@ -146,32 +146,44 @@ impl Solver for Lemke {
         warm_start: Option<&DVector<f64>>,
         options: &Options,
     ) -> Solve {
+        self.solve_with_basis(problem, warm_start, options).0
+    }
+}
+
+impl Lemke {
+    /// [`Solver::solve`], returning as well the rows whose z is basic at the end (free rows
+    /// included): the support α of the final principal system M_αα z_α = −q_α. Proposed as the
+    /// next step's warm start ([`SparseProblem::solve_on_support`](super::sparse::SparseProblem::solve_on_support))
+    /// it gives back this answer exactly when the problem has not changed — which the support of
+    /// z alone does not when a basic zᵢ is 0 (degenerate contact LCPs, module doc "Warm
+    /// start"). All false when no answer was reached.
+    pub fn solve_with_basis(
+        &self,
+        problem: &Problem,
+        warm_start: Option<&DVector<f64>>,
+        options: &Options,
+    ) -> (Solve, Vec<bool>) {
+        let n = problem.len();
         if let Err(why) = problem.check() {
-            return failure(problem.len(), Status::BadProblem(why));
+            return (failure(n, Status::BadProblem(why)), vec![false; n]);
         }
         if problem.is_empty() {
-            return finish(
-                problem,
-                DVector::zeros(0),
-                0,
-                Ending::Complementary,
-                options,
-            );
+            let solve = finish(problem, DVector::zeros(0), 0, Ending::Complementary, options);
+            return (solve, Vec::new());
         }
 
-        if let Some(ws) = warm_start.filter(|ws| ws.len() == problem.len()) {
-            let support: Vec<bool> = (0..problem.len())
-                .map(|i| i < problem.free || ws[i] > 0.0)
-                .collect();
+        if let Some(ws) = warm_start.filter(|ws| ws.len() == n) {
+            let support: Vec<bool> = (0..n).map(|i| i < problem.free || ws[i] > 0.0).collect();
             if let Some(z) = solve_on_support(problem, &support) {
                 if residual(problem, &z) <= options.tolerance {
-                    return finish(problem, z, 0, Ending::Complementary, options);
+                    return (finish(problem, z, 0, Ending::Complementary, options), support);
                 }
             }
         }
 
         let Some(reduced) = Reduced::new(problem) else {
-            return unsolved_at(problem, DVector::zeros(problem.len()), Status::Singular);
+            let solve = unsolved_at(problem, DVector::zeros(n), Status::Singular);
+            return (solve, vec![false; n]);
         };
 
         let run = lemke(
@@ -181,24 +193,23 @@ impl Solver for Lemke {
             options.tolerance,
         );
         let mut z = reduced.expand(problem, &run.z);
+        let nf = problem.free;
+        let mut basis: Vec<bool> = (0..n).map(|i| i < nf || run.basic_z[i - nf]).collect();
         if run.ending == Ending::PivotLimit {
-            return finish(problem, z, run.pivots, run.ending, options);
+            return (finish(problem, z, run.pivots, run.ending, options), basis);
         }
 
         // Polish: solve the final principal system directly (an O(n³) factorization, so only
         // when the pivoted answer misses the tolerance or the path did not end with z₀ leaving).
         let mut r = residual(problem, &z);
         if r > options.tolerance || run.ending != Ending::Complementary {
-            let nf = problem.free;
-            let basic: Vec<bool> = (0..problem.len())
-                .map(|i| i < nf || run.basic_z[i - nf])
-                .collect();
-            let positive: Vec<bool> = (0..problem.len()).map(|i| i < nf || z[i] > 0.0).collect();
-            for support in [basic, positive] {
+            let positive: Vec<bool> = (0..n).map(|i| i < nf || z[i] > 0.0).collect();
+            for support in [basis.clone(), positive] {
                 if let Some(polished) = solve_on_support(problem, &support) {
                     let polished_r = residual(problem, &polished);
                     if polished_r < r {
                         (z, r) = (polished, polished_r);
+                        basis = support;
                     }
                 }
             }
@@ -209,7 +220,7 @@ impl Solver for Lemke {
             Ending::Ray | Ending::Cycle if r <= options.tolerance => Ending::Complementary,
             ending => ending,
         };
-        finish(problem, z, run.pivots, ending, options)
+        (finish(problem, z, run.pivots, ending, options), basis)
     }
 }
 
@@ -343,17 +354,51 @@ pub(super) fn solve_on_support_with(
     entry: impl Fn(usize, usize) -> f64,
     q: &DVector<f64>,
 ) -> Option<DVector<f64>> {
+    let mut z = principal_solution_with(n, support, entry, q)?;
+    for zi in z.iter_mut().skip(free) {
+        *zi = zi.max(0.0);
+    }
+    Some(z)
+}
+
+/// z with z_α solving M_αα z_α = −q_α (α = `support`, dense LU and one step of iterative
+/// refinement) and 0 elsewhere, negative entries kept; None when M_αα is singular.
+pub(super) fn principal_solution_with(
+    n: usize,
+    support: &[bool],
+    entry: impl Fn(usize, usize) -> f64,
+    q: &DVector<f64>,
+) -> Option<DVector<f64>> {
     let alpha: Vec<usize> = (0..n).filter(|&i| support[i]).collect();
+    let k = alpha.len();
+    let m_aa = DMatrix::from_fn(k, k, |r, c| entry(alpha[r], alpha[c]));
+    principal_solution_of(n, &alpha, m_aa, q)
+}
+
+/// z of length `n` with z_α solving `m_aa` z_α = −q_α (α = `alpha`, increasing; `m_aa` =
+/// M_αα) by a dense LU and one step of iterative refinement, 0 elsewhere, negative entries kept;
+/// None when M_αα is singular.
+pub(super) fn principal_solution_of(
+    n: usize,
+    alpha: &[usize],
+    m_aa: DMatrix<f64>,
+    q: &DVector<f64>,
+) -> Option<DVector<f64>> {
     let mut z = DVector::zeros(n);
     if alpha.is_empty() {
         return Some(z);
     }
     let k = alpha.len();
-    let m_aa = DMatrix::from_fn(k, k, |r, c| entry(alpha[r], alpha[c]));
     let rhs = DVector::from_fn(k, |r, _| -q[alpha[r]]);
-    let z_a = factor(m_aa)?.solve(&rhs)?;
+    let lu = factor(m_aa.clone())?;
+    let mut z_a = lu.solve(&rhs)?;
+    // One step of iterative refinement (supports of contact LCPs are often nearly singular:
+    // three of a face's four coplanar points).
+    if let Some(dz) = lu.solve(&(rhs - &m_aa * &z_a)) {
+        z_a += dz;
+    }
     for (r, &i) in alpha.iter().enumerate() {
-        z[i] = if i < free { z_a[r] } else { z_a[r].max(0.0) };
+        z[i] = z_a[r];
     }
     Some(z)
 }
@@ -430,7 +475,16 @@ impl BasisAlgebra for DenseBasis<'_> {
     fn entering_column(&mut self, var: Var, out: &mut DVector<f64>) {
         match var {
             Var::W(j) => out.copy_from(&self.binv.column(j)),
-            Var::Z(j) => out.gemv(-self.m_inv_unit, &self.binv, &self.m.column(j), 0.0),
+            // B⁻¹ times column j of −M̂, over the column's nonzeros only (contact LCPs are
+            // sparse): the same sum, term for term in the same order, as the dense product.
+            Var::Z(j) => {
+                out.fill(0.0);
+                for (k, &m_kj) in self.m.column(j).iter().enumerate() {
+                    if m_kj != 0.0 {
+                        out.axpy(-self.m_inv_unit * m_kj, &self.binv.column(k), 1.0);
+                    }
+                }
+            }
             Var::Z0 => {
                 // −B⁻¹d with d = (1, …, 1): minus the sum of the columns of B⁻¹.
                 out.fill(0.0);
