@@ -314,7 +314,7 @@ fn relabelled_contacts_keep_their_warm_start_by_position() {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let mut c = c.clone();
+                let mut c = *c;
                 c.feature_a = Feature::Vertex(1000 + i as u32);
                 c.feature_b = Feature::Vertex(2000 + i as u32);
                 c.point_a.x += shift;
