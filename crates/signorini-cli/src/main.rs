@@ -1,6 +1,7 @@
 //! The `signorini` command: run, check and benchmark scenes; list contact models; run the papers'
 //! experiments.
 //! Exit codes: 0 success, 1 the simulation failed (blew up or a model failed), 2 bad input.
+mod heap;
 mod mjcf;
 mod plot;
 mod progress;
@@ -129,6 +130,7 @@ fn input_error(e: impl Into<anyhow::Error>) -> Failure {
 }
 
 fn main() -> ExitCode {
+    heap::keep_working_set();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run {

@@ -17,7 +17,16 @@ fn coupled() -> Problem {
     )
 }
 
+/// The chain without the repair by principal pivoting (`with_repair_rounds(0)`): the tests of
+/// the fallbacks and retries see each solver's answer as it gave it.
 fn chain(names: &[&str], max_iterations: usize) -> SolverChain {
+    SolverChain::new(names, 1e-8, max_iterations, None, 1.0, "continue")
+        .unwrap()
+        .with_repair_rounds(0)
+}
+
+/// The chain as the models build it (repair by principal pivoting on).
+fn repairing_chain(names: &[&str], max_iterations: usize) -> SolverChain {
     SolverChain::new(names, 1e-8, max_iterations, None, 1.0, "continue").unwrap()
 }
 
@@ -82,7 +91,7 @@ fn coupled_sparse() -> SparseProblem {
 #[test]
 fn the_sparse_warm_start_hits_on_the_right_support_and_repairs_a_near_one() {
     let p = coupled_sparse();
-    let lemke = chain(&["lemke"], 10);
+    let lemke = repairing_chain(&["lemke"], 10);
     let (z, report) = lemke
         .solve_sparse(&p, &DVector::from_vec(vec![3.0, 1.0]), || "coupled".into())
         .unwrap();
@@ -296,4 +305,44 @@ fn a_cube_started_in_the_ground_is_pushed_out_at_the_bounded_speed() {
             }
         }
     }
+}
+
+/// An answer a solver reached but that misses the tolerance is repaired by principal pivoting
+/// from its support: Fischer–Burmeister stopped after one iteration near (10, 10) has support
+/// {0, 1}, whose principal system is the solution. A solver that does not apply (PGS on a zero
+/// diagonal) says nothing about the solution and is not repaired.
+#[test]
+fn a_near_answer_is_repaired_from_its_support() {
+    let problem = coupled();
+    let (_, report) = chain(&["fischer-burmeister"], 1)
+        .solve(&problem, &DVector::from_vec(vec![9.0, 9.0]), || {
+            "coupled".into()
+        })
+        .unwrap();
+    assert!(report.failed, "without the repair: {report:?}");
+    let (z, report) = repairing_chain(&["fischer-burmeister"], 1)
+        .solve(&problem, &DVector::from_vec(vec![9.0, 9.0]), || {
+            "coupled".into()
+        })
+        .unwrap();
+    assert!(!report.failed, "{report:?}");
+    assert_eq!(report.solver, "fischer-burmeister");
+    assert!(report.residual <= 1e-14, "{report:?}");
+    assert!(
+        (z[0] - 10.0).abs() < 1e-12 && (z[1] - 10.0).abs() < 1e-12,
+        "z = {z}"
+    );
+
+    // w = M z + q with a zero diagonal in row 1: PGS does not apply; with "continue" its z = 0
+    // is the best answer, unrepaired (the step is marked failed).
+    let zero_diagonal = Problem::lcp(
+        DMatrix::from_row_slice(2, 2, &[1.0, 1.0, -1.0, 0.0]),
+        DVector::from_vec(vec![-1.0, 0.5]),
+    );
+    let (_, report) = repairing_chain(&["pgs"], 10)
+        .solve(&zero_diagonal, &DVector::zeros(2), || {
+            "zero diagonal".into()
+        })
+        .unwrap();
+    assert!(report.failed, "{report:?}");
 }

@@ -71,10 +71,11 @@ use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::Feature;
 use crate::solvers::sparse::{CsrMatrix, LcpMatrix, SparseProblem};
 use crate::solvers::Problem;
+use crate::util::hash::FastMap;
 use glam::DVec3;
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
-use std::collections::HashMap;
+
 use std::time::Instant;
 
 pub const NAME_STEWART_TRINKLE: &str = "stewart-trinkle";
@@ -199,9 +200,9 @@ pub struct TimeStepping {
     /// Bounding radius of each body about its centre of mass (m), computed on first use.
     radii: Vec<f64>,
     /// Last step's solution per contact.
-    previous: HashMap<ContactKey, Previous>,
+    previous: FastMap<ContactKey, Previous>,
     /// Last step's contacts per body pair (the keys of `previous`), for matching by position.
-    previous_by_pair: HashMap<PairKey, Vec<ContactKey>>,
+    previous_by_pair: FastMap<PairKey, Vec<ContactKey>>,
 }
 
 impl TimeStepping {
@@ -218,8 +219,8 @@ impl TimeStepping {
             solvers: time_stepping::solver_chain!(p)?
                 .with_large_problems(Some((p.large_island_rows, p.large_island_sweeps))),
             radii: Vec::new(),
-            previous: HashMap::new(),
-            previous_by_pair: HashMap::new(),
+            previous: FastMap::default(),
+            previous_by_pair: FastMap::default(),
         })
     }
 

@@ -774,7 +774,10 @@ pub(super) fn pivot_path<B: BasisAlgebra>(
     // Cycle detection: Zobrist hash of the basis, combined with the entering variable.
     let mut basis_hash = t.basis.iter().fold(0u64, |h, &v| h ^ v.hash());
     basis_hash ^= Var::Z0.hash() ^ leaving.hash();
-    let mut seen = std::collections::HashSet::with_capacity(max_pivots.min(1 << 14));
+    let mut seen = crate::util::hash::FastSet::with_capacity_and_hasher(
+        max_pivots.min(1 << 14),
+        Default::default(),
+    );
 
     // Steps 3–4: complementary pivots until z₀ leaves.
     while leaving != Var::Z0 {

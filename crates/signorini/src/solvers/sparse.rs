@@ -173,6 +173,20 @@ impl LcpMatrix for CsrMatrix {
     }
 }
 
+impl LcpMatrix for DMatrix<f64> {
+    fn n(&self) -> usize {
+        self.nrows()
+    }
+
+    fn get(&self, r: usize, c: usize) -> f64 {
+        self[(r, c)]
+    }
+
+    fn mul_add(&self, z: &DVector<f64>, q: &DVector<f64>) -> DVector<f64> {
+        self * z + q
+    }
+}
+
 /// The scaled natural-map residual ‖min(z, w)‖∞ / ‖q‖∞ of [`residual`](super::residual) for
 /// w = M z + q already computed (∞ when either has a NaN).
 pub fn scaled_residual(z: &DVector<f64>, w: &DVector<f64>, q: &DVector<f64>) -> f64 {

@@ -99,7 +99,7 @@ use crate::collision::Contact;
 use crate::dynamics::{Model, State, Wrench};
 use constraints::Key;
 use map_back::Previous;
-use std::collections::HashMap;
+use crate::util::hash::FastMap;
 use std::time::Instant;
 
 pub const NAME: &str = "peg";
@@ -234,7 +234,7 @@ pub struct Peg {
     covered: Vec<Vec<Vec<bool>>>,
     potential: PotentialSet,
     scratch: potential::Scratch,
-    previous: HashMap<Key, Previous>,
+    previous: FastMap<Key, Previous>,
     last: PegStats,
 }
 
@@ -261,7 +261,7 @@ impl Peg {
             covered: Vec::new(),
             potential: PotentialSet::default(),
             scratch: potential::Scratch::default(),
-            previous: HashMap::new(),
+            previous: FastMap::default(),
             last: PegStats::default(),
         })
     }
