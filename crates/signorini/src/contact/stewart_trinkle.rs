@@ -600,8 +600,9 @@ impl StepRows {
         for c in active {
             rows.push(problem.row(c, c.normal));
         }
+        let cone = cone::Cone::new(k);
         for &c in &frictional {
-            for d in cone::directions(active[c].normal, k) {
+            for d in cone.directions(active[c].normal) {
                 rows.push(problem.row(active[c], d));
             }
         }

@@ -364,9 +364,10 @@ pub fn add_row_forces(
     }
 }
 
-/// The difference row `p − k` (blocks of the same body added).
+/// The difference row `p − k` (blocks of the same body added): rows of one body pair (two
+/// contacts of the same pair, as PEG's slack rows), so that it keeps at most two blocks.
 pub fn row_difference(p: &JacobianRow, k: &JacobianRow) -> JacobianRow {
-    let mut blocks = p.blocks.clone();
+    let mut blocks = p.blocks;
     for (o, b) in &k.blocks {
         match blocks.iter_mut().find(|(q, _)| q == o) {
             Some((_, acc)) => {

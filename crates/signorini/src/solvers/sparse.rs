@@ -347,3 +347,4 @@ impl SparseProblem {
 }
 
 
+
