@@ -46,12 +46,16 @@
 //!
 //! A step's LCP is block diagonal over contact islands (`islands.rs`: bodies joined through
 //! contacts, fixed bodies joining nothing): `solve_step` partitions the active contacts, and each
-//! island's LCP is assembled sparse ([`assemble_sparse`]), warm-started from last step's impulses
-//! of its contacts (keyed by the contact's bodies, pieces and features) and, for Lemke on a large
-//! island, from the rows that were basic at the end of last step's pivoting (`Previous::basic`),
-//! and solved on its own (`SolverChain::solve_sparse_from`), in parallel when there are
-//! several islands and at least `PARALLEL_MIN_CONTACTS` contacts; the impulses are combined in
-//! island order, so the result does not depend on the number of threads.
+//! island's LCP is warm-started from last step's impulses of its contacts (keyed by the contact's
+//! bodies, pieces and features; a contact with new features takes those of last step's contact at
+//! the same point, `previous_of`) and from the rows that were basic at the end of last step's
+//! pivoting (`Previous::basic`). On a small island that warm start is tried first on the step's
+//! [`StepOperator`] (W from the Jacobian rows, never stored: `SolverChain::warm_start`); only a
+//! miss assembles the matrix sparse ([`StepOperator::to_csr`], as [`assemble_sparse`] does) for
+//! the rest of the chain (`SolverChain::solve_sparse_after`). Islands are solved on their own, in
+//! parallel when there are several islands and at least `PARALLEL_MIN_CONTACTS` contacts; the
+//! impulses are combined in island order, so the result does not depend on the number of
+//! threads.
 //!
 //! Activation (Nguyen & Trinkle, "type 1 / type 2"): `penetrating` puts only contacts with ψ < 0
 //! in the problem, so a body approaching fast enters by up to |v| h before it is stopped;
@@ -75,7 +79,6 @@ use crate::util::hash::FastMap;
 use glam::DVec3;
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
-
 use std::time::Instant;
 
 pub const NAME_STEWART_TRINKLE: &str = "stewart-trinkle";

@@ -201,8 +201,9 @@ macro_rules! solver_chain {
 }
 pub(crate) use solver_chain;
 
-/// Rounds of block principal pivoting that repair a warm start before Lemke's method runs from
-/// scratch ([`SparseProblem::principal_pivoting`]).
+/// Rounds of principal pivoting ([`sparse::principal_pivoting`]) that repair a warm start before
+/// Lemke's method runs from scratch, or an answer that just misses the tolerance (the default of
+/// [`SolverChain::with_repair_rounds`]).
 pub const REPAIR_ROUNDS: usize = 6;
 
 /// In a chain's list of attempts made: Lemke's warm start (the principal system on the last
@@ -322,8 +323,9 @@ impl SolverChain {
     /// matrix: the principal system on the proposed supports — last step's basis `basic` with
     /// the support of `warm` (a basic zᵢ may be 0 in a degenerate problem, and without its row
     /// the principal system is another one), then, when that one is singular or not repaired,
-    /// the support of `warm` alone — each repaired by at most [`REPAIR_ROUNDS`] (by default) rounds of
-    /// principal pivoting ([`sparse::principal_pivoting`]) and accepted by the scaled residual.
+    /// the support of `warm` alone — each repaired by at most [`REPAIR_ROUNDS`] (by default)
+    /// rounds of principal pivoting ([`sparse::principal_pivoting`]) and accepted by the scaled
+    /// residual.
     /// Ok: the answer, its report and its support (the basis to propose next time); Err: the
     /// line for the list of attempts.
     pub fn warm_start(
