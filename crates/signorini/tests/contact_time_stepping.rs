@@ -92,30 +92,21 @@ fn coupled_sparse() -> SparseProblem {
 fn the_sparse_warm_start_hits_on_the_right_support_and_repairs_a_near_one() {
     let p = coupled_sparse();
     let lemke = repairing_chain(&["lemke"], 10);
-    let (z, report) = lemke
-        .solve_sparse(&p, &DVector::from_vec(vec![3.0, 1.0]), || "coupled".into())
-        .unwrap();
-    assert_eq!(
-        (report.solver, report.iterations, report.attempts),
-        ("lemke", 0, 1)
-    );
-    assert!(
-        (z[0] - 10.0).abs() < 1e-12 && (z[1] - 10.0).abs() < 1e-12,
-        "z = {z}"
-    );
-    // Support {0}: z = (1, 0), w₁ = −1.9 < 0, so row 1 comes in and the next principal system is
-    // the solution's.
-    let (z, report) = lemke
-        .solve_sparse(&p, &DVector::from_vec(vec![3.0, 0.0]), || "coupled".into())
-        .unwrap();
-    assert_eq!(
-        (report.solver, report.iterations, report.attempts),
-        ("lemke", 1, 1)
-    );
-    assert!(
-        (z[0] - 10.0).abs() < 1e-12 && (z[1] - 10.0).abs() < 1e-12,
-        "z = {z}"
-    );
+    // Support {0, 1}: the solution's principal system, 0 rounds. Support {0}: z = (1, 0),
+    // w₁ = −1.9 < 0, so row 1 comes in and the next principal system is the solution's, 1 round.
+    for (warm, rounds) in [([3.0, 1.0], 0), ([3.0, 0.0], 1)] {
+        let (z, report) = lemke
+            .solve_sparse(&p, &DVector::from_vec(warm.to_vec()), || "coupled".into())
+            .unwrap();
+        assert_eq!(
+            (report.solver, report.iterations, report.attempts),
+            ("lemke", rounds, 1)
+        );
+        assert!(
+            (z[0] - 10.0).abs() < 1e-12 && (z[1] - 10.0).abs() < 1e-12,
+            "z = {z}"
+        );
+    }
 
     // M = [[1, 1], [1, 1]], q = (−1, −1): every z ≥ 0 with z₀ + z₁ = 1 solves it, and the
     // support {0, 1} of the warm start (1, 1) has a singular principal system.

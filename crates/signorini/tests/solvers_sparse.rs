@@ -142,8 +142,9 @@ fn principal_pivoting_drops_negatives_then_brings_in_the_most_violated_row() {
     use signorini::solvers::sparse::principal_pivoting;
     let identity = CsrMatrix::from_rows(3, vec![0, 1, 2, 3], vec![0, 1, 2], vec![1.0; 3]);
     let q = DVector::from_vec(vec![-1.0, 2.0, -3.0]);
-    let (z, support, rounds) =
-        principal_pivoting(&identity, &q, &[true, true, false], 6, 1e-12).unwrap();
+    let r = principal_pivoting(&identity, &q, &[true, true, false], 6, 1e-12).unwrap();
+    let (z, support, rounds) = (r.z, r.support, r.rounds);
+    assert_eq!(r.residual, 0.0);
     assert_eq!(
         (z.as_slice(), support.as_slice(), rounds),
         (&[1.0, 0.0, 3.0][..], &[true, false, true][..], 2)

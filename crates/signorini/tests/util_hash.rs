@@ -14,8 +14,10 @@ fn the_same_key_hashes_alike_and_small_keys_spread_over_the_low_bits() {
     );
 
     // Contact-like keys: body pairs of 100 bodies, 8 features each. Their 64-bit hashes are all
-    // distinct, and their low 12 bits fill the 4,096 buckets evenly: no bucket holds more than
-    // 4 times the mean (an adversarial-free, uniform hash holds ~2.5 times at this size).
+    // distinct, and their low 12 bits spread over the 4,096 buckets: 800 keys, so a uniform hash
+    // puts at most 3 in a bucket with probability ≈ 0.99; a hash that kept the keys' low-bit
+    // structure (multiples, one bucket per body) would put 8 or more in one.
+    // Bound: 4 keys.
     let mut hashes = Vec::new();
     for a in 0..100usize {
         for f in 0..8u32 {

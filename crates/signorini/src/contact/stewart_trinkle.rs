@@ -466,10 +466,8 @@ impl TimeStepping {
                 Err(line) => missed = Some(line),
             }
         }
-        let lcp = SparseProblem {
-            m: operator.to_csr(),
-            q: parts.q.clone(),
-        };
+        let m = operator.to_csr();
+        let lcp = SparseProblem { m, q: parts.q };
         let (z, report, basic) =
             self.solvers
                 .solve_sparse_after(&lcp, &warm, &basic, missed, || {

@@ -320,12 +320,9 @@ impl SolverChain {
     }
 
     /// Lemke's warm start on the LCP (m, q), which may be an operator that never forms its
-    /// matrix: the principal system on the proposed supports — last step's basis `basic` with
-    /// the support of `warm` (a basic zᵢ may be 0 in a degenerate problem, and without its row
-    /// the principal system is another one), then, when that one is singular or not repaired,
-    /// the support of `warm` alone — each repaired by at most [`REPAIR_ROUNDS`] (by default)
-    /// rounds of principal pivoting ([`sparse::principal_pivoting`]) and accepted by the scaled
-    /// residual.
+    /// matrix: the principal system on last step's basis `basic` with the support of `warm`,
+    /// then on the support of `warm` alone, each repaired by principal pivoting
+    /// ([`repair_from`](Self::repair_from)) and accepted by the scaled residual.
     /// Ok: the answer, its report and its support (the basis to propose next time); Err: the
     /// line for the list of attempts.
     pub fn warm_start(
@@ -338,7 +335,39 @@ impl SolverChain {
         let t0 = Instant::now();
         let n = q.len();
         let positive: Vec<bool> = warm.iter().map(|&x| x > 0.0).collect();
-        let with_basis: Vec<bool> = (0..n)
+        match self.repair_from(m, q, basic, positive) {
+            Ok((r, rounds)) => {
+                let report = SolveReport {
+                    rows: n,
+                    solver: "lemke",
+                    iterations: rounds,
+                    residual: r.residual,
+                    attempts: 1,
+                    seconds: t0.elapsed().as_secs_f64(),
+                    failed: false,
+                    islands: 1,
+                };
+                Ok((r.z, report, r.support))
+            }
+            Err((starts, rounds)) => Err(format!(
+                "lemke warm start (the last step's support, {starts} start(s), {rounds} rounds of principal pivoting): no answer within the tolerance"
+            )),
+        }
+    }
+
+    /// Principal pivoting ([`sparse::principal_pivoting`], at most `repair_rounds` rounds each)
+    /// from the support `positive` joined with the basic rows `basic` (a basic zᵢ may be 0 in a
+    /// degenerate problem, and without its row the principal system is another one), then —
+    /// when that start differs and is singular or not repaired — from `positive` alone. Ok: the
+    /// answer and the rounds made over all starts; Err: the starts tried and the rounds made.
+    fn repair_from(
+        &self,
+        m: &impl LcpMatrix,
+        q: &DVector<f64>,
+        basic: &[bool],
+        positive: Vec<bool>,
+    ) -> Result<(sparse::Repaired, usize), (usize, usize)> {
+        let with_basis: Vec<bool> = (0..positive.len())
             .map(|i| positive[i] || basic.get(i) == Some(&true))
             .collect();
         let starts = if with_basis == positive {
@@ -348,29 +377,16 @@ impl SolverChain {
         };
         let mut rounds_made = 0;
         for start in &starts {
-            let rounds = self.repair_rounds;
-            match sparse::principal_pivoting(m, q, start, rounds, self.options.tolerance) {
-                Ok((z, support, rounds)) => {
-                    let w = m.mul_add(&z, q);
-                    let report = SolveReport {
-                        rows: n,
-                        solver: "lemke",
-                        iterations: rounds_made + rounds,
-                        residual: sparse::scaled_residual(&z, &w, q),
-                        attempts: 1,
-                        seconds: t0.elapsed().as_secs_f64(),
-                        failed: false,
-                        islands: 1,
-                    };
-                    return Ok((z, report, support));
+            let tolerance = self.options.tolerance;
+            match sparse::principal_pivoting(m, q, start, self.repair_rounds, tolerance) {
+                Ok(r) => {
+                    let rounds = rounds_made + r.rounds;
+                    return Ok((r, rounds));
                 }
                 Err(rounds) => rounds_made += rounds,
             }
         }
-        Err(format!(
-            "lemke warm start (the last step's support, {} start(s), {rounds_made} rounds of principal pivoting): no answer within the tolerance",
-            starts.len()
-        ))
+        Err((starts.len(), rounds_made))
     }
 
     /// [`solve_sparse_from`](Self::solve_sparse_from) after the warm start was already tried
@@ -509,9 +525,10 @@ impl SolverChain {
     /// An answer that misses the tolerance by little, repaired as the warm start is
     /// ([`warm_start`](Self::warm_start)): principal pivoting from the support it ended on — the
     /// final basis when Lemke's method gave it, then its support {zᵢ > 0} — for at most
-    /// [`REPAIR_ROUNDS`] (by default) rounds. On the 10-box stack under `anitescu-potra` at h = 10 ms, Lemke
-    /// ended "inaccurate" at 2e-7 and Fischer–Burmeister at 1.04e-8 on a 240-row problem the
-    /// principal system of a nearby support solves to round-off. The answer (status solved,
+    /// [`REPAIR_ROUNDS`] (by default) rounds ([`repair_from`](Self::repair_from)). On the 10-box
+    /// stack under `anitescu-potra` at h = 10 ms, Lemke ended "inaccurate" at 2e-7 and
+    /// Fischer–Burmeister at 1.04e-8 on a 240-row problem the principal system of a nearby
+    /// support solves to round-off. The answer (status solved,
     /// iterations including the rounds) with its support, or None: nothing to repair (solved, not
     /// an answer the method reached, no finite residual, free rows) or no repair within the
     /// rounds.
@@ -532,27 +549,16 @@ impl SolverChain {
             return None;
         }
         let positive: Vec<bool> = solve.z.iter().map(|&x| x > 0.0).collect();
-        let mut starts = Vec::new();
-        if basis.len() == problem.len() && basis != positive.as_slice() {
-            starts.push(basis.to_vec());
-        }
-        starts.push(positive);
-        let tolerance = self.options.tolerance;
-        starts.iter().find_map(|start| {
-            let (z, support, rounds) =
-                sparse::principal_pivoting(&problem.m, &problem.q, start, self.repair_rounds, tolerance)
-                    .ok()?;
-            let w = problem.m.mul_add(&z, &problem.q);
-            let repaired = solvers::Solve {
-                stats: solvers::Stats {
-                    iterations: solve.stats.iterations + rounds,
-                    residual: sparse::scaled_residual(&z, &w, &problem.q),
-                },
-                z,
-                status: solvers::Status::Solved,
-            };
-            Some((repaired, support, rounds))
-        })
+        let (r, rounds) = self.repair_from(&problem.m, &problem.q, basis, positive).ok()?;
+        let repaired = solvers::Solve {
+            stats: solvers::Stats {
+                iterations: solve.stats.iterations + rounds,
+                residual: r.residual,
+            },
+            z: r.z,
+            status: solvers::Status::Solved,
+        };
+        Some((repaired, r.support, rounds))
     }
 
     /// [`solve`](Self::solve) after the attempts `earlier` (their lines for the error message)

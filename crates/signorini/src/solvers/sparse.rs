@@ -205,6 +205,19 @@ pub fn scaled_residual(z: &DVector<f64>, w: &DVector<f64>, q: &DVector<f64>) -> 
     }
 }
 
+/// What [`principal_pivoting`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Repaired {
+    /// The answer (negatives of the principal solution read as 0).
+    pub z: DVector<f64>,
+    /// Its α.
+    pub support: Vec<bool>,
+    /// Rounds made (0: the start's principal system was the answer).
+    pub rounds: usize,
+    /// Its scaled residual (≤ the tolerance).
+    pub residual: f64,
+}
+
 /// Principal pivoting from the support `start` on the LCP (m, q), a repair of a warm start
 /// that is almost right: solve the principal system M_αα z_α = −q_α, and while the answer
 /// (negatives read as 0) misses `tolerance` — the scaled residual of [`scaled_residual`] —
@@ -218,14 +231,14 @@ pub fn scaled_residual(z: &DVector<f64>, w: &DVector<f64>, q: &DVector<f64>) -> 
 /// nothing guarantees an end — after `rounds`, or at a singular M_αα, the repair gives up and
 /// the caller pivots (Lemke's method).
 ///
-/// Ok: the answer, its α and the rounds made; Err: the rounds made before giving up.
+/// Ok: the answer; Err: the rounds made before giving up.
 pub fn principal_pivoting(
     m: &impl LcpMatrix,
     q: &DVector<f64>,
     start: &[bool],
     rounds: usize,
     tolerance: f64,
-) -> Result<(DVector<f64>, Vec<bool>, usize), usize> {
+) -> Result<Repaired, usize> {
     let n = m.n();
     let mut support = start.to_vec();
     for round in 0..=rounds {
@@ -233,8 +246,14 @@ pub fn principal_pivoting(
         let mut clamped = z.clone();
         clamped.apply(|zi| *zi = zi.max(0.0));
         let w = m.mul_add(&clamped, q);
-        if scaled_residual(&clamped, &w, q) <= tolerance {
-            return Ok((clamped, support, round));
+        let residual = scaled_residual(&clamped, &w, q);
+        if residual <= tolerance {
+            return Ok(Repaired {
+                z: clamped,
+                support,
+                rounds: round,
+                residual,
+            });
         }
         if round == rounds {
             break;
