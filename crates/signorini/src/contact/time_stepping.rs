@@ -605,11 +605,7 @@ impl SolverChain {
             } else {
                 Some(warm)
             };
-            let (mut solve, mut basis) = if solver.name() == "lemke" {
-                solvers::lemke::Lemke.solve_with_basis(problem, start, &options)
-            } else {
-                (solver.solve(problem, start, &options), Vec::new())
-            };
+            let (mut solve, mut basis) = solver.solve_with_basis(problem, start, &options);
             attempts.push(format!(
                 "{}{}: {} after {} iterations, residual {:.3e}",
                 solver.name(),

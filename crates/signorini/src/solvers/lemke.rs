@@ -148,16 +148,13 @@ impl Solver for Lemke {
     ) -> Solve {
         self.solve_with_basis(problem, warm_start, options).0
     }
-}
 
-impl Lemke {
-    /// [`Solver::solve`], returning as well the rows whose z is basic at the end (free rows
-    /// included): the support α of the final principal system M_αα z_α = −q_α. Proposed as the
-    /// next step's warm start ([`SparseProblem::solve_on_support`](super::sparse::SparseProblem::solve_on_support))
-    /// it gives back this answer exactly when the problem has not changed — which the support of
-    /// z alone does not when a basic zᵢ is 0 (degenerate contact LCPs, module doc "Warm
-    /// start"). All false when no answer was reached.
-    pub fn solve_with_basis(
+    /// The rows whose z is basic at the end (free rows included): the support α of the final
+    /// principal system M_αα z_α = −q_α. Proposed as the next step's warm start
+    /// (`SparseProblem::solve_on_support`) it gives back this answer exactly when the problem
+    /// has not changed — which the support of z alone does not when a basic zᵢ is 0
+    /// (degenerate contact LCPs, module doc "Warm start"). All false when no answer was reached.
+    fn solve_with_basis(
         &self,
         problem: &Problem,
         warm_start: Option<&DVector<f64>>,

@@ -179,6 +179,18 @@ pub trait Solver: Send + Sync {
         warm_start: Option<&DVector<f64>>,
         options: &Options,
     ) -> Solve;
+
+    /// [`solve`](Self::solve), returning as well the rows that make up the answer's basis when
+    /// the method has one (Lemke: the basic z's, the support of its final principal system,
+    /// which the time-stepping models propose as the next step's warm start); empty otherwise.
+    fn solve_with_basis(
+        &self,
+        problem: &Problem,
+        warm_start: Option<&DVector<f64>>,
+        options: &Options,
+    ) -> (Solve, Vec<bool>) {
+        (self.solve(problem, warm_start, options), Vec::new())
+    }
 }
 
 /// Scaled natural-map residual of `z`:
