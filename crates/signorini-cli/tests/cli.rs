@@ -962,7 +962,7 @@ fn models_lists_deepest_point_with_its_parameters() {
     assert!(
         block
             .iter()
-            .any(|l| l.trim_start().starts_with("kp_per_kg") && l.contains("default 600")),
+            .any(|l| l.trim_start().starts_with("kp_per_kg") && l.contains("default omega^2")),
         "{}",
         o.stdout
     );

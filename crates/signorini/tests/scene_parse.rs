@@ -395,7 +395,7 @@ fn full_scene_parses_with_values_and_defaults() {
 fn empty_scene_is_all_defaults() {
     let s = parse("# nothing\n").unwrap();
     assert_eq!(s.simulation, SimulationDesc::default());
-    assert_eq!(s.simulation.integrator, Integrator::SemiImplicitEuler);
+    assert_eq!(s.simulation.integrator, Integrator::ImplicitEuler);
     assert_eq!(
         (
             s.simulation.time_step,

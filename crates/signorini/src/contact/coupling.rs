@@ -2,7 +2,7 @@
 //!
 //! | kind | trait | what the pipeline gives it | what it gives back | integrated by |
 //! |---|---|---|---|---|
-//! | force (penalty) | [`ForceModel`] | a state and its contacts | contact wrenches | the scene's integrator, at every stage |
+//! | force (penalty) | [`ForceModel`] | a state and its contacts | contact wrenches, or force elements with their stiffness and damping (`implicit-euler`) | the scene's integrator, at every stage |
 //! | velocity level (Stewart–Trinkle, Anitescu–Potra, PEG) | [`VelocityLevelModel`] | a [`VelocityProblem`]: h, applied wrenches, free velocity, inverse mass, Jacobian rows | contact impulses / h | semi-implicit Euler, once a step |
 //! | impulse based (`impulse`, `hybrid`) | [`ImpulseBasedModel`] | contacts at instants (`pipeline::impulse`) | velocity jumps, then continuous forces and how long they hold | `pipeline::impulse`'s substeps |
 //!
@@ -14,6 +14,7 @@ use super::params::ParamValue;
 use super::velocity_problem::VelocityProblem;
 use super::{ContactError, ModelSpec, ModelStats};
 use crate::collision::Contact;
+use crate::dynamics::implicit::ForceElement;
 use crate::dynamics::{Model, State, Wrench};
 
 /// Access to the concrete model behind a `dyn` trait object (for tests and experiments that
@@ -70,6 +71,22 @@ pub trait ForceModel: ModelBase {
         h: f64,
         out: &mut [Wrench],
     ) -> Result<ModelStats, ContactError>;
+
+    /// The contact forces for the `implicit-euler` integrator: what the model takes as it is at
+    /// `state` goes into `out`, its spring–dampers into `elements` (force, stiffness, damping
+    /// along a direction at a point; `dynamics::implicit`), which the pipeline takes at the end
+    /// of the step. The default linearises nothing: `contact_forces`, all explicit.
+    fn linearised_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        h: f64,
+        out: &mut [Wrench],
+        _elements: &mut Vec<ForceElement>,
+    ) -> Result<ModelStats, ContactError> {
+        self.contact_forces(model, state, contacts, h, out)
+    }
 }
 
 /// Velocity-level time stepping: one complementarity problem per step in the velocities at the

@@ -17,9 +17,14 @@ use super::{
     ParamKind, ParamSpec, ParamValue, Range,
 };
 use crate::collision::Contact;
-use crate::dynamics::{Model, State, Wrench};
+use crate::dynamics::implicit::ForceElement;
+use crate::dynamics::{Integrator, Model, State, Wrench};
 
 pub const NAME: &str = "deepest-point";
+
+/// Default stiction speed of the penalty models' implicit friction (m/s; Drake's default
+/// stiction tolerance).
+pub const STICTION_SPEED: f64 = 1e-4;
 
 model_params! {
     /// Parameters of `deepest-point`.
@@ -38,19 +43,33 @@ model_params! {
             description: "normal damping; when not given, kv_per_kg times the pair's reduced mass",
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        kp_per_kg: f64 = ParamSpec {
+        kp_per_kg: Option<f64> = ParamSpec {
             name: "kp_per_kg",
             unit: "N/(m kg)",
-            default: ParamDefault::Value(600.0),
+            default: ParamDefault::Derived("omega^2: omega = 2000 rad/s under implicit-euler, the largest stable omega <= 2000 rad/s at the contact under the explicit integrators"),
             description: "stiffness per kg of reduced mass: the squared natural frequency (rad/s)^2 of every pair, whatever its masses (600 gives Drumwright's kp = 6000 N/m for the 10 kg cube)",
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        kv_per_kg: f64 = ParamSpec {
+        kv_per_kg: Option<f64> = ParamSpec {
             name: "kv_per_kg",
             unit: "N s/(m kg)",
-            default: ParamDefault::Value(300.0),
+            default: ParamDefault::Derived("2 omega (critical damping of the default stiffness)"),
             description: "damping per kg of reduced mass (300 gives Drumwright's kv = 3000 N s/m for the 10 kg cube)",
             kind: ParamKind::Number(Range::at_least(0.0)),
+        },
+        point: &'static str = ParamSpec {
+            name: "point",
+            unit: "-",
+            default: ParamDefault::Word("weighted"),
+            description: "where the spring acts: \"weighted\" (the depth-weighted centre of the pair's penetrating contacts: a face pressed in evenly is pushed at its centre) or \"deepest\" (the deepest contact, the classical method: a box resting on a face rocks)",
+            kind: ParamKind::Choice(penalty::SPRING_POINTS),
+        },
+        max_recovery_speed: f64 = ParamSpec {
+            name: "max_recovery_speed",
+            unit: "m/s",
+            default: ParamDefault::Value(penalty::MAX_RECOVERY_SPEED),
+            description: "implicit-euler only: the spring's depth is capped at max_recovery_speed (h + kv/kp), so an overlap is pushed out at about this speed, not launched",
+            kind: ParamKind::Number(Range::open(0.0, f64::INFINITY)),
         },
         ki: f64 = ParamSpec {
             name: "ki",
@@ -58,6 +77,13 @@ model_params! {
             default: ParamDefault::Value(0.0),
             description: "integral gain (Drumwright eq. 3): times I, the pair's depths summed over past steps with the forgetting factor (I in m); 0 is the plain PD method",
             kind: ParamKind::Number(Range::at_least(0.0)),
+        },
+        stiction_speed: f64 = ParamSpec {
+            name: "stiction_speed",
+            unit: "m/s",
+            default: ParamDefault::Value(STICTION_SPEED),
+            description: "implicit-euler only: friction is a damper mu f_n / stiction_speed on the slip, bounded by mu f_n; a sticking contact creeps below this speed",
+            kind: ParamKind::Number(Range::open(0.0, f64::INFINITY)),
         },
         forgetting: f64 = ParamSpec {
             name: "forgetting",
@@ -81,10 +107,13 @@ pub struct DeepestPoint {
     values: Vec<ParamValue>,
     kp: Option<f64>,
     kv: Option<f64>,
-    kp_per_kg: f64,
-    kv_per_kg: f64,
+    kp_per_kg: Option<f64>,
+    kv_per_kg: Option<f64>,
+    weighted: bool,
+    max_recovery_speed: f64,
     ki: f64,
     forgetting: f64,
+    stiction_speed: f64,
     integral: IntegralMemory,
 }
 
@@ -98,19 +127,87 @@ impl DeepestPoint {
             kv: p.kv,
             kp_per_kg: p.kp_per_kg,
             kv_per_kg: p.kv_per_kg,
+            weighted: p.point == "weighted",
+            max_recovery_speed: p.max_recovery_speed,
             ki: p.ki,
             forgetting: p.forgetting,
+            stiction_speed: p.stiction_speed,
             integral: IntegralMemory::default(),
         })
     }
 
-    /// (kp, kv) for a pair of reduced mass `m_pair` (kg).
-    fn gains(&self, m_pair: f64) -> (f64, f64) {
+    /// (kp, kv) of a pair of reduced mass `m_pair` (kg) whose effective mass at the spring's
+    /// point along its normal is `m_eff` (kg), for steps of `h` (s) by `integrator`.
+    fn gains(&self, m_pair: f64, m_eff: f64, h: f64, integrator: Integrator) -> (f64, f64) {
+        let omega = penalty::default_frequency(integrator, h, m_pair / m_eff);
+        let kp_per_kg = self.kp_per_kg.unwrap_or(omega * omega);
+        let kv_per_kg = self
+            .kv_per_kg
+            .unwrap_or(2.0 * penalty::DEFAULT_DAMPING_RATIO * omega);
         (
-            self.kp.unwrap_or(self.kp_per_kg * m_pair),
-            self.kv.unwrap_or(self.kv_per_kg * m_pair),
+            self.kp.unwrap_or(kp_per_kg * m_pair),
+            self.kv.unwrap_or(kv_per_kg * m_pair),
         )
     }
+
+    /// The pair's spring at `state`: (bodies, point, normal, raw force kp d − kv v + ki I (N),
+    /// kp, kv). Explicit (`cap_speed` `None`): `None` unless the pair penetrates and the force
+    /// pushes. Implicit (`cap_speed` the push-out speed, m/s, for `penalty::capped_depth`): a
+    /// pair within the activation distance too, at its negative depth, so that the step's
+    /// linearised spring engages if the pair would close the gap during the step (the
+    /// implicit solve switches off a spring that would pull).
+    fn spring(
+        &self,
+        model: &Model,
+        state: &State,
+        group: &[Contact],
+        h: f64,
+        cap_speed: Option<f64>,
+    ) -> Option<Spring> {
+        let c = penalty::deepest_contact(group);
+        if c.gap >= 0.0 && cap_speed.is_none() {
+            return None;
+        }
+        let (a, b) = (c.body_a, c.body_b);
+        let p = if self.weighted {
+            penalty::weighted_point(group, model.settings.activation_distance)
+        } else {
+            c.midpoint()
+        };
+        let m_eff = penalty::effective_mass(model, state, a, b, p, c.normal);
+        let (kp, kv) = self.gains(
+            penalty::reduced_mass(model, a, b),
+            m_eff,
+            h,
+            model.settings.integrator,
+        );
+        let vn = penalty::normal_velocity(state, a, b, p, c.normal);
+        let integral = self.ki * self.integral.get(penalty::pair_key(c));
+        let depth = match cap_speed {
+            Some(v) => penalty::capped_depth(-c.gap, v, h, kp, kv),
+            None => -c.gap,
+        };
+        let force = kp * depth - kv * vn + integral;
+        (force > 0.0 || cap_speed.is_some()).then_some(Spring {
+            bodies: (a, b),
+            point: p,
+            normal: c.normal,
+            force,
+            kp,
+            kv,
+        })
+    }
+}
+
+/// One pair's spring–damper (`DeepestPoint::spring`).
+struct Spring {
+    bodies: (usize, usize),
+    point: glam::DVec3,
+    normal: glam::DVec3,
+    /// N, along the normal on B.
+    force: f64,
+    kp: f64,
+    kv: f64,
 }
 
 impl ModelBase for DeepestPoint {
@@ -140,24 +237,51 @@ impl ForceModel for DeepestPoint {
     ) -> Result<ModelStats, ContactError> {
         let mut stats = ModelStats::default();
         for group in penalty::pairs(contacts) {
-            let c = penalty::deepest_contact(group);
-            if c.gap >= 0.0 {
+            let Some(sp) = self.spring(model, state, group, h, None) else {
                 continue;
-            }
-            let (a, b) = (c.body_a, c.body_b);
-            let (kp, kv) = self.gains(penalty::reduced_mass(model, a, b));
-            let p = c.midpoint();
-            let vn = penalty::normal_velocity(state, a, b, p, c.normal);
-            let integral = self.ki * self.integral.get(penalty::pair_key(c));
-            let f_n = (kp * (-c.gap) - kv * vn + integral).max(0.0);
-            if f_n == 0.0 {
-                continue;
-            }
+            };
             stats.active_points += 1;
-            let f =
-                f_n * c.normal + penalty::sliding_friction(model, state, a, b, p, c.normal, f_n, h);
+            let (a, b) = sp.bodies;
+            let f = sp.force * sp.normal
+                + penalty::sliding_friction(model, state, a, b, sp.point, sp.normal, sp.force, h);
             // f acts on B, −f on A.
-            penalty::apply_pair_force(state, a, b, p, f, out);
+            penalty::apply_pair_force(state, a, b, sp.point, f, out);
+        }
+        Ok(stats)
+    }
+
+    /// The same spring–damper as a force element (stiffness kp, damping kv), with regularised
+    /// Coulomb friction (`penalty::friction_elements`).
+    fn linearised_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        h: f64,
+        _out: &mut [Wrench],
+        elements: &mut Vec<ForceElement>,
+    ) -> Result<ModelStats, ContactError> {
+        let mut stats = ModelStats::default();
+        let cap = Some(self.max_recovery_speed);
+        for group in penalty::pairs(contacts) {
+            let Some(sp) = self.spring(model, state, group, h, cap) else {
+                continue;
+            };
+            stats.active_points += 1;
+            let normal = elements.len();
+            elements.push(ForceElement::normal(
+                sp.bodies, sp.point, sp.normal, sp.force, sp.kp, sp.kv,
+            ));
+            penalty::friction_elements(
+                model,
+                state,
+                sp.bodies,
+                sp.point,
+                sp.normal,
+                (normal, sp.force),
+                self.stiction_speed,
+                elements,
+            );
         }
         Ok(stats)
     }

@@ -47,6 +47,7 @@ use super::{
 };
 use crate::dynamics::piece_pose;
 use crate::collision::Contact;
+use crate::dynamics::implicit::ForceElement;
 use crate::dynamics::{Material, Model, State, Wrench};
 use crate::geometry::overlap::overlap_volume;
 use glam::DVec3;
@@ -71,11 +72,11 @@ model_params! {
             description: "lambda, the spring constant; when not given, stiffness_per_kg times the pair's reduced mass",
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        stiffness_per_kg: f64 = ParamSpec {
+        stiffness_per_kg: Option<f64> = ParamSpec {
             name: "stiffness_per_kg",
             unit: "N/(m kg)",
-            default: ParamDefault::Value(1e6),
-            description: "stiffness per kg of reduced mass: the squared natural frequency (rad/s)^2 of every pair (1e6: 1000 rad/s, contacts last about pi/1000 s; use h <= 1e-4 s or adaptive steps)",
+            default: ParamDefault::Derived("omega^2: omega = 2000 rad/s under implicit-euler, the largest stable omega <= 2000 rad/s at the contact under the explicit integrators"),
+            description: "stiffness per kg of reduced mass: the squared natural frequency (rad/s)^2 of every pair (1e6: 1000 rad/s, contacts last about pi/1000 s; explicit steps then need h <= 1e-4 s or adaptive steps)",
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
         restitution: Option<f64> = ParamSpec {
@@ -105,6 +106,27 @@ model_params! {
             default: ParamDefault::Derived("stiffness / L^2, L = cube root of the smaller piece's volume"),
             description: "lambda_V of the volume measure: a face of area L^2 pressed in then has the depth stiffness",
             kind: ParamKind::Number(Range::at_least(0.0)),
+        },
+        point: &'static str = ParamSpec {
+            name: "point",
+            unit: "-",
+            default: ParamDefault::Word("weighted"),
+            description: "depth mode: where the force acts, \"weighted\" (the depth-weighted centre of the pair's contacts: a face pressed in evenly is pushed at its centre) or \"deepest\" (the deepest contact, the classical method: a box resting on a face rocks)",
+            kind: ParamKind::Choice(penalty::SPRING_POINTS),
+        },
+        stiction_speed: f64 = ParamSpec {
+            name: "stiction_speed",
+            unit: "m/s",
+            default: ParamDefault::Value(super::deepest_point::STICTION_SPEED),
+            description: "implicit-euler only: friction is a damper mu f_n / stiction_speed on the slip, bounded by mu f_n; a sticking contact creeps below this speed",
+            kind: ParamKind::Number(Range::open(0.0, f64::INFINITY)),
+        },
+        max_recovery_speed: f64 = ParamSpec {
+            name: "max_recovery_speed",
+            unit: "m/s",
+            default: ParamDefault::Value(penalty::MAX_RECOVERY_SPEED),
+            description: "implicit-euler, depth mode: the depth is capped at max_recovery_speed (h + c_el/k), c_el and k the force's damping and stiffness, so an overlap is pushed out at about this speed, not launched",
+            kind: ParamKind::Number(Range::open(0.0, f64::INFINITY)),
         },
         min_impact_speed: f64 = ParamSpec {
             name: "min_impact_speed",
@@ -168,11 +190,14 @@ pub fn exact_zeta(e: f64) -> f64 {
 pub struct HuntCrossley {
     values: Vec<ParamValue>,
     stiffness: Option<f64>,
-    stiffness_per_kg: f64,
+    stiffness_per_kg: Option<f64>,
     restitution: Option<f64>,
     law: DampingLaw,
     by_volume: bool,
     volume_stiffness: Option<f64>,
+    weighted: bool,
+    stiction_speed: f64,
+    max_recovery_speed: f64,
     min_impact_speed: f64,
     /// Impact speed v_i (m/s) of every pair in contact at the end of the last step.
     impact_speed: BTreeMap<PairKey, f64>,
@@ -193,15 +218,26 @@ impl HuntCrossley {
             },
             by_volume: p.penetration == "volume",
             volume_stiffness: p.volume_stiffness,
+            weighted: p.point == "weighted",
+            stiction_speed: p.stiction_speed,
+            max_recovery_speed: p.max_recovery_speed,
             min_impact_speed: p.min_impact_speed,
             impact_speed: BTreeMap::new(),
         })
     }
 
-    /// λ of the pair of bodies `a`, `b` (N/m).
-    fn lambda(&self, model: &Model, a: usize, b: usize) -> f64 {
-        self.stiffness
-            .unwrap_or(self.stiffness_per_kg * penalty::reduced_mass(model, a, b))
+    /// λ (N/m) of contact `c`'s pair of bodies, acting at `point`, for steps of `h` (s).
+    fn lambda(&self, model: &Model, state: &State, c: &Contact, point: DVec3, h: f64) -> f64 {
+        let (a, b) = (c.body_a, c.body_b);
+        let m_pair = penalty::reduced_mass(model, a, b);
+        self.stiffness.unwrap_or_else(|| {
+            let per_kg = self.stiffness_per_kg.unwrap_or_else(|| {
+                let m_eff = penalty::effective_mass(model, state, a, b, point, c.normal);
+                let ratio = m_pair / m_eff;
+                penalty::default_frequency(model.settings.integrator, h, ratio).powi(2)
+            });
+            per_kg * m_pair
+        })
     }
 
     fn pair_restitution(&self, model: &Model, a: usize, b: usize) -> f64 {
@@ -247,25 +283,41 @@ impl Measure {
 }
 
 impl HuntCrossley {
-    /// The pair's penetration measure, or `None` when it does not penetrate.
-    fn measure(&self, model: &Model, state: &State, group: &[Contact]) -> Option<Measure> {
+    /// The pair's penetration measure for steps of `h` (s), or `None` when it does not
+    /// penetrate (`anticipate`, depth mode: also when it is within the activation distance, with
+    /// x = −gap ≤ 0).
+    fn measure(
+        &self,
+        model: &Model,
+        state: &State,
+        group: &[Contact],
+        h: f64,
+        anticipate: bool,
+    ) -> Option<Measure> {
         let (c, rate) = deepest(state, group);
-        if c.gap >= 0.0 {
+        if c.gap >= 0.0 && !(anticipate && !self.by_volume) {
             return None;
         }
         let (a, b) = (c.body_a, c.body_b);
-        let lambda = self.lambda(model, a, b);
         if !self.by_volume {
+            let (point, rate) = if self.weighted {
+                let p = penalty::weighted_point(group, model.settings.activation_distance);
+                (p, -penalty::normal_velocity(state, a, b, p, c.normal))
+            } else {
+                (c.midpoint(), rate)
+            };
+            let lambda = self.lambda(model, state, &c, point, h);
             return Some(Measure {
                 x: -c.gap,
                 stiffness: lambda,
                 rate,
                 normal: c.normal,
-                point: c.midpoint(),
+                point,
                 depth: -c.gap,
                 secant: lambda,
             });
         }
+        let lambda = self.lambda(model, state, &c, c.midpoint(), h);
         let piece = |body: usize, piece: usize| &model.bodies[body].pieces[piece];
         let (pa, pb) = (piece(a, c.piece_a), piece(b, c.piece_b));
         let volume = overlap_volume(
@@ -377,7 +429,8 @@ impl ModelBase for HuntCrossley {
     fn end_step(&mut self, model: &Model, state: &State, contacts: &[Contact]) {
         let mut next = BTreeMap::new();
         for group in penalty::pairs(contacts) {
-            let Some(m) = self.measure(model, state, group) else {
+            let h = model.settings.time_step;
+            let Some(m) = self.measure(model, state, group, h, false) else {
                 continue;
             };
             let c = &group[0];
@@ -406,7 +459,7 @@ impl ForceModel for HuntCrossley {
     ) -> Result<ModelStats, ContactError> {
         let mut stats = ModelStats::default();
         for group in penalty::pairs(contacts) {
-            let Some(m) = self.measure(model, state, group) else {
+            let Some(m) = self.measure(model, state, group, h, false) else {
                 continue;
             };
             let (c, a, b) = (&group[0], group[0].body_a, group[0].body_b);
@@ -435,6 +488,80 @@ impl ForceModel for HuntCrossley {
             let f = f_n * m.normal
                 + penalty::sliding_friction(model, state, a, b, m.point, m.normal, f_n, h);
             penalty::apply_pair_force(state, a, b, m.point, f, out);
+        }
+        Ok(stats)
+    }
+
+    /// F = λ x (1 + c ẋ) as a force element: stiffness ∂F/∂x = λ (1 + c ẋ) (depth mode; the
+    /// secant λ_V V/depth for λ in volume mode), damping ∂F/∂ẋ = λ x c; friction as
+    /// `penalty::friction_elements`. A pair within the activation distance that does not
+    /// penetrate yet (depth mode) gets the spring λ x at its negative x, undamped (the damping
+    /// λ x c would be negative there), which the implicit step engages if the pair would touch
+    /// during the step: F is still zero at first touch.
+    fn linearised_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        h: f64,
+        _out: &mut [Wrench],
+        elements: &mut Vec<ForceElement>,
+    ) -> Result<ModelStats, ContactError> {
+        let mut stats = ModelStats::default();
+        for group in penalty::pairs(contacts) {
+            let Some(m) = self.measure(model, state, group, h, true) else {
+                continue;
+            };
+            let (c, a, b) = (&group[0], group[0].body_a, group[0].body_b);
+            let lambda = m.secant;
+            let (force, stiffness, damping) = if m.depth <= 0.0 {
+                (lambda * m.x, lambda, 0.0)
+            } else {
+                let zeta = self.law.zeta(self.pair_restitution(model, a, b));
+                let v_i = self
+                    .impact_speed
+                    .get(&pair_key(c))
+                    .copied()
+                    .unwrap_or_else(|| m.impact_speed(model, state, c, zeta))
+                    .max(self.min_impact_speed);
+                let cd = zeta / v_i;
+                let stiffness = (lambda * (1.0 + cd * m.rate)).max(0.0);
+                let damping = m.stiffness * m.x * cd;
+                let x = if self.by_volume {
+                    m.x
+                } else {
+                    penalty::capped_depth(m.x, self.max_recovery_speed, h, stiffness, damping)
+                };
+                (m.stiffness * x * (1.0 + cd * m.rate), stiffness, damping)
+            };
+            if !force.is_finite() {
+                return Err(ContactError::NonFiniteForce {
+                    model: NAME,
+                    body_a: model.bodies[a].name.clone(),
+                    body_b: model.bodies[b].name.clone(),
+                    detail: format!(" (penetration {}, rate {} m/s)", m.x, m.rate),
+                });
+            }
+            stats.active_points += usize::from(force > 0.0);
+            let normal = elements.len();
+            elements.push(ForceElement::normal(
+                (a, b),
+                m.point,
+                m.normal,
+                force,
+                stiffness,
+                damping,
+            ));
+            penalty::friction_elements(
+                model,
+                state,
+                (a, b),
+                m.point,
+                m.normal,
+                (normal, force),
+                self.stiction_speed,
+                elements,
+            );
         }
         Ok(stats)
     }

@@ -49,7 +49,8 @@ use super::{
     ParamValue, Range,
 };
 use crate::collision::Contact;
-use crate::dynamics::{Model, State, Wrench};
+use crate::dynamics::implicit::{push_friction, ForceElement};
+use crate::dynamics::{Integrator, Model, State, Wrench};
 use crate::geometry::penetration::{bottom_points, bottom_points_incremental};
 use crate::geometry::Shape;
 use glam::DVec3;
@@ -81,17 +82,17 @@ model_params! {
             description: "integral gain, times I (m): the pair's largest depth summed over past steps with the forgetting factor",
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        kp_per_kg: f64 = ParamSpec {
+        kp_per_kg: Option<f64> = ParamSpec {
             name: "kp_per_kg",
             unit: "N/(m kg)",
-            default: ParamDefault::Value(100.0),
+            default: ParamDefault::Derived("omega^2: omega = 2000 rad/s under implicit-euler, the largest stable omega <= 2000 rad/s at the contact under the explicit integrators"),
             description: "kp per kg of the pair's dynamic mass (Drumwright: 100)",
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
-        kv_per_kg: f64 = ParamSpec {
+        kv_per_kg: Option<f64> = ParamSpec {
             name: "kv_per_kg",
             unit: "N s/(m kg)",
-            default: ParamDefault::Value(50.0),
+            default: ParamDefault::Derived("2 omega (critical damping of the default stiffness)"),
             description: "kv per kg of the pair's dynamic mass (Drumwright: 50)",
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
@@ -115,6 +116,13 @@ model_params! {
             default: ParamDefault::Word("incremental"),
             description: "how the bottom points are found: \"incremental\" (Drumwright's O(N log N) procedure on the points, section III-A; may keep a few upper points) or \"exact\" (the vertices of the intersection's faces that face away from B)",
             kind: ParamKind::Choice(&["incremental", "exact"]),
+        },
+        max_recovery_speed: f64 = ParamSpec {
+            name: "max_recovery_speed",
+            unit: "m/s",
+            default: ParamDefault::Value(penalty::MAX_RECOVERY_SPEED),
+            description: "implicit-euler only: each spring's depth is capped at max_recovery_speed (h + kv/kp), so an overlap is pushed out at about this speed, not launched",
+            kind: ParamKind::Number(Range::open(0.0, f64::INFINITY)),
         },
         friction_stiffness: Option<f64> = ParamSpec {
             name: "friction_stiffness",
@@ -171,6 +179,9 @@ struct PairForces {
     slip: DVec3,
     /// Relative spin of B about the normal (rad/s).
     spin: f64,
+    /// The pair does not touch yet (`implicit-euler`): `points` are springs at the narrow
+    /// phase's contacts whose forces may be negative; no friction, no centre.
+    anticipating: bool,
 }
 
 /// Drumwright's multi-point PID penalty method.
@@ -179,7 +190,12 @@ pub struct MultiPoint {
     kp: Option<f64>,
     kv: Option<f64>,
     ki: Option<f64>,
-    per_kg: [f64; 3],
+    kp_per_kg: Option<f64>,
+    kv_per_kg: Option<f64>,
+    ki_per_kg: f64,
+    max_recovery_speed: f64,
+    /// Integrated by an explicit loop whatever the scene's integrator (the hybrid's substeps).
+    explicit: bool,
     forgetting: f64,
     exact_bottom: bool,
     kt: Option<f64>,
@@ -197,7 +213,11 @@ impl MultiPoint {
             kp: p.kp,
             kv: p.kv,
             ki: p.ki,
-            per_kg: [p.kp_per_kg, p.kv_per_kg, p.ki_per_kg],
+            kp_per_kg: p.kp_per_kg,
+            kv_per_kg: p.kv_per_kg,
+            ki_per_kg: p.ki_per_kg,
+            max_recovery_speed: p.max_recovery_speed,
+            explicit: false,
             forgetting: p.forgetting,
             exact_bottom: p.bottom == "exact",
             kt: p.friction_stiffness,
@@ -207,14 +227,22 @@ impl MultiPoint {
         })
     }
 
-    fn gains(&self, model: &Model, a: usize, b: usize) -> Gains {
+    /// The gains of the pair of bodies `a`, `b`, whose effective mass along the contact normal
+    /// is `m_eff` (kg) at its deepest point, for steps of `h` (s).
+    fn gains(&self, model: &Model, (a, b): (usize, usize), m_eff: f64, h: f64) -> Gains {
         let m = penalty::mass_sum(model, a, b);
-        let kp = self.kp.unwrap_or(self.per_kg[0] * m);
+        let omega = penalty::default_frequency(self.integrator(model), h, m / m_eff);
+        let kp = self
+            .kp
+            .unwrap_or(self.kp_per_kg.unwrap_or(omega * omega) * m);
         let kt = self.kt.unwrap_or(kp);
+        let kv_per_kg = self
+            .kv_per_kg
+            .unwrap_or(2.0 * penalty::DEFAULT_DAMPING_RATIO * omega);
         Gains {
             kp,
-            kv: self.kv.unwrap_or(self.per_kg[1] * m),
-            ki: self.ki.unwrap_or(self.per_kg[2] * m),
+            kv: self.kv.unwrap_or(kv_per_kg * m),
+            ki: self.ki.unwrap_or(self.ki_per_kg * m),
             kt,
             dt: self
                 .dt
@@ -222,19 +250,31 @@ impl MultiPoint {
         }
     }
 
+    /// The gains of the pair of `group` (its narrow-phase contacts) at `state`.
+    fn pair_gains(&self, model: &Model, state: &State, group: &[Contact], h: f64) -> Gains {
+        let c = penalty::deepest_contact(group);
+        let (a, b) = (c.body_a, c.body_b);
+        let m_eff = penalty::effective_mass(model, state, a, b, c.midpoint(), c.normal);
+        self.gains(model, (a, b), m_eff, h)
+    }
+
     /// The normal forces of one pair of pieces (its narrow-phase contacts `group`) at `state`.
+    ///
+    /// `cap`: (push-out speed (m/s), h (s)) under `implicit-euler`: each spring's depth capped by
+    /// `penalty::capped_depth`.
     fn pair_forces(
         &self,
         model: &Model,
         state: &State,
-        group: &[Contact],
+        (group, g): (&[Contact], &Gains),
+        cap: Option<(f64, f64)>,
         out: &mut PairForces,
     ) -> Result<(), ContactError> {
         out.points.clear();
         out.total = 0.0;
+        out.anticipating = false;
         let c = &group[0];
         let (a, b) = (c.body_a, c.body_b);
-        let g = self.gains(model, a, b);
         let integral = g.ki * self.integral.get(pair_key(c));
         // (point, depth) of every bottom point, and the normal.
         let mut springs: Vec<(DVec3, f64)> = Vec::new();
@@ -260,11 +300,19 @@ impl MultiPoint {
                 // A sphere, or a pair whose pieces do not overlap in volume: one spring at the
                 // narrow phase's deepest point, if it penetrates.
                 let deepest = penalty::deepest_contact(group);
-                if deepest.gap >= 0.0 || !is_sphere_pair(model, deepest) {
+                if deepest.gap < 0.0 && is_sphere_pair(model, deepest) {
+                    out.normal = deepest.normal;
+                    springs.push((deepest.midpoint(), -deepest.gap));
+                } else if deepest.gap >= 0.0 && cap.is_some() {
+                    // implicit-euler, a pair within the activation distance that does not touch
+                    // yet: a spring at each narrow-phase contact at its negative depth, which
+                    // the implicit step engages if the pair would close its gap during the step.
+                    out.normal = deepest.normal;
+                    springs.extend(group.iter().map(|c| (c.midpoint(), -c.gap)));
+                    out.anticipating = true;
+                } else {
                     return Ok(());
                 }
-                out.normal = deepest.normal;
-                springs.push((deepest.midpoint(), -deepest.gap));
             }
         }
         // Eq. 3 before normalization; r counts the positive ones.
@@ -273,9 +321,19 @@ impl MultiPoint {
             .iter()
             .map(|&(p, d)| {
                 let v = penalty::normal_velocity(state, a, b, p, n);
+                let d = cap.map_or(d, |(speed, h)| {
+                    penalty::capped_depth(d, speed, h, g.kp, g.kv)
+                });
                 g.kp * d - g.kv * v + integral
             })
             .collect();
+        if out.anticipating {
+            // Every spring, pushing or not: the implicit solve switches off those that pull.
+            let r = springs.len() as f64;
+            out.points
+                .extend(springs.iter().zip(&raw).map(|(&(p, _), &f)| (p, f / r)));
+            return Ok(());
+        }
         let r = raw.iter().filter(|&&f| f > 0.0).count();
         if r == 0 {
             return Ok(());
@@ -309,7 +367,7 @@ impl MultiPoint {
         &self,
         model: &Model,
         state: &State,
-        c: &Contact,
+        (c, g): (&Contact, &Gains),
         f: &PairForces,
         out: &mut Vec<(DVec3, DVec3)>,
     ) {
@@ -318,7 +376,6 @@ impl MultiPoint {
         if mu == 0.0 {
             return;
         }
-        let g = self.gains(model, c.body_a, c.body_b);
         let n = f.normal;
         let (delta, twist) = self
             .springs
@@ -374,10 +431,13 @@ impl ModelBase for MultiPoint {
             }
             let c = &group[0];
             let mu = model.friction(c.body_a, c.body_b);
-            if mu == 0.0 || self.pair_forces(model, state, group, &mut f).is_err() {
+            let h = model.settings.time_step;
+            let g = self.pair_gains(model, state, group, h);
+            let cap = self.cap(model, h);
+            if mu == 0.0 || self.pair_forces(model, state, (group, &g), cap, &mut f).is_err() {
                 continue;
             }
-            if f.points.is_empty() {
+            if f.points.is_empty() || f.anticipating {
                 continue;
             }
             let key = pair_key(c);
@@ -388,7 +448,7 @@ impl ModelBase for MultiPoint {
             let n = f.normal;
             let mut delta = penalty::tangential(delta, n) + f.slip * dt;
             let mut twist = twist + f.spin * dt;
-            let kt = self.gains(model, c.body_a, c.body_b).kt;
+            let kt = g.kt;
             let cap = mu * f.total;
             if kt * delta.length() > cap {
                 delta *= cap / (kt * delta.length());
@@ -425,7 +485,7 @@ impl ForceModel for MultiPoint {
         model: &Model,
         state: &State,
         contacts: &[Contact],
-        _h: f64,
+        h: f64,
         out: &mut [Wrench],
     ) -> Result<ModelStats, ContactError> {
         let mut stats = ModelStats::default();
@@ -435,7 +495,8 @@ impl ForceModel for MultiPoint {
             if penalty::pair_depth(group) <= 0.0 {
                 continue;
             }
-            self.pair_forces(model, state, group, &mut f)?;
+            let g = self.pair_gains(model, state, group, h);
+            self.pair_forces(model, state, (group, &g), None, &mut f)?;
             if f.points.is_empty() {
                 continue;
             }
@@ -444,12 +505,86 @@ impl ForceModel for MultiPoint {
             for &(p, fn_) in &f.points {
                 penalty::apply_pair_force(state, a, b, p, fn_ * f.normal, out);
             }
-            self.friction(model, state, c, &f, &mut tangential);
+            self.friction(model, state, (c, &g), &f, &mut tangential);
             for &(p, ft) in &tangential {
                 penalty::apply_pair_force(state, a, b, p, ft, out);
             }
             stats.active_points += f.points.len();
         }
         Ok(stats)
+    }
+
+    /// Each bottom point's spring as a normal force element (stiffness kp/r, damping kv/r, its
+    /// depth capped by `max_recovery_speed`), and its friction spring–damper as two tangent
+    /// elements (stiffness w k_t, damping w d_t, w = f(y)/f_n, bounded by μ f(y)).
+    fn linearised_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        h: f64,
+        _out: &mut [Wrench],
+        elements: &mut Vec<ForceElement>,
+    ) -> Result<ModelStats, ContactError> {
+        let mut stats = ModelStats::default();
+        let mut f = PairForces::default();
+        let mut tangential = Vec::new();
+        for group in penalty::pairs(contacts) {
+            let g = self.pair_gains(model, state, group, h);
+            self.pair_forces(model, state, (group, &g), self.cap(model, h), &mut f)?;
+            if f.points.is_empty() {
+                continue;
+            }
+            let c = &group[0];
+            let bodies = (c.body_a, c.body_b);
+            let r = f.points.len() as f64;
+            tangential.clear();
+            if !f.anticipating {
+                self.friction(model, state, (c, &g), &f, &mut tangential);
+            }
+            let mu = model.friction(c.body_a, c.body_b);
+            for (k, &(p, fn_)) in f.points.iter().enumerate() {
+                let normal = elements.len();
+                elements.push(ForceElement::normal(
+                    bodies,
+                    p,
+                    f.normal,
+                    fn_,
+                    g.kp / r,
+                    g.kv / r,
+                ));
+                if let Some(&(_, ft)) = tangential.get(k) {
+                    let w = fn_ / f.total;
+                    let link = (w * g.kt, w * g.dt);
+                    push_friction(elements, bodies, p, f.normal, ft, link, normal, mu);
+                }
+            }
+            stats.active_points += f.points.len();
+        }
+        Ok(stats)
+    }
+}
+
+impl MultiPoint {
+    /// The same model for a loop that integrates its forces explicitly whatever the scene's
+    /// integrator (the hybrid's substeps): default gains inside the explicit stable region.
+    pub fn integrated_explicitly(mut self) -> Self {
+        self.explicit = true;
+        self
+    }
+
+    /// The integrator the forces are integrated by.
+    fn integrator(&self, model: &Model) -> Integrator {
+        if self.explicit {
+            Integrator::SemiImplicitEuler
+        } else {
+            model.settings.integrator
+        }
+    }
+
+    /// The depth cap of the springs under `implicit-euler`: (push-out speed, h).
+    fn cap(&self, model: &Model, h: f64) -> Option<(f64, f64)> {
+        (self.integrator(model) == Integrator::ImplicitEuler)
+            .then_some((self.max_recovery_speed, h))
     }
 }

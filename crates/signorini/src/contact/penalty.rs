@@ -3,7 +3,8 @@
 //! bodies, and Coulomb sliding friction capped so an explicit step never reverses a slip.
 use crate::dynamics::piece_pose;
 use crate::collision::Contact;
-use crate::dynamics::{Model, State, Wrench};
+use crate::dynamics::implicit::{push_friction, ForceElement};
+use crate::dynamics::{Integrator, Model, State, Wrench};
 use crate::geometry::intersection::{intersect, intersect_half_space, Intersection};
 use crate::geometry::penetration::contact_normal;
 use crate::geometry::Shape;
@@ -35,6 +36,73 @@ pub fn deepest_contact(group: &[Contact]) -> &Contact {
 /// Largest penetration depth of a pair's contacts (m, ≥ 0).
 pub fn pair_depth(group: &[Contact]) -> f64 {
     group.iter().map(|c| -c.gap).fold(0.0, f64::max)
+}
+
+/// Natural frequency of the penalty models' default gains under `implicit-euler` (rad/s): a 1 kg
+/// box on the ground sinks g/ω² = 2.5 µm, a stack of ten 1 kg boxes 0.25 mm in all. Backward
+/// Euler is stable at any h ω; at h ω ≫ 1 it resolves the contact in about a step, as a
+/// constraint would.
+pub const DEFAULT_FREQUENCY: f64 = 2000.0;
+/// Damping ratio ζ of the default gains: k_v = 2 ζ ω m (critical).
+pub const DEFAULT_DAMPING_RATIO: f64 = 1.0;
+/// Default of the penalty models' `max_recovery_speed` (m/s), as stewart-trinkle's.
+pub const MAX_RECOVERY_SPEED: f64 = 0.5;
+/// Stability margin of the explicit defaults: ρ (h²ω² + 4 ζ h ω) ≤ this, of the 4 that
+/// semi-implicit Euler allows.
+pub const EXPLICIT_MARGIN: f64 = 2.0;
+/// The choices of the single-spring models' `point` parameter.
+pub const SPRING_POINTS: &[&str] = &["weighted", "deepest"];
+
+/// ω (rad/s) of a pair's default gains k_p = m ω², k_v = 2 ζ m ω for steps of `h` (s) by
+/// `integrator`, where `ratio` = m / m_eff ≥ 1 is the mass the gains scale with over the pair's
+/// effective mass at the contact along its normal.
+///
+/// `implicit-euler`: [`DEFAULT_FREQUENCY`]. Explicit integrators: the largest ω up to it for
+/// which semi-implicit Euler on the contact's spring–damper (1-D, mass m_eff) keeps half its
+/// stability margin. That step is stable iff h² k/m_eff + 2 h c/m_eff < 4 (the trace and
+/// determinant conditions of its 2 × 2 update), i.e. ρ (x² + 4 ζ x) < 4 with x = h ω; so
+/// x = −2ζ + √(4ζ² + [`EXPLICIT_MARGIN`]/ρ). RK4's region contains semi-implicit Euler's on the
+/// negative real axis and along the imaginary one up to 2.8, so the same ω serves it.
+pub fn default_frequency(integrator: Integrator, h: f64, ratio: f64) -> f64 {
+    if integrator == Integrator::ImplicitEuler || !(h > 0.0) {
+        return DEFAULT_FREQUENCY;
+    }
+    let (z, rho) = (DEFAULT_DAMPING_RATIO, ratio.max(1.0));
+    let x = -2.0 * z + (4.0 * z * z + EXPLICIT_MARGIN / rho).sqrt();
+    (x / h).min(DEFAULT_FREQUENCY)
+}
+
+/// The depth a spring of stiffness `kp` (N/m) and damping `kv` (N s/m) is given for an overlap
+/// `depth` (m) under `implicit-euler`, so that the implicit step pushes it out at about
+/// `speed` (m/s): min(depth, speed (h + kv/kp)). A backward Euler step drives the overlap
+/// towards zero at kp d / (kp h + kv) once inertia is overcome; the cap bounds that rate. A
+/// load of more than kp times the cap sinks in slowly instead.
+pub fn capped_depth(depth: f64, speed: f64, h: f64, kp: f64, kv: f64) -> f64 {
+    if kp <= 0.0 {
+        return depth;
+    }
+    depth.min(speed * (h + kv / kp))
+}
+
+/// The depth-weighted centre Σ wᵢ pᵢ / Σ wᵢ of a pair's contacts (pᵢ their midpoints), with
+/// wᵢ = max(dᵢ − d + max(d, 0) + ε, 0), dᵢ = −ψᵢ their depths, d the deepest's and ε (m) a small
+/// length (the activation distance): wᵢ ≈ dᵢ when the pair penetrates, so a face pressed in
+/// evenly is pushed at its centre and a single corner at itself; contacts within ε of the
+/// deepest count about equally when none penetrates yet. Varies continuously as a face tilts.
+pub fn weighted_point(group: &[Contact], epsilon: f64) -> DVec3 {
+    let deepest = -deepest_contact(group).gap;
+    let offset = deepest.max(0.0) + epsilon - deepest;
+    let (mut sum, mut weight) = (DVec3::ZERO, 0.0);
+    for c in group {
+        let w = (-c.gap + offset).max(0.0);
+        sum += w * c.midpoint();
+        weight += w;
+    }
+    if weight > 0.0 {
+        sum / weight
+    } else {
+        deepest_contact(group).midpoint()
+    }
 }
 
 /// Drumwright (2008) eq. 2, the integral term with a forgetting factor φ:
@@ -162,6 +230,38 @@ pub fn sliding_friction(
     let t = v_t / slip;
     let stop = effective_mass(model, state, a, b, p, t) * slip / h;
     -(mu * f_n).min(stop) * t
+}
+
+/// Coulomb friction at `p` for the `implicit-euler` integrator, as the two tangent force
+/// elements of normal element `normal` (normal force `f_n`, N, along unit `n` on B): regularised
+/// Coulomb friction, a damper of μ f_n / v_s (N s/m) on the slip velocity, which the implicit
+/// step takes at the end of the step and bounds by the cone μ f_n⁺ (`dynamics::implicit`). A
+/// contact sticks with a creep below the stiction speed v_s (m/s) and slides at μ f_n.
+#[allow(clippy::too_many_arguments)]
+pub fn friction_elements(
+    model: &Model,
+    state: &State,
+    (a, b): (usize, usize),
+    p: DVec3,
+    n: DVec3,
+    (normal, f_n): (usize, f64),
+    stiction_speed: f64,
+    elements: &mut Vec<ForceElement>,
+) {
+    let mu = model.friction(a, b);
+    if mu == 0.0 || f_n <= 0.0 {
+        return;
+    }
+    let damping = mu * f_n / stiction_speed;
+    let v_t = tangential(relative_velocity(state, a, b, p), n);
+    let trial = -damping * v_t;
+    let cap = mu * f_n;
+    let force = if trial.length() > cap {
+        trial * (cap / trial.length())
+    } else {
+        trial
+    };
+    push_friction(elements, (a, b), p, n, force, (0.0, damping), normal, mu);
 }
 
 /// The intersection of the contact's two pieces (polytope–polytope or polytope–half-space), the

@@ -8,8 +8,12 @@ use glam::{DQuat, DVec3};
 /// Time integrator (scene key `simulation.integrator`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Integrator {
-    /// Symplectic (semi-implicit) Euler: velocities first, then positions with the new velocities.
+    /// Semi-implicit Euler with the penalty spring–dampers taken at the end of the step,
+    /// linearised (`implicit.rs`): stable at any step for any gains. The default. Models that
+    /// give no linearisation (velocity-level, impulse-based) step as with semi-implicit Euler.
     #[default]
+    ImplicitEuler,
+    /// Symplectic (semi-implicit) Euler: velocities first, then positions with the new velocities.
     SemiImplicitEuler,
     /// Classical fourth-order Runge–Kutta; forces (contacts included) are evaluated at each stage.
     Rk4,
@@ -17,11 +21,16 @@ pub enum Integrator {
 
 impl Integrator {
     /// Every integrator, in documentation order.
-    pub const ALL: [Integrator; 2] = [Integrator::SemiImplicitEuler, Integrator::Rk4];
+    pub const ALL: [Integrator; 3] = [
+        Integrator::ImplicitEuler,
+        Integrator::SemiImplicitEuler,
+        Integrator::Rk4,
+    ];
 
     /// The name used in scene files and on the command line.
     pub fn name(&self) -> &'static str {
         match self {
+            Integrator::ImplicitEuler => "implicit-euler",
             Integrator::SemiImplicitEuler => "semi-implicit-euler",
             Integrator::Rk4 => "rk4",
         }
@@ -34,7 +43,7 @@ impl Integrator {
     /// Force evaluations per step.
     pub fn stages(&self) -> usize {
         match self {
-            Integrator::SemiImplicitEuler => 1,
+            Integrator::ImplicitEuler | Integrator::SemiImplicitEuler => 1,
             Integrator::Rk4 => 4,
         }
     }

@@ -3,6 +3,7 @@ pub mod body;
 pub mod dormand_prince;
 pub mod energy;
 pub mod forces;
+pub mod implicit;
 pub mod integrate;
 pub mod jacobian;
 pub mod model;

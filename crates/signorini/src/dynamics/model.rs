@@ -39,7 +39,7 @@ impl Default for Settings {
             time_step: 1e-3,
             duration: 1.0,
             gravity: DVec3::new(0.0, 0.0, -9.81),
-            integrator: Integrator::SemiImplicitEuler,
+            integrator: Integrator::ImplicitEuler,
             activation_distance: 1e-3,
             max_speed: 1e4,
             adaptive: None,

@@ -15,6 +15,8 @@ pub struct ModelRun {
     pub model: &'static str,
     /// Parameters set on top of the scene's (name, value).
     pub params: &'static [(&'static str, f64)],
+    /// Word parameters set on top of the scene's (name, word).
+    pub words: &'static [(&'static str, &'static str)],
 }
 
 impl ModelRun {
@@ -24,15 +26,20 @@ impl ModelRun {
         for &(name, value) in self.params {
             scene.set_param(name, ParamInput::Number(value), self.label);
         }
+        for &(name, word) in self.words {
+            scene.set_param(name, ParamInput::Word(word.to_string()), self.label);
+        }
         scene
     }
 }
 
-/// Drumwright's deepest-point gains of §IV-A (k_p = 6000 N/m, k_v = 3000 N s/m, k_i = 200 N/m).
+/// Drumwright's deepest-point gains of §IV-A (k_p = 6000 N/m, k_v = 3000 N s/m, k_i = 200 N/m),
+/// the spring at the deepest point as in the paper.
 pub const DEEPEST_POINT_PAPER: ModelRun = ModelRun {
     label: "deepest-point",
     model: "deepest-point",
     params: &[("kp", 6000.0), ("kv", 3000.0), ("ki", 200.0)],
+    words: &[("point", "deepest")],
 };
 
 /// Drumwright's multi-point gains of §IV-A (k_p = 5000 N/m, k_v = 2500 N s/m, k_i = 100 N/m).
@@ -40,6 +47,7 @@ pub const MULTI_POINT_PAPER: ModelRun = ModelRun {
     label: "multi-point",
     model: "multi-point",
     params: &[("kp", 5000.0), ("kv", 2500.0), ("ki", 100.0)],
+    words: &[],
 };
 
 /// The multi-point method with a stiff spring for the 10 kg cube: k_p = 1e5 N/m (ω = 100 rad/s,
@@ -50,6 +58,7 @@ pub const MULTI_POINT_STIFF: ModelRun = ModelRun {
     label: "multi-point (stiff)",
     model: "multi-point",
     params: &[("kp", 1e5), ("kv", 2000.0), ("ki", 2000.0)],
+    words: &[],
 };
 
 /// Block penetrating a plane (Drumwright §IV-A, figs. 7–9): the two methods with the paper's gains.
@@ -65,6 +74,7 @@ pub const PERTURBED_RUNS: [ModelRun; 4] = [
         label: "stewart-trinkle",
         model: "stewart-trinkle",
         params: &[],
+        words: &[],
     },
 ];
 

@@ -2,14 +2,17 @@
 //! integrate. Each stage is timed into the [`StepReport`].
 pub mod adaptive;
 pub mod impulse;
+pub mod implicit;
 
 use crate::collision::{max_penetration, BroadPhase, Contact, NarrowPhase, PiecePair};
 use crate::contact::impulse::ImpulseReport;
 use crate::contact::{
-    ContactError, ContactModel, ForceModel, ModelBase, ModelStats, VelocityLevelModel,
-    VelocityProblem,
+    ContactError, ContactModel, ForceModel, ModelBase, ModelStats, SolveReport,
+    VelocityLevelModel, VelocityProblem,
 };
 use crate::dynamics::forces::add_scheduled;
+use crate::dynamics::implicit::ForceElement;
+use implicit::ImplicitReport;
 use crate::dynamics::integrate::{self, Derivative};
 use crate::dynamics::{Integrator, Model, State, Wrench};
 use std::time::Instant;
@@ -106,6 +109,8 @@ pub struct Workspace {
     /// Activation distance `contacts` were detected with (m).
     act: f64,
     wrenches: Vec<Wrench>,
+    /// A force model's elements of an `implicit-euler` step.
+    elements: Vec<ForceElement>,
     /// The applied wrenches of a velocity-level step (its `VelocityProblem` borrows them).
     applied: Vec<Wrench>,
     stage: State,
@@ -282,7 +287,8 @@ fn ensure_contacts(
 }
 
 /// A force model's step: the forces at `state`, then the scene's integrator (RK4 re-detects and
-/// re-evaluates at its stages).
+/// re-evaluates at its stages; `implicit-euler` takes the model's force elements at the end of
+/// the step, `dynamics::implicit`).
 fn advance_force(
     model: &Model,
     state: &mut State,
@@ -295,14 +301,34 @@ fn advance_force(
     let mut times = StageTimes::default();
     ensure_contacts(model, state, ws, contact_model, &mut times);
     let fail = contact_failure(state);
+    let integrator = model.settings.integrator;
     let mut wrenches = std::mem::take(&mut ws.wrenches);
-    let model_stats = evaluate_forces(model, state, &mut wrenches, &mut times, |out| {
-        contact_model.contact_forces(model, state, &ws.contacts, h, out)
-    })
+    let mut elements = std::mem::take(&mut ws.elements);
+    let mut model_stats = force_evaluation(
+        model,
+        state,
+        &ws.contacts,
+        contact_model,
+        h,
+        integrator,
+        (&mut wrenches, &mut elements),
+        &mut times,
+    )
     .map_err(&fail)?;
+    if integrator == Integrator::ImplicitEuler {
+        let t0 = Instant::now();
+        let (forces, implicit) =
+            implicit::end_of_step_forces(model, state, h, &wrenches, &elements);
+        add_element_forces(state, &elements, &forces, &mut wrenches);
+        let seconds = t0.elapsed().as_secs_f64();
+        times.solve += seconds;
+        if !elements.is_empty() {
+            model_stats.solve = Some(implicit_report(&implicit, seconds));
+        }
+    }
     let mut work = measure_work.then(|| power(model, state, &wrenches));
-    match model.settings.integrator {
-        Integrator::SemiImplicitEuler => {
+    match integrator {
+        Integrator::SemiImplicitEuler | Integrator::ImplicitEuler => {
             let t0 = Instant::now();
             integrate::semi_implicit_euler(model, state, &wrenches, h);
             times.integrate += t0.elapsed().as_secs_f64();
@@ -320,6 +346,7 @@ fn advance_force(
             );
             if let Err(e) = result {
                 ws.wrenches = wrenches;
+                ws.elements = elements;
                 return Err(fail(e));
             }
             work = work.map(|w| w * h / 6.0);
@@ -328,24 +355,90 @@ fn advance_force(
     let finished = finish_step(model, state, ws, contact_model, h, clock, &mut times);
     if let Err(e) = finished {
         ws.wrenches = wrenches;
+        ws.elements = elements;
         return Err(e);
     }
-    if model.settings.integrator == Integrator::SemiImplicitEuler {
+    if integrator != Integrator::Rk4 {
         if let Some(w) = work.as_mut() {
-            // Trapezoid: the power at the end state needs the forces there.
+            // Trapezoid: the power at the end state needs the forces there (an element's force
+            // as the model gives it there).
             let start = *w;
-            evaluate_forces(model, state, &mut wrenches, &mut times, |out| {
-                contact_model.contact_forces(model, state, &ws.contacts, h, out)
-            })
+            force_evaluation(
+                model,
+                state,
+                &ws.contacts,
+                contact_model,
+                h,
+                integrator,
+                (&mut wrenches, &mut elements),
+                &mut times,
+            )
             .map_err(&fail)?;
+            let forces: Vec<f64> = elements.iter().map(|e| e.force).collect();
+            add_element_forces(state, &elements, &forces, &mut wrenches);
             *w = 0.5 * h * (start + power(model, state, &wrenches));
         }
     }
     ws.wrenches = wrenches;
+    ws.elements = elements;
     Ok(Attempt {
         report: report(ws, times, model_stats, h),
         work,
     })
+}
+
+/// The forces at `state` into `out.0`: all of them for the explicit integrators, for
+/// `implicit-euler` the model's explicit part there and its force elements into `out.1`.
+#[allow(clippy::too_many_arguments)]
+fn force_evaluation(
+    model: &Model,
+    state: &State,
+    contacts: &[Contact],
+    contact_model: &mut dyn ForceModel,
+    h: f64,
+    integrator: Integrator,
+    (wrenches, elements): (&mut Vec<Wrench>, &mut Vec<ForceElement>),
+    times: &mut StageTimes,
+) -> Result<ModelStats, ContactError> {
+    elements.clear();
+    evaluate_forces(model, state, wrenches, times, |out| {
+        if integrator == Integrator::ImplicitEuler {
+            contact_model.linearised_forces(model, state, contacts, h, out, elements)
+        } else {
+            contact_model.contact_forces(model, state, contacts, h, out)
+        }
+    })
+}
+
+/// Add each element's force `forces[i]` (N, along its direction on B, against it on A) into
+/// the wrenches.
+fn add_element_forces(
+    state: &State,
+    elements: &[ForceElement],
+    forces: &[f64],
+    wrenches: &mut [Wrench],
+) {
+    for (e, &f) in elements.iter().zip(forces) {
+        let force = f * e.direction;
+        wrenches[e.body_b].add_at(force, e.point, state.bodies[e.body_b].position);
+        wrenches[e.body_a].add_at(-force, e.point, state.bodies[e.body_a].position);
+    }
+}
+
+/// The implicit solve as the step's solve report: rows are the elements, iterations the
+/// active-set passes, failed when the active set did not settle or a residual stayed above
+/// 1e-8.
+fn implicit_report(r: &ImplicitReport, seconds: f64) -> SolveReport {
+    SolveReport {
+        rows: r.elements,
+        solver: "implicit (block cholesky)",
+        iterations: r.passes,
+        residual: r.residual,
+        attempts: 1,
+        seconds,
+        failed: r.unsettled || r.residual > 1e-8,
+        islands: r.islands,
+    }
 }
 
 /// Classical RK4 over a force model: stages 2–4 detect and evaluate the forces at the offset

@@ -26,6 +26,7 @@ pub mod lemke;
 pub mod lemke_sparse;
 pub mod pgs;
 pub mod sparse;
+pub mod block_cholesky;
 pub mod sparse_lu;
 
 use nalgebra::{DMatrix, DVector};

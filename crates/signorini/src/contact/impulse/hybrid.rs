@@ -77,13 +77,14 @@ model_params! {
         kp: Option<f64> = multi_point::SPEC.params[0],
         kv: Option<f64> = multi_point::SPEC.params[1],
         ki: Option<f64> = multi_point::SPEC.params[2],
-        kp_per_kg: f64 = multi_point::SPEC.params[3],
-        kv_per_kg: f64 = multi_point::SPEC.params[4],
+        kp_per_kg: Option<f64> = multi_point::SPEC.params[3],
+        kv_per_kg: Option<f64> = multi_point::SPEC.params[4],
         ki_per_kg: f64 = multi_point::SPEC.params[5],
         forgetting: f64 = multi_point::SPEC.params[6],
         bottom: &'static str = multi_point::SPEC.params[7],
-        friction_stiffness: Option<f64> = multi_point::SPEC.params[8],
-        friction_damping: Option<f64> = multi_point::SPEC.params[9],
+        max_recovery_speed: f64 = multi_point::SPEC.params[8],
+        friction_stiffness: Option<f64> = multi_point::SPEC.params[9],
+        friction_damping: Option<f64> = multi_point::SPEC.params[10],
     }
 }
 
@@ -185,7 +186,7 @@ impl Hybrid {
                 max_toi_iterations: p.max_toi_iterations,
             },
             stop_unresolved: p.on_unresolved == "stop",
-            penalty: MultiPoint::new(&values[OWN..])?,
+            penalty: MultiPoint::new(&values[OWN..])?.integrated_explicitly(),
             phases: BTreeMap::new(),
             last_transitions: Vec::new(),
             pending: BTreeMap::new(),
