@@ -6,6 +6,7 @@ pub mod complementarity;
 pub mod impulse;
 pub mod peg;
 pub mod penalty;
+pub mod robustness;
 
 use crate::dynamics::State;
 use crate::pipeline::StepReport;
