@@ -63,10 +63,13 @@ fn heading(class: SceneClass, plan: &Plan) -> String {
 fn cell_text(r: &RunResult) -> (String, String) {
     let verdict = if r.verdict().pass { "PASS" } else { "FAIL" };
     let detail = match &r.outcome {
-        Outcome::Completed => {
-            let (name, value, unit) = r.key_figure();
-            format!("{name} {value:.2e} {unit}")
-        }
+        Outcome::Completed => r.key_check().map_or(String::new(), |c| {
+            if c.unit.is_empty() {
+                format!("{} {:.0}", c.what, c.value)
+            } else {
+                format!("{} {:.2e} {}", c.what, c.value, c.unit)
+            }
+        }),
         Outcome::Stopped { .. } => format!("stopped t={:.3} s", r.figures.end_time),
         Outcome::TooSlow { .. } => format!("too slow t={:.3} s", r.figures.end_time),
         Outcome::Refused { .. } => "refused".to_string(),
