@@ -158,7 +158,7 @@ fn print_grid(results: &[RunResult], plan: &Plan) {
         say!("--quick: shortened durations (below); the verdicts are provisional (a bin still falling, a cube not yet at rest)");
     }
     say!(
-        "targets: stack drift <= {:.0e} m ({:.0e} m constraint); bin: completes, {} escapes, max penetration <= {:.0e} m ({:.0e} m constraint), final KE <= {:.0e} J; cube in ground: push-out speed <= {} m/s, at rest (every point < {} m/s) at the end; perturbed cube: at rest at the end",
+        "targets: stack drift <= {:.0e} m ({:.0e} m constraint); bin: completes, {} escapes, max penetration <= {:.0e} m ({:.0e} m constraint), final KE <= {:.0e} J; cube in ground: push-out speed <= {} m/s, at rest (every point <= {} m/s) at the end; perturbed cube: at rest at the end",
         t.stack_drift.force,
         t.stack_drift.constraint,
         t.bin_escapes,
