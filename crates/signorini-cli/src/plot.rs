@@ -2,6 +2,7 @@
 //! the repository (no system font libraries needed).
 use anyhow::{anyhow, Context, Result};
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
@@ -331,6 +332,100 @@ pub fn band_chart(path: &Path, axes: &Axes, bands: &[Band]) -> Result<()> {
         .label_font(("sans-serif", 14))
         .draw()
         .map_err(|e| draw_err(&e))?;
+    root.present().map_err(|e| draw_err(&e))?;
+    Ok(())
+}
+
+/// One cell of a grid chart: its lines of text and its fill colour (red, green, blue).
+pub struct Cell {
+    pub lines: Vec<String>,
+    pub color: (u8, u8, u8),
+}
+
+/// A table of coloured cells with row and column labels, and a legend of the colours.
+pub struct Grid<'a> {
+    pub title: &'a str,
+    pub row_labels: Vec<String>,
+    pub column_labels: Vec<String>,
+    /// Row by row, each row as long as `column_labels`.
+    pub cells: Vec<Vec<Cell>>,
+    /// (meaning, colour) of each colour used.
+    pub legend: Vec<(String, (u8, u8, u8))>,
+}
+
+/// Draw `grid` into a PNG sized to its rows and columns (cells of 200 × 52 pixels, a label
+/// column of 170). A row whose length differs from the column labels' is an error.
+pub fn grid_chart(path: &Path, grid: &Grid) -> Result<()> {
+    register_font();
+    let (cell_w, cell_h, label_w, head_h, title_h, legend_h) = (200, 52, 170, 44, 44, 44);
+    let columns = grid.column_labels.len();
+    if grid.cells.len() != grid.row_labels.len() || grid.cells.iter().any(|r| r.len() != columns) {
+        return Err(anyhow!(
+            "{}: the grid's cells do not match its {} rows and {columns} columns",
+            path.display(),
+            grid.row_labels.len()
+        ));
+    }
+    let width = label_w + cell_w * columns as u32 + 20;
+    let height = title_h + head_h + cell_h * grid.row_labels.len() as u32 + legend_h + 10;
+    let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
+    let draw_err = |e: &dyn std::fmt::Display| anyhow!("drawing {}: {e}", path.display());
+    root.fill(&WHITE).map_err(|e| draw_err(&e))?;
+    let centred = |size: u32| {
+        TextStyle::from(("sans-serif", size).into_font()).pos(Pos::new(HPos::Center, VPos::Center))
+    };
+    let left = |size: u32| {
+        TextStyle::from(("sans-serif", size).into_font()).pos(Pos::new(HPos::Left, VPos::Center))
+    };
+    let text = |s: &str, at: (u32, u32), style: &TextStyle| {
+        root.draw(&Text::new(
+            s.to_string(),
+            (at.0 as i32, at.1 as i32),
+            style.clone(),
+        ))
+        .map_err(|e| draw_err(&e))
+    };
+    text(grid.title, (width / 2, title_h / 2), &centred(18))?;
+    let x_of = |c: usize| label_w + cell_w * c as u32;
+    let y_of = |r: usize| title_h + head_h + cell_h * r as u32;
+    for (c, label) in grid.column_labels.iter().enumerate() {
+        text(
+            label,
+            (x_of(c) + cell_w / 2, title_h + head_h / 2),
+            &centred(14),
+        )?;
+    }
+    for (r, (label, row)) in grid.row_labels.iter().zip(&grid.cells).enumerate() {
+        text(label, (8, y_of(r) + cell_h / 2), &left(14))?;
+        for (c, cell) in row.iter().enumerate() {
+            let (x0, y0) = (x_of(c) as i32, y_of(r) as i32);
+            let corners = [(x0, y0), (x0 + cell_w as i32, y0 + cell_h as i32)];
+            let (red, green, blue) = cell.color;
+            root.draw(&Rectangle::new(
+                corners,
+                RGBColor(red, green, blue).filled(),
+            ))
+            .and_then(|_| root.draw(&Rectangle::new(corners, WHITE.stroke_width(2))))
+            .map_err(|e| draw_err(&e))?;
+            let n = cell.lines.len().max(1) as u32;
+            for (k, line) in cell.lines.iter().enumerate() {
+                let y = y_of(r) + cell_h * (2 * k as u32 + 1) / (2 * n);
+                text(line, (x_of(c) + cell_w / 2, y), &centred(13))?;
+            }
+        }
+    }
+    let mut x = label_w;
+    let y = y_of(grid.row_labels.len()) + legend_h / 2;
+    for (meaning, (red, green, blue)) in &grid.legend {
+        let swatch = [(x as i32, y as i32 - 8), (x as i32 + 16, y as i32 + 8)];
+        root.draw(&Rectangle::new(
+            swatch,
+            RGBColor(*red, *green, *blue).filled(),
+        ))
+        .map_err(|e| draw_err(&e))?;
+        text(meaning, (x + 22, y), &left(13))?;
+        x += 30 + 8 * meaning.chars().count() as u32;
+    }
     root.present().map_err(|e| draw_err(&e))?;
     Ok(())
 }

@@ -1069,7 +1069,7 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
 // 8. `experiment`
 // ---------------------------------------------------------------------------------------------
 
-const EXPERIMENTS: [&str; 13] = [
+const EXPERIMENTS: [&str; 14] = [
     "activation",
     "ramp",
     "box-stack",
@@ -1083,6 +1083,7 @@ const EXPERIMENTS: [&str; 13] = [
     "impulse-bounce",
     "thin-plate",
     "pour-3d",
+    "robustness",
 ];
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 const EXAMPLES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");

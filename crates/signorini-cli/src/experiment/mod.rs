@@ -5,8 +5,9 @@ mod complementarity;
 mod impulse;
 mod peg;
 mod penalty;
+mod robustness;
 
-use crate::plot::{self, Axes, Band, Mark, Series};
+use crate::plot::{self, Axes, Band, Grid, Mark, Series};
 use crate::progress::Progress;
 use crate::{input_error, Failure};
 use anyhow::anyhow;
@@ -22,7 +23,7 @@ struct Experiment {
     run: fn(&mut Context) -> Result<(), Failure>,
 }
 
-const EXPERIMENTS: [Experiment; 13] = [
+const EXPERIMENTS: [Experiment; 14] = [
     Experiment {
         name: "activation",
         summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
@@ -87,6 +88,11 @@ const EXPERIMENTS: [Experiment; 13] = [
         name: "pour-3d",
         summary: "random polyhedra poured into a box, 10 seeds x h = 1-16 ms: overlap volume under peg vs stewart-trinkle (Williams, Lu & Trinkle 2016 §6.2, fig. 24)",
         run: peg::pour_3d,
+    },
+    Experiment {
+        name: "robustness",
+        summary: "every contact model on its defaults: 10-box stack at h = 1e-3 and 1/240, 64-box bin, cube started in the ground, perturbed cube; pass/fail against issue 16's targets",
+        run: robustness::robustness,
     },
 ];
 
@@ -269,6 +275,17 @@ impl Context {
     /// cannot be drawn is a note.
     pub(super) fn band_plot(&mut self, name: &str, axes: &Axes, bands: &[Band]) {
         match plot::band_chart(&self.out.join(name), axes, bands) {
+            Ok(()) => self.written.push(name.to_string()),
+            Err(e) => eprintln!("note: no {name}: {e:#}"),
+        }
+    }
+}
+
+impl Context {
+    /// Draw `<out>/<name>` as a grid of coloured cells (`plot::grid_chart`); like `plot`, a plot
+    /// that cannot be drawn is a note.
+    pub(super) fn grid_plot(&mut self, name: &str, grid: &Grid) {
+        match plot::grid_chart(&self.out.join(name), grid) {
             Ok(()) => self.written.push(name.to_string()),
             Err(e) => eprintln!("note: no {name}: {e:#}"),
         }

@@ -1,11 +1,13 @@
 //! The papers' experiments as library functions, shared by the tests that assert their claims and
 //! by the CLI's `experiment` command that writes their CSV files and plots. Each takes a bundled
 //! scene (`examples/`), or for single-collision experiments (`impulse`) a collision matrix built
-//! in code, and returns the figures the paper reports.
+//! in code, and returns the figures the paper reports. `robustness` is the issue-16 check of every
+//! contact model on its defaults against the issue's targets.
 pub mod complementarity;
 pub mod impulse;
 pub mod peg;
 pub mod penalty;
+pub mod robustness;
 
 use crate::dynamics::State;
 use crate::pipeline::StepReport;
