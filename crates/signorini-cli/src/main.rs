@@ -235,7 +235,8 @@ fn prepare(path: &Path, o: &Overrides) -> Result<Simulation, Failure> {
     let (model, ignored) = scene
         .contact_model(o.model.as_deref())
         .map_err(input_error)?;
-    if model.velocity_level() && scene.model.settings.integrator != Integrator::SemiImplicitEuler {
+    // implicit-euler steps a model without force elements exactly as semi-implicit Euler.
+    if model.velocity_level() && scene.model.settings.integrator == Integrator::Rk4 {
         eprintln!(
             "note: `{}` is velocity-level time stepping; it integrates by semi-implicit Euler and ignores integrator = {}",
             model.spec().name,

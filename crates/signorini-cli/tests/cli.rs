@@ -1315,18 +1315,23 @@ fn experiment_activation_quick_type_2_stays_out_of_the_surface() {
 // Time-stepping models: --model, --param, solver fallback and failure handling
 // ---------------------------------------------------------------------------------------------
 
-/// `--model` switches the scene's model: the stack written for deepest-point runs with
-/// stewart-trinkle, says which of the scene's parameters it ignores, and records the model, the
-/// velocity-level integration and the solver statistics.
+/// `--model` switches the scene's model: the stack written for deepest-point (here with a
+/// deepest-point gain added) runs with stewart-trinkle, says which of the scene's parameters it
+/// ignores, and records the model, the velocity-level integration and the solver statistics.
 #[test]
 fn model_override_runs_the_stack_with_stewart_trinkle() {
     let tmp = TempDir::new("st-override");
     let out = tmp.join("out");
+    let stack = std::fs::read_to_string(example!("box_stack.toml")).unwrap();
+    let scene = tmp.join("box_stack.toml");
+    let with_gain = stack.replacen("[contact]\n", "[contact]\nkp = 20000.0\n", 1);
+    assert_ne!(with_gain, stack, "box_stack.toml has no [contact] table");
+    std::fs::write(&scene, with_gain).unwrap();
     let o = signorini(
         tmp.path(),
         &[
             "run",
-            example!("box_stack.toml"),
+            s(&scene),
             "--model",
             "stewart-trinkle",
             "--dt",

@@ -74,7 +74,7 @@ fn prepare_drops_the_scenes_contact_parameters_and_sets_step_duration_and_integr
     for (plan, duration) in [(Plan::full(), 3.0), (Plan::quick(), 0.5)] {
         let s = rob::prepare(&base, SceneClass::PenetratingCube, &plan).unwrap();
         assert!(s.desc.contact.params.is_empty());
-        assert_eq!(s.model.settings.integrator, Integrator::SemiImplicitEuler);
+        assert_eq!(s.model.settings.integrator, Integrator::default());
         assert_eq!(s.model.settings.duration, duration);
         assert_eq!(s.model.settings.time_step, 1e-3);
     }

@@ -4,17 +4,19 @@ use nalgebra::{DMatrix, DVector, Matrix6};
 use proptest::prelude::*;
 use signorini::solvers::block_cholesky::BlockCholesky;
 
-/// A random SPD block matrix: diagonal blocks B Bᵀ + I and, per edge, the outer products of
-/// random 6-vectors v_p, v_q added as in M + D JᵀJ (so the whole is SPD), with the dense copy.
-fn block_matrix(
-    n: usize,
-    edges: &[(usize, usize, [f64; 6], [f64; 6], f64)],
-    seeds: &[[f64; 36]],
-) -> (
+/// Diagonal blocks, off-diagonal blocks (i, j, A_ij), and the same matrix dense.
+type BlockMatrix = (
     Vec<Matrix6<f64>>,
     Vec<(usize, usize, Matrix6<f64>)>,
     DMatrix<f64>,
-) {
+);
+
+/// An edge of the contact graph: (p, q, v_p, v_q, D).
+type Edge = (usize, usize, [f64; 6], [f64; 6], f64);
+
+/// A random SPD block matrix: diagonal blocks B Bᵀ + I and, per edge, the outer products of
+/// random 6-vectors v_p, v_q added as in M + D JᵀJ (so the whole is SPD), with the dense copy.
+fn block_matrix(n: usize, edges: &[Edge], seeds: &[[f64; 36]]) -> BlockMatrix {
     let mut diagonal: Vec<Matrix6<f64>> = (0..n)
         .map(|k| {
             let b = Matrix6::from_column_slice(&seeds[k % seeds.len()]);

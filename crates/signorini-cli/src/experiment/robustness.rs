@@ -151,7 +151,7 @@ pub(super) fn robustness(cx: &mut Context) -> Result<(), Failure> {
 fn print_grid(results: &[RunResult], plan: &Plan) {
     let t = &TARGETS;
     say!(
-        "robustness (issue 16): every contact model on its defaults, semi-implicit Euler, budget {:.0} s of wall clock a run",
+        "robustness (issue 16): every contact model on its defaults (integrator implicit-euler), budget {:.0} s of wall clock a run",
         plan.budget.as_secs_f64()
     );
     if plan.quick {

@@ -363,12 +363,17 @@ impl MultiPoint {
 
     /// Friction on B at each of the pair's force points (module documentation, step 4), added to
     /// `out` as (point, force) pairs.
+    ///
+    /// `clip`: each force clipped to its cone μ f(y) (the explicit integrators); unclipped for
+    /// `implicit-euler`, whose step bounds the force at the end of the step (a force clipped at
+    /// the state would be linearised with the spring–damper's slope around the sliding force).
     fn friction(
         &self,
         model: &Model,
         state: &State,
         (c, g): (&Contact, &Gains),
         f: &PairForces,
+        clip: bool,
         out: &mut Vec<(DVec3, DVec3)>,
     ) {
         out.clear();
@@ -391,7 +396,7 @@ impl MultiPoint {
             let (size, cap) = (trial.length(), mu * fn_);
             out.push((
                 p,
-                if size <= cap {
+                if size <= cap || !clip {
                     trial
                 } else {
                     trial * (cap / size)
@@ -411,6 +416,18 @@ fn is_sphere_pair(model: &Model, c: &Contact) -> bool {
 impl ModelBase for MultiPoint {
     fn spec(&self) -> ModelSpec {
         SPEC
+    }
+
+    /// Under `implicit-euler`, the time-stepping models' anticipating distance
+    /// (`time_stepping::anticipating_distance`: 4 h times the fastest point's speed beyond the
+    /// scene's): the springs engage before touch only for pairs the narrow phase reports, and a
+    /// box falling at 5 m/s closes 1 cm in a step of 2 ms. The scene's otherwise.
+    fn activation_distance(&self, model: &Model, state: &State) -> f64 {
+        if self.integrator(model) == Integrator::ImplicitEuler {
+            super::time_stepping::anticipating_distance(model, state, &[])
+        } else {
+            model.settings.activation_distance
+        }
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
@@ -505,7 +522,7 @@ impl ForceModel for MultiPoint {
             for &(p, fn_) in &f.points {
                 penalty::apply_pair_force(state, a, b, p, fn_ * f.normal, out);
             }
-            self.friction(model, state, (c, &g), &f, &mut tangential);
+            self.friction(model, state, (c, &g), &f, true, &mut tangential);
             for &(p, ft) in &tangential {
                 penalty::apply_pair_force(state, a, b, p, ft, out);
             }
@@ -540,7 +557,7 @@ impl ForceModel for MultiPoint {
             let r = f.points.len() as f64;
             tangential.clear();
             if !f.anticipating {
-                self.friction(model, state, (c, &g), &f, &mut tangential);
+                self.friction(model, state, (c, &g), &f, false, &mut tangential);
             }
             let mu = model.friction(c.body_a, c.body_b);
             for (k, &(p, fn_)) in f.points.iter().enumerate() {

@@ -64,7 +64,7 @@ pub const SPRING_POINTS: &[&str] = &["weighted", "deepest"];
 /// x = −2ζ + √(4ζ² + [`EXPLICIT_MARGIN`]/ρ). RK4's region contains semi-implicit Euler's on the
 /// negative real axis and along the imaginary one up to 2.8, so the same ω serves it.
 pub fn default_frequency(integrator: Integrator, h: f64, ratio: f64) -> f64 {
-    if integrator == Integrator::ImplicitEuler || !(h > 0.0) {
+    if integrator == Integrator::ImplicitEuler || h.is_nan() || h <= 0.0 {
         return DEFAULT_FREQUENCY;
     }
     let (z, rho) = (DEFAULT_DAMPING_RATIO, ratio.max(1.0));
@@ -84,25 +84,74 @@ pub fn capped_depth(depth: f64, speed: f64, h: f64, kp: f64, kv: f64) -> f64 {
     depth.min(speed * (h + kv / kp))
 }
 
-/// The depth-weighted centre Σ wᵢ pᵢ / Σ wᵢ of a pair's contacts (pᵢ their midpoints), with
-/// wᵢ = max(dᵢ − d + max(d, 0) + ε, 0), dᵢ = −ψᵢ their depths, d the deepest's and ε (m) a small
-/// length (the activation distance): wᵢ ≈ dᵢ when the pair penetrates, so a face pressed in
-/// evenly is pushed at its centre and a single corner at itself; contacts within ε of the
-/// deepest count about equally when none penetrates yet. Varies continuously as a face tilts.
-pub fn weighted_point(group: &[Contact], epsilon: f64) -> DVec3 {
+/// The weights wᵢ / Σ wᵢ of a pair's contacts in its depth-weighted centre
+/// ([`weighted_point`]): wᵢ = max(dᵢ − d + max(d, 0) + ε, 0), dᵢ = −ψᵢ their depths, d the
+/// deepest's and ε (m) a small length (the activation distance). wᵢ ≈ dᵢ when the pair
+/// penetrates; contacts within ε of the deepest count about equally when none penetrates yet.
+pub fn contact_weights(group: &[Contact], epsilon: f64) -> Vec<f64> {
     let deepest = -deepest_contact(group).gap;
     let offset = deepest.max(0.0) + epsilon - deepest;
-    let (mut sum, mut weight) = (DVec3::ZERO, 0.0);
-    for c in group {
-        let w = (-c.gap + offset).max(0.0);
-        sum += w * c.midpoint();
-        weight += w;
-    }
-    if weight > 0.0 {
-        sum / weight
+    let mut w: Vec<f64> = group.iter().map(|c| (-c.gap + offset).max(0.0)).collect();
+    let total: f64 = w.iter().sum();
+    if total > 0.0 {
+        w.iter_mut().for_each(|x| *x /= total);
     } else {
-        deepest_contact(group).midpoint()
+        // ε = 0 and a single contact at the deepest depth: it alone.
+        let k = group
+            .iter()
+            .position(|c| std::ptr::eq(c, deepest_contact(group)))
+            .unwrap_or(0);
+        w.iter_mut().enumerate().for_each(|(i, x)| *x = f64::from(u8::from(i == k)));
     }
+    w
+}
+
+/// The depth-weighted centre Σ wᵢ pᵢ of a pair's contacts (pᵢ their midpoints, wᵢ from
+/// [`contact_weights`]): a face pressed in evenly is pushed at its centre, a single corner at
+/// itself. Varies continuously as a face tilts.
+pub fn weighted_point(group: &[Contact], epsilon: f64) -> DVec3 {
+    contact_weights(group, epsilon)
+        .iter()
+        .zip(group)
+        .map(|(w, c)| *w * c.midpoint())
+        .sum()
+}
+
+/// A pair's single spring–damper as force elements shared among its contacts `group` in
+/// proportion to `weights` (summing to 1, [`contact_weights`]), for `implicit-euler`. `law`
+/// gives the spring's (force N, stiffness N/m, damping N s/m) for a normal relative velocity
+/// (m/s, positive separating) along the unit normal `n`; contact i carries wᵢ times the law at its
+/// own velocity, with its own friction ([`friction_elements`], cone μ fᵢ).
+///
+/// The shares' forces sum to the spring's at the weighted centre Σ wᵢ pᵢ (the law is affine in
+/// the velocity, and the velocity field of a rigid body is affine in the point), and so does
+/// their moment from the spring's part; what spreading adds is the damper's and friction's
+/// moment: a single damper at the centre has no lever arm, and a box on a face rocked and spun
+/// on it undamped. Returns how many shares push.
+#[allow(clippy::too_many_arguments)]
+pub fn spread_spring_elements(
+    model: &Model,
+    state: &State,
+    (group, weights): (&[Contact], &[f64]),
+    n: DVec3,
+    law: impl Fn(f64) -> (f64, f64, f64),
+    stiction_speed: f64,
+    elements: &mut Vec<ForceElement>,
+) -> usize {
+    let bodies = (group[0].body_a, group[0].body_b);
+    let mut pushing = 0;
+    for (c, &w) in group.iter().zip(weights) {
+        if w <= 0.0 {
+            continue;
+        }
+        let p = c.midpoint();
+        let (f, k, damping) = law(normal_velocity(state, bodies.0, bodies.1, p, n));
+        let normal = elements.len();
+        elements.push(ForceElement::normal(bodies, p, n, w * f, w * k, w * damping));
+        friction_elements(model, state, bodies, p, n, (normal, w * f), stiction_speed, elements);
+        pushing += usize::from(f > 0.0);
+    }
+    pushing
 }
 
 /// Drumwright (2008) eq. 2, the integral term with a forgetting factor φ:
@@ -252,16 +301,13 @@ pub fn friction_elements(
     if mu == 0.0 || f_n <= 0.0 {
         return;
     }
+    // The sticking law itself, unclipped: the implicit step bounds it by the cone at the end
+    // of the step. (Clipped at the state, its linearisation would have the damper's slope
+    // around the sliding force, and the step would stop at the slip where that line crosses
+    // zero: a sliding block barely slowed.)
     let damping = mu * f_n / stiction_speed;
     let v_t = tangential(relative_velocity(state, a, b, p), n);
-    let trial = -damping * v_t;
-    let cap = mu * f_n;
-    let force = if trial.length() > cap {
-        trial * (cap / trial.length())
-    } else {
-        trial
-    };
-    push_friction(elements, (a, b), p, n, force, (0.0, damping), normal, mu);
+    push_friction(elements, (a, b), p, n, -damping * v_t, (0.0, damping), normal, mu);
 }
 
 /// The intersection of the contact's two pieces (polytope–polytope or polytope–half-space), the

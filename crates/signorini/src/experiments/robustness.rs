@@ -9,7 +9,7 @@
 //! is not a whole number of steps) is an error.
 //!
 //! ```text
-//!   base scene ──prepare──▶ model defaults, h, duration, semi-implicit Euler
+//!   base scene ──prepare──▶ model defaults, h, duration, default integrator
 //!              ──Simulation::new(scene, Some(model), &[])──▶ (as `signorini run --model`)
 //!              ──step loop, Watch::observe after every step──▶ Figures ──checks──▶ Verdict
 //! ```
@@ -267,7 +267,7 @@ impl Plan {
 
 /// `base` (the class's scene file, loaded) as the experiment runs it: no `[contact]` parameters
 /// (they belong to the scene's own model; every model runs on its defaults), the class's h and
-/// the plan's duration, semi-implicit Euler in fixed steps.
+/// the plan's duration, the default integrator (`implicit-euler`) in fixed steps.
 pub fn prepare(base: &Scene, class: SceneClass, plan: &Plan) -> Result<Scene, Error> {
     let mut scene = base.clone();
     scene.desc.contact.params.clear();
@@ -276,7 +276,7 @@ pub fn prepare(base: &Scene, class: SceneClass, plan: &Plan) -> Result<Scene, Er
         s.time_step = h;
     }
     s.duration = plan.duration(class);
-    s.integrator = Integrator::SemiImplicitEuler;
+    s.integrator = Integrator::default();
     s.adaptive = None;
     check_step_plan(s.duration, s.time_step).map_err(|(message, hint)| {
         Error::Experiment(format!(

@@ -24,9 +24,12 @@
 //!
 //! The laws are piecewise linear, so the solve is an active-set loop (at most [`MAX_PASSES`]):
 //!
-//! - a unilateral (normal) element whose f⁺ comes out negative would pull: it is switched off
-//!   (f⁺ = 0) for the rest of the step and the step solved again (switching elements back on
-//!   can cycle);
+//! - a unilateral (normal) element starts on if it would push were the bodies to move freely
+//!   (g − D J ν_free > 0); after each solve it is on where g − D u⁺ > 0 and off (f⁺ = 0)
+//!   where the linearised law would pull (a primal–dual active set: the pass count is bounded,
+//!   and a set still changing at the last pass is projected onto the laws, see below). An
+//!   element switched off for good at its first negative answer let a box that a transient
+//!   pulled away slide 19 mm into a wall;
 //! - a friction element pair (two tangents at one point) whose force leaves the cone
 //!   |f_t⁺| ≤ μ f_n⁺ (f_n⁺ of its normal element) slides: for the next solve it is a damper
 //!   f = −d u⁺ with d = μ f_n⁺ / |u_t⁺| of this solve (the cone's bound at the predicted slip
@@ -75,6 +78,10 @@ pub struct ImplicitReport {
     pub unsettled: bool,
 }
 
+/// A sliding friction element's (damper N s/m, slip speed m/s) at its last pass, for the
+/// secant update of its damper (`sliding_damper`).
+type SlideHistory = Option<(f64, f64)>;
+
 /// The state of an element in the active-set loop.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Mode {
@@ -107,6 +114,7 @@ pub fn end_of_step_forces(
         system.solve_island(&island, &mut forces, &mut report);
         report.islands += 1;
     }
+
     (forces, report)
 }
 
@@ -233,7 +241,7 @@ impl<'a> System<'a> {
 
     /// Run the active-set loop on one island, writing its elements' forces into `forces`.
     fn solve_island(&self, island: &Island, forces: &mut [f64], report: &mut ImplicitReport) {
-        let mut modes = vec![Mode::Implicit; island.elements.len()];
+        let mut modes = self.initial_modes(island);
         let mut history = vec![None; island.elements.len()];
         let local = LocalIndex::new(&island.bodies);
         let mut nu = DVector::zeros(6 * island.bodies.len());
@@ -256,6 +264,27 @@ impl<'a> System<'a> {
                 self.project(island, forces);
             }
         }
+    }
+
+    /// The modes of the first pass: a normal element is on if it would push were the bodies to
+    /// move freely (g − D J ν_free > 0), off otherwise (a spring that would pull, on, would drag
+    /// the bodies it joins and could switch off an element that must push); friction sticks.
+    fn initial_modes(&self, island: &Island) -> Vec<Mode> {
+        island
+            .elements
+            .iter()
+            .map(|&i| match self.elements[i].law {
+                ElementLaw::Unilateral => {
+                    let (d, g) = self.coefficients(i);
+                    if g - d * self.rows[i].dot(&self.free) > 0.0 {
+                        Mode::Implicit
+                    } else {
+                        Mode::Off
+                    }
+                }
+                ElementLaw::Friction { .. } => Mode::Implicit,
+            })
+            .collect()
     }
 
     /// Clip the island's forces to their laws: normal forces to f ≥ 0, friction pairs into
@@ -388,7 +417,7 @@ impl<'a> System<'a> {
         island: &Island,
         local: &LocalIndex,
         nu: &DVector<f64>,
-        (modes, history): (&mut [Mode], &mut [Option<(f64, f64)>]),
+        (modes, history): (&mut [Mode], &mut [SlideHistory]),
         forces: &mut [f64],
     ) -> bool {
         let position: FastMap<usize, usize> = island
@@ -422,9 +451,10 @@ impl<'a> System<'a> {
         let mut changed = false;
         for (k, &i) in island.elements.iter().enumerate() {
             let next = match self.elements[i].law {
-                // Once off, off for the step: switching back on can cycle.
+                // Primal–dual active set: on where the linearised law pushes at this pass's
+                // velocities, off where it would pull.
                 ElementLaw::Unilateral => {
-                    if modes[k] == Mode::Implicit && trial[k] > 0.0 {
+                    if trial[k] > 0.0 {
                         Mode::Implicit
                     } else {
                         Mode::Off
