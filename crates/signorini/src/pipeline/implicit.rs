@@ -24,8 +24,9 @@
 //!
 //! The laws are piecewise linear, so the solve is an active-set loop (at most [`MAX_PASSES`]):
 //!
-//! - a unilateral (normal) element starts on if it would push were the bodies to move freely
-//!   (g − D J ν_free > 0); after each solve it is on where g − D u⁺ > 0 and off (f⁺ = 0)
+//! - a unilateral (normal) element starts on if it would push, or touch with no force, were the
+//!   bodies to move freely (g − D J ν_free ≥ 0: boxes stacked at zero gap start on, where a
+//!   strict test would engage one more link of the stack per pass); after each solve it is on where g − D u⁺ > 0 and off (f⁺ = 0)
 //!   where the linearised law would pull (a primal–dual active set: the pass count is bounded,
 //!   and a set still changing at the last pass is projected onto the laws, see below). An
 //!   element switched off for good at its first negative answer let a box that a transient
@@ -48,7 +49,6 @@ use crate::dynamics::jacobian::{contact_row, JacobianRow};
 use crate::dynamics::{Model, State, Wrench};
 use crate::solvers::block_cholesky::BlockCholesky;
 use crate::util::disjoint::DisjointSets;
-use crate::util::hash::FastMap;
 use glam::DMat3;
 use nalgebra::{DVector, Matrix6, Vector6};
 
@@ -59,6 +59,9 @@ pub const MAX_PASSES: usize = 8;
 /// fixed point converges at the rate h μ f_n / (m_t |u_t,free|): fast for a contact that
 /// slides, slowly only at the edge of sticking.
 pub const SLIDING_TOLERANCE: f64 = 1e-2;
+/// A normal element starts on when the free motion leaves it within this speed (m/s) of pushing:
+/// boxes placed touching have gaps of ±1e-16 m, whose springs are ±1e-9 N from zero.
+pub const CONTACT_SPEED_TOLERANCE: f64 = 1e-9;
 /// Slip speeds below this (m/s) count as this in a sliding damper (no division by zero).
 pub const MIN_SLIP_SPEED: f64 = 1e-12;
 
@@ -129,6 +132,8 @@ struct System<'a> {
     /// ν at the state, stacked.
     velocity: Vec<f64>,
     rows: Vec<JacobianRow>,
+    /// (D, g) of every element (module documentation).
+    coefficients: Vec<(f64, f64)>,
 }
 
 /// One island: its moving bodies (offset / 6, increasing) and its elements (increasing).
@@ -184,6 +189,14 @@ impl<'a> System<'a> {
                 )
             })
             .collect();
+        let coefficients = elements
+            .iter()
+            .zip(&rows)
+            .map(|(e, row): (&ForceElement, &JacobianRow)| {
+                let u0 = row.dot(&velocity);
+                (e.stiffness * h + e.damping, e.force + e.damping * u0)
+            })
+            .collect();
         System {
             elements,
             h,
@@ -191,6 +204,7 @@ impl<'a> System<'a> {
             free,
             velocity,
             rows,
+            coefficients,
         }
     }
 
@@ -234,9 +248,7 @@ impl<'a> System<'a> {
 
     /// D and g of element `i` (module documentation).
     fn coefficients(&self, i: usize) -> (f64, f64) {
-        let e = &self.elements[i];
-        let u0 = self.rows[i].dot(&self.velocity);
-        (e.stiffness * self.h + e.damping, e.force + e.damping * u0)
+        self.coefficients[i]
     }
 
     /// Run the active-set loop on one island, writing its elements' forces into `forces`.
@@ -267,7 +279,7 @@ impl<'a> System<'a> {
     }
 
     /// The modes of the first pass: a normal element is on if it would push were the bodies to
-    /// move freely (g − D J ν_free > 0), off otherwise (a spring that would pull, on, would drag
+    /// move freely (g − D J ν_free ≥ −D [`CONTACT_SPEED_TOLERANCE`]), off otherwise (a spring that would pull, on, would drag
     /// the bodies it joins and could switch off an element that must push); friction sticks.
     fn initial_modes(&self, island: &Island) -> Vec<Mode> {
         island
@@ -276,7 +288,7 @@ impl<'a> System<'a> {
             .map(|&i| match self.elements[i].law {
                 ElementLaw::Unilateral => {
                     let (d, g) = self.coefficients(i);
-                    if g - d * self.rows[i].dot(&self.free) > 0.0 {
+                    if g - d * self.rows[i].dot(&self.free) >= -CONTACT_SPEED_TOLERANCE * d {
                         Mode::Implicit
                     } else {
                         Mode::Off
@@ -387,15 +399,17 @@ impl<'a> System<'a> {
             .collect();
         let mut off_diagonal = Vec::new();
         for &(i, hd) in damped {
-            let blocks = local.blocks(&self.rows[i]);
-            let v: Vec<(usize, Vector6<f64>)> = blocks
-                .iter()
-                .map(|(o, b)| (o / 6, Vector6::from_column_slice(b)))
-                .collect();
-            for (p, vp) in &v {
+            // The row's (island body, block) pairs, at most two, without allocating.
+            let mut v = [(0, Vector6::zeros()); 2];
+            let blocks = &self.rows[i].blocks;
+            for (slot, (o, b)) in v.iter_mut().zip(blocks.iter()) {
+                *slot = (local.map[o / 6] / 6, Vector6::from_column_slice(b));
+            }
+            let v = &v[..blocks.len()];
+            for (p, vp) in v {
                 diagonal[*p] += hd * vp * vp.transpose();
             }
-            if let [(p, vp), (q, vq)] = v.as_slice() {
+            if let [(p, vp), (q, vq)] = v {
                 off_diagonal.push((*p, *q, hd * vp * vq.transpose()));
             }
         }
@@ -420,12 +434,6 @@ impl<'a> System<'a> {
         (modes, history): (&mut [Mode], &mut [SlideHistory]),
         forces: &mut [f64],
     ) -> bool {
-        let position: FastMap<usize, usize> = island
-            .elements
-            .iter()
-            .enumerate()
-            .map(|(k, &i)| (i, k))
-            .collect();
         // Trial forces f = g − D u⁺ of every element, whatever its mode.
         let velocity: Vec<f64> = island
             .elements
@@ -465,7 +473,10 @@ impl<'a> System<'a> {
                     normal,
                     mu,
                 } => {
-                    let kp = position[&partner];
+                    // The two tangents are consecutive elements of the same bodies, so
+                    // consecutive in the island's increasing list.
+                    let kp = if partner > i { k + 1 } else { k - 1 };
+                    debug_assert_eq!(island.elements[kp], partner);
                     let limit = mu * forces[normal].max(0.0);
                     let size = trial[k].hypot(trial[kp]);
                     let speed = velocity[k].hypot(velocity[kp]);
@@ -558,23 +569,19 @@ fn relative_residual(ax: &DVector<f64>, b: &DVector<f64>) -> f64 {
 
 /// Generalized offsets of the whole step → offsets in an island's vector.
 struct LocalIndex {
-    /// (global body index = offset / 6) → local offset, for the island's bodies.
-    map: FastMap<usize, usize>,
+    /// Local offset of each moving body (by global offset / 6) in the island; only the island's
+    /// bodies are set.
+    map: Vec<usize>,
 }
 
 impl LocalIndex {
     fn new(bodies: &[usize]) -> Self {
-        LocalIndex {
-            map: bodies.iter().enumerate().map(|(k, &b)| (b, 6 * k)).collect(),
+        let n = bodies.iter().max().map_or(0, |&b| b + 1);
+        let mut map = vec![usize::MAX; n];
+        for (k, &b) in bodies.iter().enumerate() {
+            map[b] = 6 * k;
         }
-    }
-
-    /// The row's blocks at local offsets.
-    fn blocks(&self, row: &JacobianRow) -> Vec<(usize, [f64; 6])> {
-        row.blocks
-            .iter()
-            .map(|(o, b)| (self.map[&(o / 6)], *b))
-            .collect()
+        LocalIndex { map }
     }
 
     /// J x for an island vector.
@@ -582,7 +589,7 @@ impl LocalIndex {
         row.blocks
             .iter()
             .map(|(o, b)| {
-                let l = self.map[&(o / 6)];
+                let l = self.map[o / 6];
                 (0..6).map(|k| b[k] * x[l + k]).sum::<f64>()
             })
             .sum()
@@ -591,7 +598,7 @@ impl LocalIndex {
     /// y += s Jᵀ.
     fn add_transposed(&self, row: &JacobianRow, s: f64, y: &mut DVector<f64>) {
         for (o, b) in row.blocks.iter() {
-            let l = self.map[&(o / 6)];
+            let l = self.map[o / 6];
             for k in 0..6 {
                 y[l + k] += s * b[k];
             }
