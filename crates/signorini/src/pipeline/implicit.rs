@@ -1,10 +1,10 @@
 //! Linearly implicit Euler for penalty spring–dampers (integrator `implicit-euler`).
 //!
-//! A penalty model hands its contact forces over as `ForceElement`s (`dynamics::implicit`): a force f⁰ (N) along a
-//! unit direction d at a point, acting on body B (−f on A), with its stiffness k (N/m) and
-//! damping c (N s/m). With u = J ν the relative velocity of the point along d (J the contact
-//! Jacobian row, `jacobian::contact_row`) and the element's stretch shrinking at rate u, the
-//! force at the end of a step of length h, linearised about the state (backward Euler on the
+//! A penalty model hands its contact forces over as `ForceElement`s (`dynamics::implicit`): a
+//! force f⁰ (N) along a unit direction d at a point, acting on body B (−f on A), with its
+//! stiffness k (N/m) and damping c (N s/m). With u = J ν the relative velocity of the point
+//! along d (J the contact Jacobian row, `jacobian::contact_row`) and the element's stretch
+//! shrinking at rate u, the force at the end of a step of length h, linearised about the state (backward Euler on the
 //! spring–damper, as MuJoCo's implicit damping and Drake's TAMSI take theirs):
 //!
 //! ```text
@@ -25,24 +25,26 @@
 //! The laws are piecewise linear, so the solve is an active-set loop (at most [`MAX_PASSES`]):
 //!
 //! - a unilateral (normal) element starts on if it would push, or touch with no force, were the
-//!   bodies to move freely (g − D J ν_free ≥ 0: boxes stacked at zero gap start on, where a
-//!   strict test would engage one more link of the stack per pass); after each solve it is on where g − D u⁺ > 0 and off (f⁺ = 0)
-//!   where the linearised law would pull (a primal–dual active set: the pass count is bounded,
-//!   and a set still changing at the last pass is projected onto the laws, see below). An
-//!   element switched off for good at its first negative answer let a box that a transient
-//!   pulled away slide 19 mm into a wall;
+//!   bodies to move freely (g − D J ν_free ≥ −D [`CONTACT_SPEED_TOLERANCE`]: boxes stacked at
+//!   zero gap start on, where a strict test engaged one more link of the stack per pass); after
+//!   each solve it is on where g − D u⁺ > 0 and off (f⁺ = 0) where the linearised law would pull
+//!   (a primal–dual active set). An element switched off for good at its first negative answer
+//!   let a box that a transient pulled away slide 19 mm into a wall;
 //! - a friction element pair (two tangents at one point) whose force leaves the cone
 //!   |f_t⁺| ≤ μ f_n⁺ (f_n⁺ of its normal element) slides: for the next solve it is a damper
 //!   f = −d u⁺ with d = μ f_n⁺ / |u_t⁺| of this solve (the cone's bound at the predicted slip
 //!   speed; entering the slide, the larger of that and the slip at the state; never more than
-//!   the element's sticking D), iterated until d settles to [`SLIDING_TOLERANCE`]. A damper never reverses the slip, as a force held fixed at
-//!   μ f_n⁺ can when the slip it was computed from was too fast (a 64-box pile blew up that
-//!   way).
+//!   the element's sticking D), updated by a secant step until d settles to
+//!   [`SLIDING_TOLERANCE`]. A damper never reverses the slip, as a force held fixed at μ f_n⁺ can
+//!   when the slip it was computed from was too fast (a 64-box pile blew up that way);
+//! - a set still changing kind at the last pass is projected onto the laws (f_n ≥ 0, friction in
+//!   its cone) and reported (`ImplicitReport::unsettled`).
 //!
-//! The solve is per island (bodies joined by elements; fixed and held bodies join nothing), by
-//! a block Cholesky factorization over the island's contact graph (`solvers::block_cholesky`:
-//! a stack or a pile couples each body only to the few it touches). The pipeline then adds the forces f⁺ to the applied wrenches and takes the
-//! ordinary semi-implicit Euler step, whose velocities are ν⁺.
+//! The solve is per island (bodies joined by elements; fixed and held bodies join nothing), by a
+//! block Cholesky factorization over the island's contact graph (`solvers::block_cholesky`: a
+//! stack or a pile couples each body only to the few it touches). The pipeline then adds the
+//! forces f⁺ to the applied wrenches and takes the ordinary semi-implicit Euler step, whose
+//! velocities are ν⁺.
 use crate::dynamics::implicit::{ElementLaw, ForceElement};
 use crate::dynamics::integrate::accelerations;
 use crate::dynamics::jacobian::{contact_row, JacobianRow};
@@ -279,8 +281,9 @@ impl<'a> System<'a> {
     }
 
     /// The modes of the first pass: a normal element is on if it would push were the bodies to
-    /// move freely (g − D J ν_free ≥ −D [`CONTACT_SPEED_TOLERANCE`]), off otherwise (a spring that would pull, on, would drag
-    /// the bodies it joins and could switch off an element that must push); friction sticks.
+    /// move freely (g − D J ν_free ≥ −D [`CONTACT_SPEED_TOLERANCE`]), off otherwise (a spring
+    /// that would pull, on, would drag the bodies it joins and could switch off an element that
+    /// must push); friction sticks.
     fn initial_modes(&self, island: &Island) -> Vec<Mode> {
         island
             .elements
