@@ -167,7 +167,7 @@ struct TangentSpring {
 }
 
 /// What one pair exerts: normal forces at points, and friction at the centre of pressure.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct PairForces {
     /// (point, normal force on B along +n) with the force already divided by r.
     points: Vec<(DVec3, f64)>,
@@ -202,6 +202,17 @@ pub struct MultiPoint {
     dt: Option<f64>,
     integral: IntegralMemory,
     springs: BTreeMap<PairKey, TangentSpring>,
+    /// The pairs' forces `end_step` computed at the state it was given, kept for the next
+    /// step's first force evaluation at that same state (the intersection polytopes are most of
+    /// a step's cost).
+    computed: ComputedForces,
+}
+
+/// Pair forces computed at one state, for one step length: (step, time s, h s) and the forces.
+#[derive(Debug, Default)]
+struct ComputedForces {
+    at: Option<(u64, f64, f64)>,
+    pairs: BTreeMap<PairKey, PairForces>,
 }
 
 impl MultiPoint {
@@ -224,6 +235,7 @@ impl MultiPoint {
             dt: p.friction_damping,
             integral: IntegralMemory::default(),
             springs: BTreeMap::new(),
+            computed: ComputedForces::default(),
         })
     }
 
@@ -442,6 +454,10 @@ impl ModelBase for MultiPoint {
         self.integral.advance(self.forgetting, contacts);
         let mut next = BTreeMap::new();
         let mut f = PairForces::default();
+        let mut computed = ComputedForces {
+            at: Some((state.step, state.time, model.settings.time_step)),
+            pairs: BTreeMap::new(),
+        };
         for group in penalty::pairs(contacts) {
             if penalty::pair_depth(group) <= 0.0 {
                 continue;
@@ -454,6 +470,7 @@ impl ModelBase for MultiPoint {
             if mu == 0.0 || self.pair_forces(model, state, (group, &g), cap, &mut f).is_err() {
                 continue;
             }
+            computed.pairs.insert(pair_key(c), f.clone());
             if f.points.is_empty() || f.anticipating {
                 continue;
             }
@@ -493,6 +510,7 @@ impl ModelBase for MultiPoint {
             );
         }
         self.springs = next;
+        self.computed = computed;
     }
 }
 
@@ -513,7 +531,7 @@ impl ForceModel for MultiPoint {
                 continue;
             }
             let g = self.pair_gains(model, state, group, h);
-            self.pair_forces(model, state, (group, &g), None, &mut f)?;
+            self.pair_forces_at(model, state, (group, &g), (None, h), &mut f)?;
             if f.points.is_empty() {
                 continue;
             }
@@ -548,7 +566,7 @@ impl ForceModel for MultiPoint {
         let mut tangential = Vec::new();
         for group in penalty::pairs(contacts) {
             let g = self.pair_gains(model, state, group, h);
-            self.pair_forces(model, state, (group, &g), self.cap(model, h), &mut f)?;
+            self.pair_forces_at(model, state, (group, &g), (self.cap(model, h), h), &mut f)?;
             if f.points.is_empty() {
                 continue;
             }
@@ -583,6 +601,28 @@ impl ForceModel for MultiPoint {
 }
 
 impl MultiPoint {
+    /// `pair_forces`, or the copy `end_step` kept when it computed them at this state for steps
+    /// of this `h` (s) with the same cap (the contacts are the same: the pipeline detects once
+    /// at the end of a step and starts the next with those contacts).
+    fn pair_forces_at(
+        &self,
+        model: &Model,
+        state: &State,
+        (group, g): (&[Contact], &Gains),
+        (cap, h): (Option<(f64, f64)>, f64),
+        out: &mut PairForces,
+    ) -> Result<(), ContactError> {
+        let here = Some((state.step, state.time, h));
+        let kept_cap = self.cap(model, model.settings.time_step);
+        if self.computed.at == here && kept_cap == cap {
+            if let Some(f) = self.computed.pairs.get(&pair_key(&group[0])) {
+                out.clone_from(f);
+                return Ok(());
+            }
+        }
+        self.pair_forces(model, state, (group, g), cap, out)
+    }
+
     /// The same model for a loop that integrates its forces explicitly whatever the scene's
     /// integrator (the hybrid's substeps): default gains inside the explicit stable region.
     pub fn integrated_explicitly(mut self) -> Self {
