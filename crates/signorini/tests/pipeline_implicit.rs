@@ -6,7 +6,7 @@
 use signorini::dynamics::implicit::{push_friction, ForceElement};
 use signorini::dynamics::{Integrator, Wrench};
 use signorini::experiments::simulate;
-use signorini::pipeline::implicit::end_of_step_forces;
+use signorini::pipeline::implicit::{end_of_step_forces, SLIDING_TOLERANCE};
 use signorini::scene::{self, Scene};
 use signorini::DVec3;
 use std::path::PathBuf;
@@ -126,8 +126,10 @@ fn friction_slides_at_the_cone_bound() {
     let applied = vec![Wrench::default(); 2];
     let (forces, _) = end_of_step_forces(&scene.model, &scene.initial, h, &applied, &elements);
     let t = forces[1].hypot(forces[2]);
+    // The damper settles to SLIDING_TOLERANCE from one pass to the next; the force is that of
+    // the last pass's damper, one update behind: within twice the tolerance.
     assert!(
-        (t - mu * forces[0]).abs() <= 2e-2 * mu * forces[0],
+        (t - mu * forces[0]).abs() <= 2.0 * SLIDING_TOLERANCE * mu * forces[0],
         "{t} vs {}",
         mu * forces[0]
     );
@@ -185,11 +187,15 @@ fn force_models_hold_the_stack_on_their_defaults() {
             let end = simulate(&scene, Some(model), |_, _| {}).unwrap();
             let drift = (end.bodies[top].position - start).length();
             assert!(drift <= 1e-3, "{model} at h = {h}: drift {drift:e} m");
-            // The fastest point of any box: |v| + |ω| r, r = 0.433 m its bounding radius.
+            // The fastest point of any box: |v| + |ω| r, r its bounding radius.
             let speed = end
                 .bodies
                 .iter()
-                .map(|b| b.velocity.length() + b.angular_velocity.length() * 0.433)
+                .zip(&scene.model.bodies)
+                .map(|(s, b)| {
+                    let r = if b.fixed { 0.0 } else { b.bounding_radius() };
+                    s.velocity.length() + s.angular_velocity.length() * r
+                })
                 .fold(0.0, f64::max);
             assert!(speed < 1e-4, "{model} at h = {h}: moving at {speed:e}");
         }

@@ -48,7 +48,7 @@ use super::{
 use crate::dynamics::piece_pose;
 use crate::collision::Contact;
 use crate::dynamics::implicit::ForceElement;
-use crate::dynamics::{Integrator, Material, Model, State, Wrench};
+use crate::dynamics::{Material, Model, State, Wrench};
 use crate::geometry::overlap::overlap_volume;
 use glam::DVec3;
 use std::collections::BTreeMap;
@@ -240,6 +240,20 @@ impl HuntCrossley {
         })
     }
 
+    /// c = ζ(e)/v_i (s/m) of contact `c`'s pair with penetration measure `m`: v_i its recorded
+    /// impact speed (a pair touching for the first time in this step has no record yet: from
+    /// its state), at least `min_impact_speed`.
+    fn damping_per_speed(&self, model: &Model, state: &State, c: &Contact, m: &Measure) -> f64 {
+        let zeta = self.law.zeta(self.pair_restitution(model, c.body_a, c.body_b));
+        let v_i = self
+            .impact_speed
+            .get(&pair_key(c))
+            .copied()
+            .unwrap_or_else(|| m.impact_speed(model, state, c, zeta))
+            .max(self.min_impact_speed);
+        zeta / v_i
+    }
+
     fn pair_restitution(&self, model: &Model, a: usize, b: usize) -> f64 {
         self.restitution.unwrap_or_else(|| {
             Material::pair_restitution(
@@ -423,16 +437,9 @@ impl ModelBase for HuntCrossley {
         SPEC
     }
 
-    /// Under `implicit-euler`, the time-stepping models' anticipating distance
-    /// (`time_stepping::anticipating_distance`: 4 h times the fastest point's speed beyond the
-    /// scene's): the springs engage before touch only for pairs the narrow phase reports, and a
-    /// box falling at 5 m/s closes 1 cm in a step of 2 ms. The scene's otherwise.
+    /// `penalty::activation_distance`.
     fn activation_distance(&self, model: &Model, state: &State) -> f64 {
-        if model.settings.integrator == Integrator::ImplicitEuler {
-            super::time_stepping::anticipating_distance(model, state, &[])
-        } else {
-            model.settings.activation_distance
-        }
+        penalty::activation_distance(model, state, model.settings.integrator)
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
@@ -476,15 +483,7 @@ impl ForceModel for HuntCrossley {
                 continue;
             };
             let (c, a, b) = (&group[0], group[0].body_a, group[0].body_b);
-            let zeta = self.law.zeta(self.pair_restitution(model, a, b));
-            // A pair touching for the first time in this step has no record yet.
-            let v_i = self
-                .impact_speed
-                .get(&pair_key(c))
-                .copied()
-                .unwrap_or_else(|| m.impact_speed(model, state, c, zeta))
-                .max(self.min_impact_speed);
-            let damping = zeta / v_i;
+            let damping = self.damping_per_speed(model, state, c, &m);
             let f_n = (m.stiffness * m.x * (1.0 + damping * m.rate)).max(0.0);
             if !f_n.is_finite() {
                 return Err(ContactError::NonFiniteForce {
@@ -532,14 +531,7 @@ impl ForceModel for HuntCrossley {
             let (x, cd) = if m.depth <= 0.0 {
                 (m.x, 0.0)
             } else {
-                let zeta = self.law.zeta(self.pair_restitution(model, a, b));
-                let v_i = self
-                    .impact_speed
-                    .get(&pair_key(c))
-                    .copied()
-                    .unwrap_or_else(|| m.impact_speed(model, state, c, zeta))
-                    .max(self.min_impact_speed);
-                let cd = zeta / v_i;
+                let cd = self.damping_per_speed(model, state, c, &m);
                 let x = if self.by_volume {
                     m.x
                 } else {

@@ -430,16 +430,9 @@ impl ModelBase for MultiPoint {
         SPEC
     }
 
-    /// Under `implicit-euler`, the time-stepping models' anticipating distance
-    /// (`time_stepping::anticipating_distance`: 4 h times the fastest point's speed beyond the
-    /// scene's): the springs engage before touch only for pairs the narrow phase reports, and a
-    /// box falling at 5 m/s closes 1 cm in a step of 2 ms. The scene's otherwise.
+    /// `penalty::activation_distance`.
     fn activation_distance(&self, model: &Model, state: &State) -> f64 {
-        if self.integrator(model) == Integrator::ImplicitEuler {
-            super::time_stepping::anticipating_distance(model, state, &[])
-        } else {
-            model.settings.activation_distance
-        }
+        penalty::activation_distance(model, state, self.integrator(model))
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
