@@ -104,3 +104,43 @@ fn below_minimum_names_the_minimum() {
     let e = build_with("deepest-point", "kp", -5.0).unwrap_err();
     assert_eq!(e, "parameter `kp` = -5 is below its minimum 0");
 }
+
+/// `recovery` (issue 16, item 5): every velocity-level model defaults to `"bounded"`;
+/// anitescu-potra alone also takes `"none"` (its paper's model: no position term), which
+/// stewart-trinkle and peg refuse naming their own words, and a word no model knows is refused.
+#[test]
+fn recovery_words_are_each_models_own() {
+    let build = |model: &str, word: &str| {
+        contact::build(model, &[("recovery".into(), ParamInput::Word(word.into()))])
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    for model in ["stewart-trinkle", "anitescu-potra", "peg"] {
+        let spec = catalog()
+            .into_iter()
+            .find(|s| s.name == model)
+            .expect("in the catalog");
+        let recovery = spec
+            .params
+            .iter()
+            .find(|p| p.name == "recovery")
+            .expect("a recovery parameter");
+        assert!(
+            matches!(recovery.default, ParamDefault::Word("bounded")),
+            "{model}: {:?}",
+            recovery.default
+        );
+        build(model, "bounded").unwrap();
+        build(model, "full").unwrap();
+        let e = build(model, "sideways").unwrap_err();
+        assert!(e.contains("recovery") && e.contains("not one of"), "{model}: {e}");
+    }
+    build("anitescu-potra", "none").unwrap();
+    for model in ["stewart-trinkle", "peg"] {
+        let e = build(model, "none").unwrap_err();
+        assert!(
+            e.contains("recovery") && e.contains("not one of \"bounded\", \"full\""),
+            "{model}: {e}"
+        );
+    }
+}

@@ -169,21 +169,24 @@ fn ball_outcome_with(file: &str, model: &str, activation: &str, recovery: &str) 
     (end.bodies[ball].position.z - radius, deepest)
 }
 
-/// Anitescu–Potra has no ψ/h term: with anticipating activation the ball stops at the gap its
-/// contact had when it became active (between 0 and the activation distance, never inside the
-/// plane); with penetrating activation the depth it entered by stays (nothing pushes it out), where
-/// Stewart–Trinkle's ψ/h term removes it. 1e-9 m separates "kept" from "removed": the entry depth
-/// at 5 m/s and h = 1e-3 s is of order 1e-3 m.
+/// Anitescu–Potra has no ψ/h term (`recovery = "none"`, the paper's model): with anticipating
+/// activation the ball stops at the gap its contact had when it became active (between 0 and the
+/// activation distance, never inside the plane); with penetrating activation the depth it entered
+/// by stays (nothing pushes it out), where Stewart–Trinkle's ψ/h term removes it. 1e-9 m separates
+/// "kept" from "removed": the entry depth at 5 m/s and h = 1e-3 s is of order 1e-3 m.
 #[test]
 fn anitescu_potra_never_corrects_penetration_and_stops_at_the_activation_gap() {
-    let (gap, deepest) = ball_outcome("sphere_on_plane.toml", "anitescu-potra", "anticipating");
+    let ap = |activation| {
+        ball_outcome_with("sphere_on_plane.toml", "anitescu-potra", activation, "none")
+    };
+    let (gap, deepest) = ap("anticipating");
     eprintln!("anitescu-potra anticipating: final gap {gap:.3e} m, deepest {deepest:.3e} m");
     assert!(
         deepest < 1e-9 && gap >= -1e-9,
         "gap {gap}, deepest {deepest}"
     );
 
-    let (gap, deepest) = ball_outcome("sphere_on_plane.toml", "anitescu-potra", "penetrating");
+    let (gap, deepest) = ap("penetrating");
     eprintln!("anitescu-potra penetrating: final gap {gap:.3e} m, deepest {deepest:.3e} m");
     assert!(deepest > 1e-6, "it must have entered: {deepest}");
     assert!(gap < -1e-6, "the penetration stays: final gap {gap}");
@@ -207,6 +210,37 @@ fn anitescu_potra_never_corrects_penetration_and_stops_at_the_activation_gap() {
     eprintln!("stewart-trinkle penetrating, bounded recovery: final gap {gap:.3e} m");
     let sink = 9.81 * 1e-3 * 1e-3;
     assert!(gap > -sink - 1e-9, "bounded recovery: final gap {gap}");
+}
+
+/// Anitescu–Potra on its defaults (`recovery = "bounded"`, issue 16, item 5) corrects an existing
+/// overlap only. Anticipating, the ball never overlaps, so no row gets a position term: the run is
+/// bit for bit the paper's model (`"none"`) and the ball rests at the positive gap its contact had
+/// when it became active, where Stewart–Trinkle's ψ/h closes it. Penetrating, the depth the ball
+/// entered by is removed down to the slop s = `time_stepping::OVERLAP_SLOP` (1e-9 m): its final
+/// gap lies in [−g h² − s, 0] plus 1e-9 m as above, as Stewart–Trinkle's bounded recovery leaves
+/// it but for s (the ball alternates between a step out of the problem, sinking g h², and one
+/// that pushes it back to −s), where the paper's model keeps it 2.65 mm deep (the test above).
+#[test]
+fn anitescu_potra_bounded_recovery_removes_an_overlap_and_keeps_a_gap() {
+    let ap = |activation, recovery| {
+        ball_outcome_with("sphere_on_plane.toml", "anitescu-potra", activation, recovery)
+    };
+    let (gap, deepest) = ap("anticipating", "bounded");
+    let (paper, _) = ap("anticipating", "none");
+    let (closed, _) = ball_outcome("sphere_on_plane.toml", "stewart-trinkle", "anticipating");
+    eprintln!(
+        "anitescu-potra anticipating, bounded: final gap {gap:.3e} m (paper {paper:.3e} m, stewart-trinkle {closed:.3e} m), deepest {deepest:.3e} m"
+    );
+    assert_eq!(gap.to_bits(), paper.to_bits(), "{gap} vs the paper's {paper}");
+    assert!(deepest == 0.0 && gap > 1e-9, "gap {gap}, deepest {deepest}");
+    assert!(closed.abs() < gap, "stewart-trinkle: {closed} vs {gap}");
+
+    let (gap, deepest) = ap("penetrating", "bounded");
+    eprintln!("anitescu-potra penetrating, bounded: final gap {gap:.3e} m, deepest {deepest:.3e} m");
+    assert!(deepest > 1e-6, "it must have entered: {deepest}");
+    let sink = 9.81 * 1e-3 * 1e-3;
+    let slop = signorini::contact::time_stepping::OVERLAP_SLOP;
+    assert!(gap > -sink - slop - 1e-9, "the overlap is removed: final gap {gap}");
 }
 
 /// A step's contacts at the scene's initial state under `stewart-trinkle`, with the model and
@@ -330,4 +364,52 @@ fn relabelled_contacts_keep_their_warm_start_by_position() {
     );
     // Relabelled again and 1 cm away from every point of last step: no match, no warm start.
     assert!(iterations(&relabel(0.01)) > 0);
+}
+
+/// A ball of radius 0.5 m overlapping two facing walls by 1 cm each, without gravity: no
+/// velocity separates it from both, so the LCP with a position term on the overlaps has no
+/// solution (stewart-trinkle's run stops: every solver misses), while the paper's
+/// Anitescu–Potra LCP (G_nᵀ ν⁺ ≥ 0 on both) has ν⁺ = 0. anitescu-potra on its defaults
+/// (`recovery = "bounded"`) solves such an island again with the paper's q: the run completes,
+/// the ball does not move (1e-12 m: round-off of a zero velocity) and both overlaps stay 1 cm
+/// (what the paper's model leaves; 1e-9 m as the tests above).
+#[test]
+fn anitescu_potra_keeps_the_papers_step_when_the_correction_has_no_solution() {
+    use signorini::scene::{build, parse_scene};
+    let text = r#"
+[simulation]
+time_step = 1e-3
+duration = 0.05
+gravity = [0.0, 0.0, 0.0]
+
+[[body]]
+name = "left"
+fixed = true
+shape = { type = "halfspace", normal = [1.0, 0.0, 0.0] }
+position = [-0.49, 0.0, 0.0]
+
+[[body]]
+name = "right"
+fixed = true
+shape = { type = "halfspace", normal = [-1.0, 0.0, 0.0] }
+position = [0.49, 0.0, 0.0]
+
+[[body]]
+name = "ball"
+mass = 1.0
+shape = { type = "sphere", radius = 0.5 }
+"#;
+    let scene = build(parse_scene(text, "squeeze.toml").expect("parses")).expect("builds");
+    let st = simulate(&scene, Some("stewart-trinkle"), |_, _| {});
+    assert!(st.is_err(), "stewart-trinkle solved the squeeze: {st:?}");
+    let mut deepest: f64 = 0.0;
+    let end = simulate(&scene, Some("anitescu-potra"), |_, r| {
+        deepest = deepest.max(r.map_or(0.0, |r| r.max_penetration))
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let ball = scene.model.body_index("ball").unwrap();
+    let moved = end.bodies[ball].position.length();
+    eprintln!("anitescu-potra squeezed: moved {moved:.3e} m, overlap {deepest:.3e} m");
+    assert!(moved < 1e-12, "moved {moved} m");
+    assert!((deepest - 0.01).abs() < 1e-9, "overlap {deepest} m");
 }

@@ -368,6 +368,27 @@ pub const fn same_name(field: &str, name: &str) -> bool {
     true
 }
 
+/// `specs` with the spec of the same name as `spec` replaced by it: the table of a model that
+/// shares another's parameter struct but publishes one parameter differently (anitescu-potra's
+/// `recovery` has a word stewart-trinkle's lacks; the struct reads with the wider spec, each model
+/// checks a scene's value against its own table). Panics at compile time when `N` is not the
+/// length of `specs` or no spec has that name.
+pub const fn with_spec<const N: usize>(specs: &[ParamSpec], spec: ParamSpec) -> [ParamSpec; N] {
+    assert!(specs.len() == N, "N is the length of the table");
+    let mut out = [spec; N];
+    let (mut i, mut found) = (0, false);
+    while i < N {
+        if same_name(specs[i].name, spec.name) {
+            found = true;
+        } else {
+            out[i] = specs[i];
+        }
+        i += 1;
+    }
+    assert!(found, "no parameter of that name in the table");
+    out
+}
+
 /// Declare a model's parameters: a struct with one field per parameter, each beside its
 /// [`ParamSpec`] (an inline `ParamSpec { .. }` or a shared constant such as
 /// `time_stepping::TOLERANCE`). Generates `SPECS` (the table, in field order) and

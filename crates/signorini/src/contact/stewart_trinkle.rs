@@ -39,6 +39,29 @@
 //! (M + Mᵀ)z = μ e ≠ 0; see docs/solvers.md); the price is that penetration is never corrected and
 //! bodies stop at the gap they had when their contact became active.
 //!
+//! Departure (issue 16, item 5; `recovery = "bounded"`, the default): an *existing overlap* is
+//! removed at a bounded speed, and nothing else changes. The normal row of a contact with
+//! ψ < −s (s = `time_stepping::OVERLAP_SLOP`, 1e-9 m) gets q_n += max(ψ + s, −v_max h)/h (the
+//! constraint G_nᵀ ν⁺ ≥ min(|ψ + s|/h, v_max): the pair separates at up to v_max, or by the
+//! whole overlap less s in one step when that is slower); a contact with ψ ≥ −s keeps the
+//! paper's G_nᵀ ν⁺ ≥ 0, so bodies still stop at the gap they have and a positive gap is never
+//! closed. Without it a cube started 5 cm into the ground keeps its corner in until it tips off
+//! it (1.5 m/s at h = 1 ms); with it the cube is pushed out at 0.53 m/s. `recovery = "full"`
+//! removes an overlap in one step (q_n += min(ψ + s, 0)/h), `recovery = "none"` is the paper's
+//! model. Why the slop: `time_stepping::OVERLAP_SLOP`.
+//!
+//! The correction leaves M_lcp, and so its copositivity, as it is, but Anitescu and Potra's
+//! existence argument also needs q: Lemke's method on a copositive M finds a solution when every
+//! z ≥ 0 with M z ≥ 0 and zᵀ M z = 0 has zᵀ q ≥ 0. Such z have G_n p_n + D β = 0 (the impulses
+//! cancel on every body), so zᵀ q = Σ_c p_n,c δ_c with δ_c ≤ 0 the correction: 0 without
+//! overlaps (ψ ≥ −s on every active contact: their theorem holds as stated), and possibly
+//! negative when overlapping contacts can squeeze a body from opposite sides (no velocity
+//! separates a box overlapping two facing walls), where the corrected LCP may have no solution,
+//! as Stewart–Trinkle's may. An island whose corrected LCP no solver meets is therefore solved
+//! again with the paper's q (`TimeStepping::solve_island`): the step is then the paper's, the
+//! overlap stays for the next steps to remove, and the model is solvable wherever the paper's
+//! is. `recovery = "none"` is the paper's q throughout.
+//!
 //! The impulses are returned as forces p/h held over the step, so the pipeline's semi-implicit
 //! Euler update reproduces ν⁺ and then q⁺ = q + h ν⁺ with the orientation advanced by the
 //! exponential map and renormalized (PEG eq. 10 uses the first-order quaternion update; both
@@ -95,7 +118,9 @@ model_params! {
             kind: ParamKind::Choice(&["anticipating", "penetrating"]),
         },
         activation_distance: Option<f64> = time_stepping::ACTIVATION_DISTANCE,
-        recovery: &'static str = time_stepping::RECOVERY,
+        // Read with anitescu-potra's spec, whose words include stewart-trinkle's (each model
+        // checks a scene's value against its own table, `PARAMS_STEWART_TRINKLE`).
+        recovery: &'static str = time_stepping::RECOVERY_ANITESCU_POTRA,
         max_recovery_speed: f64 = time_stepping::MAX_RECOVERY_SPEED,
         friction_directions: usize = time_stepping::FRICTION_DIRECTIONS,
         solvers: Vec<&'static str> = time_stepping::SOLVERS,
@@ -121,18 +146,24 @@ model_params! {
     }
 }
 
-const PARAMS: &[ParamSpec] = TimeSteppingParams::SPECS;
+/// anitescu-potra's parameters: `recovery` with its `"none"`.
+const PARAMS_ANITESCU_POTRA: &[ParamSpec] = TimeSteppingParams::SPECS;
+
+/// stewart-trinkle's: the same, `recovery` without `"none"` (the ψ/h term is the model).
+const PARAMS_STEWART_TRINKLE: &[ParamSpec] = &super::params::with_spec::<
+    { TimeSteppingParams::SPECS.len() },
+>(TimeSteppingParams::SPECS, time_stepping::RECOVERY);
 
 pub const SPEC_STEWART_TRINKLE: ModelSpec = ModelSpec {
     name: NAME_STEWART_TRINKLE,
     summary: "velocity-level time stepping (LCP per step) with psi/h stabilization and a polyhedral friction cone",
-    params: PARAMS,
+    params: PARAMS_STEWART_TRINKLE,
 };
 
 pub const SPEC_ANITESCU_POTRA: ModelSpec = ModelSpec {
     name: NAME_ANITESCU_POTRA,
-    summary: "velocity-level time stepping (LCP per step) without position stabilization, always solvable, polyhedral friction cone",
-    params: PARAMS,
+    summary: "velocity-level time stepping (LCP per step) without position stabilization of gaps (an existing overlap is removed at a bounded speed), solvable wherever the paper's LCP is, polyhedral friction cone",
+    params: PARAMS_ANITESCU_POTRA,
 };
 
 /// Which normal constraint the subproblem uses.
@@ -140,8 +171,20 @@ pub const SPEC_ANITESCU_POTRA: ModelSpec = ModelSpec {
 pub enum Formulation {
     /// G_nᵀ ν⁺ + ψ/h ≥ 0.
     StewartTrinkle,
-    /// G_nᵀ ν⁺ ≥ 0.
+    /// G_nᵀ ν⁺ ≥ 0, with an overlap ψ < −`OVERLAP_SLOP` removed at a bounded speed (module
+    /// documentation).
     AnitescuPotra,
+}
+
+impl Formulation {
+    /// The bound of the position term in the papers (`time_stepping::position_term`): ∞ for
+    /// Stewart–Trinkle's ψ/h, 0 for Anitescu–Potra's none.
+    pub fn paper_recovery_bound(self) -> f64 {
+        match self {
+            Formulation::StewartTrinkle => f64::INFINITY,
+            Formulation::AnitescuPotra => 0.0,
+        }
+    }
 }
 
 /// Key of a contact across steps, for warm starts.
@@ -196,7 +239,8 @@ pub struct TimeStepping {
     values: Vec<ParamValue>,
     anticipating: bool,
     activation_distance: Option<f64>,
-    /// Bound of the position term's recovery speed, m/s (∞: the paper's ψ/h).
+    /// Bound of the position term's recovery speed, m/s (∞: an overlap goes in one step, the
+    /// Stewart–Trinkle paper's ψ/h; 0: anitescu-potra's `"none"`).
     max_recovery_speed: f64,
     directions: usize,
     solvers: SolverChain,
@@ -209,7 +253,7 @@ pub struct TimeStepping {
 }
 
 impl TimeStepping {
-    /// `values` in the order of `PARAMS`.
+    /// `values` in the order of `TimeSteppingParams::SPECS` (both models' tables).
     pub fn new(formulation: Formulation, values: &[ParamValue]) -> Result<Self, ConfigError> {
         let p = TimeSteppingParams::from_values(values);
         Ok(TimeStepping {
@@ -271,7 +315,7 @@ impl ModelBase for TimeStepping {
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
-        super::named_values(PARAMS, &self.values)
+        super::named_values(self.spec().params, &self.values)
     }
 
     fn activation_distance(&self, model: &Model, state: &State) -> f64 {
@@ -398,22 +442,51 @@ struct IslandSolve {
 
 impl TimeStepping {
     /// Assemble and solve the LCP of the contacts `island` (indices into `active`), warm-started
-    /// from last step's answer of the same contacts.
+    /// from last step's answer of the same contacts. Anitescu–Potra's island whose corrected LCP
+    /// no solver meets (an error, or an answer marked failed under `on_failure = "continue"`)
+    /// while one of its contacts overlaps beyond the slop is solved again with the paper's q (no
+    /// position term), whose solution their theorem guarantees (module documentation: the
+    /// correction can make the LCP infeasible, e.g. a box overlapping two facing walls); that
+    /// answer is kept when it meets the tolerance, and the overlap is left to the next steps.
     fn solve_island(
         &self,
         problem: &VelocityProblem,
         active: &[&Contact],
         island: &[usize],
     ) -> Result<IslandSolve, ContactError> {
+        let bound = self.max_recovery_speed;
+        let first = self.solve_island_bounded(problem, active, island, bound);
+        let corrected = self.formulation == Formulation::AnitescuPotra
+            && bound > 0.0
+            && island
+                .iter()
+                .any(|&a| active[a].gap < -time_stepping::OVERLAP_SLOP);
+        if !corrected || first.as_ref().is_ok_and(|s| !s.report.failed) {
+            return first;
+        }
+        match self.solve_island_bounded(problem, active, island, 0.0) {
+            Ok(mut paper) if !paper.report.failed => {
+                // The attempts of both solves.
+                if let Ok(tried) = &first {
+                    paper.report.attempts += tried.report.attempts;
+                }
+                Ok(paper)
+            }
+            _ => first,
+        }
+    }
+
+    /// [`solve_island`](Self::solve_island) with the position term bounded by `bound` (m/s).
+    fn solve_island_bounded(
+        &self,
+        problem: &VelocityProblem,
+        active: &[&Contact],
+        island: &[usize],
+        bound: f64,
+    ) -> Result<IslandSolve, ContactError> {
         let contacts: Vec<&Contact> = island.iter().map(|&a| active[a]).collect();
         let k = self.directions;
-        let parts = StepRows::new(
-            self.formulation,
-            k,
-            problem,
-            &contacts,
-            self.max_recovery_speed,
-        );
+        let parts = StepRows::new(self.formulation, k, problem, &contacts, bound);
         let (nc, nf, n) = (contacts.len(), parts.frictional.len(), parts.q.len());
         let nt = nf * k;
 
@@ -497,7 +570,8 @@ pub struct StepLcp {
 
 /// Assemble the LCP of the module documentation for the `active` contacts at `state`, with step
 /// `h` (s), `k` friction directions and the applied wrenches `applied` (per body, without
-/// contact), with the paper's full ψ/h. Public so tests and benchmarks can solve the problems
+/// contact), with the papers' position term (Stewart–Trinkle's full ψ/h, Anitescu–Potra's none:
+/// [`Formulation::paper_recovery_bound`]). Public so tests and benchmarks can solve the problems
 /// real scenes produce.
 pub fn assemble(
     formulation: Formulation,
@@ -523,7 +597,13 @@ pub fn assemble_on(
     problem: &VelocityProblem,
     active: &[&Contact],
 ) -> StepLcp {
-    let lcp = assemble_sparse(formulation, k, problem, active, f64::INFINITY);
+    let lcp = assemble_sparse(
+        formulation,
+        k,
+        problem,
+        active,
+        formulation.paper_recovery_bound(),
+    );
     StepLcp {
         problem: lcp.problem.to_dense(),
         rows: lcp.rows,
@@ -543,7 +623,8 @@ pub struct SparseStepLcp {
 /// The LCP of the module documentation (Stewart & Trinkle 1996, eqs. 16–19; Anitescu & Potra
 /// 1997 without the ψ/h term) for the `active` contacts, posed on the step's system dynamics,
 /// an overlap removed at up to `max_recovery_speed` m/s ([`time_stepping::position_term`]; ∞:
-/// the paper's ψ/h). Its matrix is assembled sparse, row by row from W's nonzeros
+/// in one step, Stewart–Trinkle's ψ/h; Anitescu–Potra's rows get the term of overlaps ψ < 0
+/// only, and none at all with 0). Its matrix is assembled sparse, row by row from W's nonzeros
 /// ([`DelassusRows`]) and the friction blocks' constants, in O(nnz).
 pub fn assemble_sparse(
     formulation: Formulation,
@@ -617,10 +698,19 @@ impl StepRows {
         for (r, row) in rows.iter().enumerate() {
             q[r] = row.dot(nu_free);
         }
-        if formulation == Formulation::StewartTrinkle {
-            for (c, contact) in active.iter().enumerate() {
-                q[c] += time_stepping::position_term(contact.gap, h, max_recovery_speed);
-            }
+        for (c, contact) in active.iter().enumerate() {
+            q[c] += match formulation {
+                Formulation::StewartTrinkle => {
+                    time_stepping::position_term(contact.gap, h, max_recovery_speed)
+                }
+                // An existing overlap beyond the slop only: a gap ψ ≥ 0 gets no term (the
+                // paper's G_nᵀ ν⁺ ≥ 0).
+                Formulation::AnitescuPotra => time_stepping::position_term(
+                    (contact.gap + time_stepping::OVERLAP_SLOP).min(0.0),
+                    h,
+                    max_recovery_speed,
+                ),
+            };
         }
         StepRows {
             rows,

@@ -20,6 +20,7 @@ use super::Peg;
 use crate::collision::potential::{self, GroupKey, PotentialParams, PotentialSet};
 use crate::collision::Contact;
 use crate::dynamics::{Model, State};
+use crate::contact::time_stepping;
 use crate::geometry::{Feature, Shape};
 
 /// What a constraint is, across steps (for warm starts).
@@ -45,6 +46,23 @@ pub(super) struct Constraint {
     pub(super) cross: bool,
     /// A recovery contact (narrow phase, deep overlap, frictionless).
     pub(super) recovery: bool,
+}
+
+impl Constraint {
+    /// The constraint's gap at the start of the step (m): its largest member gap, ≥ 0 exactly
+    /// when a member keeps ψ ≥ 0 (Lemma 1.1: the constraint holds), < 0 for an existing overlap.
+    pub(super) fn start_gap(&self) -> f64 {
+        self.others
+            .iter()
+            .map(|o| o.gap)
+            .fold(self.primary.gap, f64::max)
+    }
+
+    /// The end-of-step gap (m) the constraint must reach (`time_stepping::recovery_floor` of
+    /// its start gap): 0, or for an overlap deeper than v_max h that overlap less v_max h.
+    pub(super) fn recovery_floor(&self, h: f64, max_recovery_speed: f64) -> f64 {
+        time_stepping::recovery_floor(self.start_gap(), h, max_recovery_speed)
+    }
 }
 
 /// Do both pieces of contact `c` hold polytopes?

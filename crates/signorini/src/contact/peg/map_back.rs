@@ -3,7 +3,8 @@
 //!
 //! ```text
 //!   w = M z + q;  trap ⇔ a several-member constraint whose primary ends the step below its plane:
-//!                        h (w_j − Σ_s c_js) < −TRAP_DEPTH   (w_j − Σ_s c_js = ψ̂_Pj, Lemma 1.1)
+//!                        h (w_j − Σ_s c_js) < −TRAP_DEPTH   (w_j − Σ_s c_js = ψ̂_Pj, Lemma 1.1,
+//!                        measured from the constraint's recovery floor: below what it must reach)
 //!   memory[key] ← (p_j, β_j, σ_j, c_j·)   → the warm start of the same constraint next step
 //! ```
 use super::assemble::StepLcp;

@@ -47,7 +47,10 @@
 //! ```
 //!
 //! with Δ the rows G_Pj − G_Kjs (eq. 42), E_P the ones of eq. 24 and L the lower-triangular ones of
-//! E_I1 (eq. 45). The ψ/h stabilization term is kept, as in the paper's experiments. The c rows
+//! E_I1 (eq. 45). The ψ/h stabilization term is kept, as in the paper's experiments, except that
+//! by default an overlap present at the start of the step is removed at no more than
+//! `max_recovery_speed` (departure, issue 16 item 5: each constraint's recovery floor,
+//! `assemble.rs`; `recovery = "full"` is the paper's). The c rows
 //! have a unit diagonal, the σ rows a zero one: Lemke or Fischer–Burmeister solve it
 //! (`docs/solvers.md`), with the same fallback chain as Stewart–Trinkle.
 //!
@@ -184,8 +187,7 @@ model_params! {
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
         recovery: &'static str = ParamSpec {
-            default: ParamDefault::Word("full"),
-            description: "\"full\": the paper's psi / h, which removes any overlap in one step; \"bounded\": every gap is bounded below by -max_recovery_speed h first, so an overlap goes at up to that speed (not the default yet: bounding the implicitly predicted gaps let overlaps of up to max_recovery_speed h appear on pour_3d)",
+            description: "\"bounded\": a constraint that overlaps at the start of the step (largest member gap d < 0) must end it with that gap at least min(0, d + max_recovery_speed h), so an overlap goes at up to that speed, and a constraint that does not overlap is the paper's; \"full\": the paper's psi / h, which removes any overlap in one step whatever the speed it takes",
             ..time_stepping::RECOVERY
         },
         max_recovery_speed: f64 = time_stepping::MAX_RECOVERY_SPEED,

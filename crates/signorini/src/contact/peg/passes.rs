@@ -202,7 +202,8 @@ impl Peg {
             let margin = model.settings.activation_distance;
             retain_reaching(model, &poses, margin, &mut extra);
         }
-        let depth = deepest_violation(model, &poses, constraints, &extra);
+        let floor = |c: &Constraint| c.recovery_floor(problem.h, self.max_recovery_speed);
+        let depth = deepest_violation(model, &poses, constraints, &extra, floor);
         let violated = self.implicit && depth < -self.gap_tolerance;
         let score = if depth < -self.gap_tolerance {
             depth
@@ -294,13 +295,15 @@ fn with_velocities(model: &Model, state: &State, nu: &[f64]) -> State {
 }
 
 /// The deepest end-of-step violation: over the constraints, of the largest exact member gap at
-/// the `poses` ν⁺ leads to. A constraint with no exact member gap (a narrow-phase face–edge
-/// point) is linear: the solve itself holds it.
+/// the `poses` ν⁺ leads to, measured from the constraint's recovery `floor` (m, ≤ 0: what the
+/// step must reach, `Constraint::recovery_floor`). A constraint with no exact member gap (a
+/// narrow-phase face–edge point) is linear: the solve itself holds it.
 fn deepest_violation(
     model: &Model,
     poses: &[Pose],
     constraints: &[Constraint],
     extra: &[Constraint],
+    floor: impl Fn(&Constraint) -> f64,
 ) -> f64 {
     constraints
         .iter()
@@ -310,6 +313,7 @@ fn deepest_violation(
                 .chain(&c.others)
                 .filter_map(|m| member_gap(model, poses, c.key.4, m))
                 .reduce(f64::max)
+                .map(|gap| gap - floor(c))
         })
         .fold(f64::INFINITY, f64::min)
 }
