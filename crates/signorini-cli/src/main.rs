@@ -349,6 +349,9 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
         summary.mean_penetration,
         summary.final_kinetic_energy
     );
+    for w in summary.warnings() {
+        eprintln!("warning: {w}");
+    }
     let title = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())

@@ -1764,6 +1764,59 @@ fn impulse_run_writes_impulses_per_step_and_their_totals() {
     assert!(read_summary(&out2)["impulses"].is_null());
 }
 
+/// A run whose sweeps run out goes on (the default `on_unresolved = "continue"`), writes the
+/// approach left per step in metrics.csv, lists a warning in summary.json and prints it.
+#[test]
+fn unresolved_impulses_continue_with_a_warning_and_the_residual_per_step() {
+    let tmp = TempDir::new("impulse-unresolved");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("box_drop.toml"),
+            "--param",
+            "loop=sequential",
+            "--param",
+            "max_sweeps=1",
+            "--duration",
+            "1",
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "run box_drop.toml, one sweep");
+    let metrics = Csv::read(&out.join("metrics.csv"));
+    let unresolved = metrics.f64s("unresolved");
+    let speed = metrics.f64s("unresolved_speed");
+    let steps = unresolved.iter().filter(|&&n| n > 0.0).count();
+    assert!(steps > 0, "one sweep leaves points approaching");
+    // The speed is there exactly where points are left.
+    for (n, v) in unresolved.iter().zip(&speed) {
+        assert_eq!(*n > 0.0, *v > 0.0, "unresolved {n}, speed {v}");
+    }
+    let summary = read_summary(&out);
+    let max = speed.iter().copied().fold(0.0, f64::max);
+    assert_eq!(num(&summary["impulses"], "max_unresolved_speed"), max);
+    assert_eq!(
+        summary["impulses"]["steps_unresolved"].as_u64(),
+        Some(steps as u64)
+    );
+    let warnings = summary["warnings"].as_array().expect("a warnings list");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let w = warnings[0].as_str().unwrap();
+    assert!(w.contains(&format!("{steps} steps")) && w.contains("unresolved_speed"), "{w}");
+    assert!(o.stderr.contains(&format!("warning: {w}")), "{}", o.stderr);
+    // A clean run has none.
+    let clean = tmp.join("clean");
+    signorini(
+        tmp.path(),
+        &["run", example!("box_drop.toml"), "--duration", "0.2", "--out", s(&clean)],
+    )
+    .expect_code(0, "run box_drop.toml");
+    assert_eq!(read_summary(&clean)["warnings"].as_array().map(Vec::len), Some(0));
+}
+
 #[test]
 fn impulse_runs_are_deterministic() {
     let tmp = TempDir::new("det-impulse");

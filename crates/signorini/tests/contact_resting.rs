@@ -1040,3 +1040,135 @@ impl signorini::solvers::Solver for Never {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Warm start, the residual as the contract, the degraded tolerance, drift stabilization
+
+/// A solver that returns Lemke's answer scaled by `1 + scale`, with the status `status` (to
+/// check that acceptance is by the residual, not by what the solver says).
+struct Scaled {
+    scale: f64,
+    status: signorini::solvers::Status,
+}
+
+impl signorini::solvers::Solver for Scaled {
+    fn name(&self) -> &'static str {
+        "scaled"
+    }
+
+    fn solve(
+        &self,
+        problem: &signorini::solvers::Problem,
+        warm_start: Option<&nalgebra::DVector<f64>>,
+        options: &signorini::solvers::Options,
+    ) -> signorini::solvers::Solve {
+        let mut s = signorini::solvers::by_name("lemke")
+            .unwrap()
+            .solve(problem, warm_start, options);
+        s.z *= 1.0 + self.scale;
+        s.status = self.status.clone();
+        s
+    }
+}
+
+/// The second solve of the same contacts starts from the first one's active set and ends there
+/// (solver `warm start`, no pivot) with the same forces; a different contact set runs Lemke.
+#[test]
+fn a_repeated_resting_lcp_is_solved_on_the_last_active_set() {
+    let (model, state) = box_on_plane(0.5, DVec3::ZERO, DVec3::ZERO);
+    let contacts = contacts_of(&model, &state);
+    let w = no_wrenches(&model);
+    let mut solver = default_solver();
+    let first = solver.solve_warm(&model, &state, &contacts, &w).unwrap();
+    assert_eq!(first.solve.as_ref().unwrap().solver, "lemke");
+    let second = solver.solve_warm(&model, &state, &contacts, &w).unwrap();
+    let report = second.solve.as_ref().unwrap();
+    assert_eq!((report.solver, report.iterations), ("warm start", 0));
+    assert!(report.residual <= 1e-10);
+    for (a, b) in first.normal.iter().zip(&second.normal) {
+        // Both solve the same principal system: equal to round-off of a 24-row LU.
+        assert_rel("f_n", *b, *a, 1e-12, MASS * G);
+    }
+    // Three of the four corners: another signature, so Lemke again.
+    let third = solver.solve_warm(&model, &state, &contacts[..3], &w).unwrap();
+    assert_eq!(third.solve.unwrap().solver, "lemke");
+}
+
+/// A solver's answer counts when its residual meets the tolerance, whatever its status; one
+/// that misses it is used only within `degraded_tolerance`, and then reported failed.
+#[test]
+fn the_residual_decides_and_the_degraded_tolerance_is_reported_failed() {
+    use signorini::solvers::Status;
+    let (model, state) = box_on_plane(0.5, DVec3::ZERO, DVec3::ZERO);
+    let contacts = contacts_of(&model, &state);
+    let w = no_wrenches(&model);
+    let with = |scale: f64, degraded: f64| {
+        let options = RestingOptions {
+            degraded_tolerance: degraded,
+            ..RestingOptions::default()
+        };
+        let solver = Scaled {
+            scale,
+            status: Status::IterationLimit,
+        };
+        RestingContact::with_solvers(options, vec![Box::new(solver)])
+            .unwrap()
+            .solve(&model, &state, &contacts, &w)
+    };
+    // Exact answer, "iteration limit": used, not failed.
+    let r = with(0.0, 0.0).unwrap().solve.unwrap();
+    assert!(!r.failed && r.residual <= 1e-10, "{r:?}");
+    // Forces 1e-8 too large: a relative residual of about 1e-8 (the supporting rows' a_n is off
+    // by 1e-8 of the terms it is summed from), above 1e-10: an error without a degraded
+    // tolerance, used and reported failed with one.
+    let err = with(1e-8, 0.0).unwrap_err();
+    assert!(matches!(err, RestingError::NotSolved { .. }), "{err}");
+    let r = with(1e-8, 1e-6).unwrap().solve.unwrap();
+    assert!(r.failed, "{r:?}");
+    assert!(r.residual > 1e-10 && r.residual <= 1e-6, "{r:?}");
+    // 1e-4 too large is beyond the degraded tolerance too.
+    assert!(with(1e-4, 1e-6).is_err());
+}
+
+/// Baumgarte's terms: a resting box held 1 cm in the ground is pushed up at a_z = −ψ̃/τ² with
+/// ψ̃ = max(ψ, −v_max τ); one separating at v (below ε_v) is held at a_z = −2 v/τ; a contact
+/// being pushed out stays resting up to ε_v + 2|ψ̃|/τ.
+#[test]
+fn stabilization_pushes_an_overlap_out_and_damps_the_normal_velocity() {
+    let tau = 0.02;
+    let options = RestingOptions {
+        stabilization_time: tau,
+        ..RestingOptions::default()
+    };
+    let solver = RestingContact::new(options).unwrap();
+    let v_max = options.max_recovery_speed;
+    for depth in [0.005, 0.05] {
+        let (model, mut state) = box_on_plane(0.0, DVec3::ZERO, DVec3::ZERO);
+        state.bodies[1].position.z -= depth;
+        let contacts = contacts_of(&model, &state);
+        let r = solver
+            .solve(&model, &state, &contacts, &no_wrenches(&model))
+            .unwrap();
+        let bounded = depth.min(v_max * tau);
+        let want = bounded / (tau * tau);
+        // Four equal corners, one LU: round-off of the 4-row system.
+        assert_rel("a_z", r.accelerations[1].0.z, want, 1e-9, want);
+    }
+    let v = 5e-5;
+    let (model, state) = box_on_plane(0.0, DVec3::new(0.0, 0.0, v), DVec3::ZERO);
+    let contacts = contacts_of(&model, &state);
+    let r = solver
+        .solve(&model, &state, &contacts, &no_wrenches(&model))
+        .unwrap();
+    assert_eq!(r.resting.len(), 4);
+    assert_rel("a_z", r.accelerations[1].0.z, -2.0 * v / tau, 1e-9, G);
+    // Without stabilization the same box is held at a_z = 0.
+    let plain = solve(&model, &state, &contacts, &no_wrenches(&model));
+    assert!(plain.accelerations[1].0.z.abs() <= 1e-9 * G);
+    // Separation speed while an overlap is pushed out.
+    let psi = -0.004;
+    let limit = options.velocity_tolerance + 2.0 * (-psi) / tau;
+    assert_eq!(options.separation_speed(psi), limit);
+    assert_eq!(options.separation_speed(0.001), options.velocity_tolerance);
+    assert_eq!(options.corrected_overlap(-1.0), -v_max * tau);
+}

@@ -262,6 +262,17 @@ impl ImpulseStep<'_> {
         .map_err(|e| self.fail(e))
     }
 
+    /// The step reports its first force evaluation's statistics, unless a later substep's
+    /// solve failed and the first did not: a failure is never hidden by a later success.
+    fn keep_stats(&mut self, stats: ModelStats) {
+        let failed = |s: &ModelStats| s.solve.as_ref().is_some_and(|r| r.failed);
+        match &mut self.first_stats {
+            None => self.first_stats = Some(stats),
+            Some(first) if failed(&stats) && !failed(first) => first.solve = stats.solve,
+            Some(_) => {}
+        }
+    }
+
     /// `LoopVariant::Collide`: substeps that end at the times of impact (module documentation).
     fn collide(&mut self, state: &mut State, ws: &mut Workspace) -> Result<(), StepError> {
         let (model, h, time) = (self.model, self.h, self.time);
@@ -272,7 +283,7 @@ impl ImpulseStep<'_> {
             self.detect_within(state, ws, act);
             self.impulse_stage(state, ws, Stage::Collisions, left)?;
             let stats = self.forces(state, ws, left)?;
-            self.first_stats.get_or_insert(stats);
+            self.keep_stats(stats);
             self.impulses.substeps += 1;
             let last = self.impulses.substeps >= self.settings.max_substeps as u64;
             // The forces hold at most this long; the last substep takes the rest of the step

@@ -56,6 +56,30 @@ pub struct RunSummary {
     pub impulses: Option<ImpulseTotals>,
 }
 
+impl RunSummary {
+    /// What a reader of the run must know although it completed: steps whose solve missed its
+    /// tolerance, impulse stages that ran out of sweeps. One sentence each, naming the columns
+    /// of metrics.csv that hold the figures per step; empty for a clean run. The CLI prints them
+    /// and summary.json lists them (`warnings`).
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let sv = &self.solver;
+        if sv.failures > 0 {
+            out.push(format!(
+                "{} of {} steps' contact solves missed their tolerance and went on with their best answer (largest residual {:.3e}; metrics.csv: solver_failed, solver_residual)",
+                sv.failures, sv.solves, sv.max_residual
+            ));
+        }
+        if let Some(t) = self.impulses.as_ref().filter(|t| t.steps_unresolved > 0) {
+            out.push(format!(
+                "{} steps' sequential impulses ran out of sweeps with {} points still approaching, at up to {:.3e} m/s (metrics.csv: unresolved, unresolved_speed)",
+                t.steps_unresolved, t.total.unresolved, t.total.unresolved_speed
+            ));
+        }
+        out
+    }
+}
+
 /// The impulse stages over a run (impulse-based models).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ImpulseTotals {
@@ -67,6 +91,8 @@ pub struct ImpulseTotals {
     pub max_substeps: u64,
     /// Steps with at least one impulse.
     pub steps_with_impulses: u64,
+    /// Steps with an unresolved point (sweeps ran out).
+    pub steps_unresolved: u64,
 }
 
 impl ImpulseTotals {
@@ -75,6 +101,7 @@ impl ImpulseTotals {
         self.max_impulses = self.max_impulses.max(r.impulses());
         self.max_substeps = self.max_substeps.max(r.substeps);
         self.steps_with_impulses += (r.impulses() > 0) as u64;
+        self.steps_unresolved += (r.unresolved > 0) as u64;
     }
 }
 
@@ -153,7 +180,7 @@ impl Writer {
 }
 
 pub const TRAJECTORY_HEADER: &str = "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
-pub const METRICS_HEADER: &str = "time,kinetic_energy,potential_energy,total_energy,max_penetration,contacts,active_points,step_seconds,broad_seconds,narrow_seconds,model_seconds,solve_seconds,integrate_seconds,lcp_rows,solver,solver_iterations,solver_residual,solver_failed,islands,time_step,collisions,microcollisions,contact_impulses,impulse_sweeps,unresolved,substeps";
+pub const METRICS_HEADER: &str = "time,kinetic_energy,potential_energy,total_energy,max_penetration,contacts,active_points,step_seconds,broad_seconds,narrow_seconds,model_seconds,solve_seconds,integrate_seconds,lcp_rows,solver,solver_iterations,solver_residual,solver_failed,islands,time_step,collisions,microcollisions,contact_impulses,impulse_sweeps,unresolved,unresolved_speed,substeps";
 
 fn trajectory_rows(model: &Model, state: &State, w: &mut Writer) -> Result<(), RunError> {
     let mut s = String::new();
@@ -375,7 +402,7 @@ fn metric_row(
     let t = &r.times;
     let i = &r.impulses;
     w.line(&format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
         state.time,
         ke,
         pe,
@@ -396,6 +423,7 @@ fn metric_row(
         i.contact_impulses,
         i.sweeps,
         i.unresolved,
+        i.unresolved_speed,
         i.substeps
     ))?;
     Ok(ke)
@@ -451,12 +479,14 @@ fn write_summary(cfg: &RunConfig, sim: &Simulation, s: &RunSummary) -> Result<()
             "contact_impulses": t.total.contact_impulses,
             "sweeps": t.total.sweeps,
             "unresolved": t.total.unresolved,
+            "max_unresolved_speed": t.total.unresolved_speed,
             "substeps": t.total.substeps,
             "toi_iterations": t.total.toi_iterations,
             "toi_capped": t.total.toi_capped,
             "max_impulses_per_step": t.max_impulses,
             "max_substeps_per_step": t.max_substeps,
             "steps_with_impulses": t.steps_with_impulses,
+            "steps_unresolved": t.steps_unresolved,
         })),
         "duration": m.settings.duration,
         "activation_distance": m.settings.activation_distance,
@@ -479,6 +509,7 @@ fn write_summary(cfg: &RunConfig, sim: &Simulation, s: &RunSummary) -> Result<()
         "max_penetration": s.max_penetration,
         "mean_penetration": s.mean_penetration,
         "final_kinetic_energy": s.final_kinetic_energy,
+        "warnings": s.warnings(),
         "stage_seconds": { "broad": t.broad, "narrow": t.narrow, "model": t.model, "solve": t.solve, "integrate": t.integrate },
         "version": env!("CARGO_PKG_VERSION"),
     });

@@ -337,7 +337,7 @@ fn factor(a: DMatrix<f64>) -> Option<nalgebra::LU<f64, nalgebra::Dyn, nalgebra::
 /// z with z_α solving the principal system M_αα z_α = −q_α (α = `support`) and 0 elsewhere;
 /// negative entries of complementarity rows are set to 0 (the caller judges z by its residual).
 /// None when M_αα is singular.
-fn solve_on_support(problem: &Problem, support: &[bool]) -> Option<DVector<f64>> {
+pub(crate) fn solve_on_support(problem: &Problem, support: &[bool]) -> Option<DVector<f64>> {
     let m = &problem.m;
     solve_on_support_with(problem.len(), problem.free, support, |r, c| m[(r, c)], &problem.q)
 }

@@ -66,7 +66,7 @@ pub enum Stage {
 }
 
 /// What the impulse stages did over a step (summed over its substeps and stages).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ImpulseReport {
     /// Impulses of the collision law at colliding points, with the pair's restitution.
     pub collisions: u64,
@@ -80,6 +80,9 @@ pub struct ImpulseReport {
     /// Points still approaching faster than the collision threshold when the sweep limit was
     /// reached.
     pub unresolved: u64,
+    /// The fastest approach (m/s, ≥ 0) left at an unresolved point: how far the stage was from
+    /// its answer; 0 when every stage converged. Over several stages or steps: the largest.
+    pub unresolved_speed: f64,
     /// Substeps the step was cut into (1 without an impact inside the step); 0 for models
     /// without an impulse loop.
     pub substeps: u64,
@@ -102,6 +105,7 @@ impl ImpulseReport {
         self.contact_impulses += o.contact_impulses;
         self.sweeps += o.sweeps;
         self.unresolved += o.unresolved;
+        self.unresolved_speed = self.unresolved_speed.max(o.unresolved_speed);
         self.substeps += o.substeps;
         self.toi_iterations += o.toi_iterations;
         self.toi_capped += o.toi_capped;

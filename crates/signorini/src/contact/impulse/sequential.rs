@@ -207,7 +207,8 @@ pub fn apply(
 /// Sweep `points` in `options.priority` order, asking `respond(point, u_n)` at each visit, until a
 /// sweep applies no impulse or `options.max_sweeps` sweeps are done. Bodies that received an
 /// impulse are flagged in `touched` (indexed by body; pass an empty slice to skip). The report's
-/// `unresolved` counts the points `respond` still wants an impulse at after the last sweep.
+/// `unresolved` counts the points `respond` still wants an impulse at after the last sweep, and
+/// `unresolved_speed` is the fastest approach −u_n among them.
 pub fn resolve(
     model: &Model,
     state: &mut State,
@@ -249,10 +250,13 @@ pub fn resolve(
         }
     }
     if !converged {
-        report.unresolved = points
-            .iter()
-            .filter(|p| respond(p, normal_velocity(state, p)) != Response::Skip)
-            .count() as u64;
+        for p in points {
+            let u_n = normal_velocity(state, p);
+            if respond(p, u_n) != Response::Skip {
+                report.unresolved += 1;
+                report.unresolved_speed = report.unresolved_speed.max(-u_n);
+            }
+        }
     }
     Ok(report)
 }

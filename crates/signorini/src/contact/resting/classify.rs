@@ -69,7 +69,7 @@ pub(super) fn classify(
         let v_n = k.v_rel.dot(c.normal);
         let cls = if c.gap > options.gap_tolerance || (fixed(c.body_a) && fixed(c.body_b)) {
             ContactClass::Apart
-        } else if v_n > options.velocity_tolerance {
+        } else if v_n > options.separation_speed(c.gap) {
             ContactClass::Separating
         } else if v_n < -options.velocity_tolerance {
             ContactClass::Colliding

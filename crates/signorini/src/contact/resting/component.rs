@@ -1,7 +1,7 @@
 //! [`RestingContact`]: the resting-contact solve as a component of an impulse-based model (slide
 //! 15's `solveLCP(restingC)`), holding its options and the LCP solvers to try in order.
 use super::error::RestingError;
-use super::forces::{resting_forces, RestingForces};
+use super::forces::{resting_forces, resting_forces_from, RestingForces, WarmStart};
 use super::options::RestingOptions;
 use crate::collision::Contact;
 use crate::dynamics::{Model, State, Wrench};
@@ -30,6 +30,8 @@ pub fn solvers_by_name(names: &[&str]) -> Result<Vec<Box<dyn Solver>>, RestingEr
 pub struct RestingContact {
     pub options: RestingOptions,
     solvers: Vec<Box<dyn Solver>>,
+    /// The last answer of [`solve_warm`](Self::solve_warm).
+    previous: Option<WarmStart>,
 }
 
 impl RestingContact {
@@ -54,7 +56,11 @@ impl RestingContact {
         if solvers.is_empty() {
             return Err(RestingError::NoSolver);
         }
-        Ok(RestingContact { options, solvers })
+        Ok(RestingContact {
+            options,
+            solvers,
+            previous: None,
+        })
     }
 
     /// Names of the solvers, in the order tried.
@@ -62,7 +68,29 @@ impl RestingContact {
         self.solvers.iter().map(|s| s.name()).collect()
     }
 
-    /// [`resting_forces`] with these options and solvers.
+    /// [`resting_forces_from`] warm-started from the last answer of this method (when its
+    /// contacts repeat), which it then replaces; an LCP without resting contacts clears it.
+    pub fn solve_warm(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        applied: &[Wrench],
+    ) -> Result<RestingForces, RestingError> {
+        let forces = resting_forces_from(
+            model,
+            state,
+            contacts,
+            applied,
+            &self.options,
+            &self.solvers,
+            self.previous.as_ref(),
+        )?;
+        self.previous = forces.warm_start.clone();
+        Ok(forces)
+    }
+
+    /// [`resting_forces`] with these options and solvers (no warm start).
     pub fn solve(
         &self,
         model: &Model,

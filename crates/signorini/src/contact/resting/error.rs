@@ -12,7 +12,7 @@ pub struct SolveAttempt {
     pub status: Status,
     /// Iterations or pivots.
     pub iterations: usize,
-    /// Scaled natural-map residual of its answer.
+    /// Row-wise relative residual of its answer (`solvers::relative_residual`).
     pub residual: f64,
 }
 

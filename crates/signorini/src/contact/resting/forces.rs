@@ -7,7 +7,8 @@
 //!   kinematics (v_rel, ṅ, spheres) and class (R1) of every contact      classify.rs
 //!   if some contact rests:
 //!     assemble the LCP (R4)–(R8)                                        lcp.rs
-//!     solve it with each solver in turn until one meets the tolerance  solve.rs
+//!     solve it: last answer's active set if it repeats, else each solver  solve.rs
+//!     in turn until one meets the tolerance
 //!     map z = (f, β, σ) back to normal forces, friction and wrenches   lcp.rs
 //!   body accelerations and d̈ (R2) of every contact under the forces
 //! ```
@@ -22,8 +23,10 @@ use crate::collision::Contact;
 use crate::contact::SolveReport;
 use crate::dynamics::integrate::accelerations;
 use crate::dynamics::{Model, State, Wrench};
+use crate::geometry::Feature;
 use crate::solvers::Solver;
 use glam::DVec3;
+use nalgebra::DVector;
 
 /// The answer of [`resting_forces`]. Per-contact vectors follow the input contact order.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,9 +57,36 @@ pub struct RestingForces {
     pub apart: Vec<usize>,
     /// Indices of the contacts whose ṅ was approximated by 0 (see the module documentation).
     pub approximate_normal_rate: Vec<usize>,
-    /// The LCP solve (`None` when no contact rests). `failed` is always false: failures are
-    /// errors.
+    /// The LCP solve (`None` when no contact rests). `failed`: no solver met the tolerance and
+    /// the answer is the best one within `RestingOptions::degraded_tolerance`.
     pub solve: Option<SolveReport>,
+    /// The answer as a warm start for the next solve (`None` when no contact rests).
+    pub warm_start: Option<WarmStart>,
+}
+
+/// A solved resting LCP, kept to warm-start the next one: its answer z and what identifies its
+/// rows — each resting contact by bodies, pieces and features, sliding or not. A later LCP with
+/// the same signature has the same layout, so z proposes its active set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WarmStart {
+    signature: Vec<RowKey>,
+    z: DVector<f64>,
+}
+
+/// A resting contact's identity in [`WarmStart::signature`].
+type RowKey = (usize, usize, usize, usize, Feature, Feature, bool);
+
+impl WarmStart {
+    fn signature(contacts: &[Contact], resting: &[usize], class: &[ContactClass]) -> Vec<RowKey> {
+        resting
+            .iter()
+            .map(|&i| {
+                let c = &contacts[i];
+                let sliding = matches!(class[i], ContactClass::Sliding { .. });
+                (c.body_a, c.piece_a, c.body_b, c.piece_b, c.feature_a, c.feature_b, sliding)
+            })
+            .collect()
+    }
 }
 
 /// The resting-contact forces at `state`: classify `contacts` (R1), build the LCP (R4)–(R8) for the
@@ -70,6 +100,22 @@ pub fn resting_forces(
     applied: &[Wrench],
     options: &RestingOptions,
     solvers: &[Box<dyn Solver>],
+) -> Result<RestingForces, RestingError> {
+    resting_forces_from(model, state, contacts, applied, options, solvers, None)
+}
+
+/// [`resting_forces`], first trying the active set of `warm` (a previous answer) when its
+/// signature matches this LCP's: z_α solving M_αα z_α = −q_α on α = {z̃ > 0}, used if it meets
+/// the tolerance (solver `warm start`), the solvers in order otherwise. A resting stack's LCP
+/// repeats from step to step, so most solves end there without pivoting.
+pub fn resting_forces_from(
+    model: &Model,
+    state: &State,
+    contacts: &[Contact],
+    applied: &[Wrench],
+    options: &RestingOptions,
+    solvers: &[Box<dyn Solver>],
+    warm: Option<&WarmStart>,
 ) -> Result<RestingForces, RestingError> {
     validate(model, state, contacts, applied, options)?;
     if solvers.is_empty() {
@@ -102,6 +148,7 @@ pub fn resting_forces(
     let mut friction = vec![DVec3::ZERO; contacts.len()];
     let mut wrenches = vec![Wrench::default(); nb];
     let mut solve = None;
+    let mut warm_start = None;
 
     if !resting.is_empty() {
         // The LCP (R4)–(R8), solved (R5) and mapped back to forces.
@@ -112,9 +159,18 @@ pub fn resting_forces(
             kin: &kin,
             free: &free,
             resting: &resting,
+            options,
         };
         let lcp = RestingLcp::assemble(&input, &class, &mu, options.friction_directions);
-        let solved = solve_in_order(&lcp, solvers, &options.lcp)?;
+        let signature = WarmStart::signature(contacts, &resting, &class);
+        let proposal = warm.filter(|w| w.signature == signature).map(|w| &w.z);
+        let solved = solve_in_order(
+            &lcp,
+            solvers,
+            &options.lcp,
+            options.degraded_tolerance,
+            proposal,
+        )?;
         let out = ContactForces {
             normal: &mut normal,
             friction: &mut friction,
@@ -122,6 +178,10 @@ pub fn resting_forces(
         };
         apply_solution(model, &lcp, &solved, &mu, &resting, out);
         solve = Some(solved.report(lcp.layout.unknowns()));
+        warm_start = Some(WarmStart {
+            signature,
+            z: solved.solution.z,
+        });
     }
 
     let (accelerations, normal_acceleration) =
@@ -140,6 +200,7 @@ pub fn resting_forces(
         apart,
         approximate_normal_rate,
         solve,
+        warm_start,
     })
 }
 

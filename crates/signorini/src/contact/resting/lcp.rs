@@ -10,11 +10,12 @@
 //!   M = [ W_nn  W_nt  0 ] with column c −= μ_c W[:, t̂_c] for sliding c      (R7), (R8)
 //!       [ W_tn  W_tt  E ]
 //!       [ μ     −Eᵀ   0 ]
-//!   q = (b_n, b_t, 0)
+//!   q = (b_n, b_t, 0)     (+ Baumgarte's drift terms when RestingOptions::stabilization_time > 0)
 //! ```
 use super::classify::ContactClass;
 use super::friction::{add_cone_complementarity, fold_sliding_friction};
 use super::kinematics::Kinematics;
+use super::options::RestingOptions;
 use crate::collision::Contact;
 use crate::contact::cone;
 use crate::contact::contact_jacobian_row;
@@ -95,6 +96,8 @@ pub(super) struct RowInputs<'a> {
     pub free: &'a [(DVec3, DVec3)],
     /// Indices of the resting contacts, in row order.
     pub resting: &'a [usize],
+    /// The stabilization's settings (`stabilization_time`, `max_recovery_speed`).
+    pub options: &'a RestingOptions,
 }
 
 impl RestingLcp {
@@ -134,6 +137,7 @@ fn rows_and_free_terms(
         kin,
         free,
         resting,
+        ..
     } = *input;
     let LcpLayout {
         k, nc, ns, nl, nt, ..
@@ -144,17 +148,27 @@ fn rows_and_free_terms(
     let mut rows = Vec::with_capacity(nc + nt + nl);
     let mut dirs = Vec::with_capacity(nt);
     let mut q = DVector::zeros(nc + nt + ns);
-    // (R2): b_n of the normal rows.
+    // Baumgarte's drift terms (`RestingOptions::stabilization_time`, τ; none when τ = 0).
+    let options = input.options;
+    let tau = options.stabilization_time;
+    let (rate, stiffness) = if tau > 0.0 {
+        (1.0 / tau, 1.0 / (tau * tau))
+    } else {
+        (0.0, 0.0)
+    };
+    // (R2): b_n of the normal rows, + 2 v_n/τ + ψ̃/τ² (ψ̃ the bounded overlap).
     for (r, &i) in resting.iter().enumerate() {
         let c = &contacts[i];
         rows.push(row(c, c.normal));
-        q[r] = kin[i].normal_acceleration(model, state, c, free);
+        let drift = 2.0 * rate * kin[i].v_rel.dot(c.normal)
+            + stiffness * options.corrected_overlap(c.gap);
+        q[r] = kin[i].normal_acceleration(model, state, c, free) + drift;
     }
-    // (R6): b_t = d_j·(p̈_b − p̈_a) of the cone rows.
+    // (R6): b_t = d_j·(p̈_b − p̈_a) of the cone rows, + d_j·u/τ.
     for &r in &layout.sticking {
         let i = resting[r];
         let c = &contacts[i];
-        let rel = kin[i].relative_point_acceleration(model, state, c, free);
+        let rel = kin[i].relative_point_acceleration(model, state, c, free) + rate * kin[i].v_rel;
         for d in cone::directions(c.normal, k) {
             q[nc + dirs.len()] = d.dot(rel);
             rows.push(row(c, d));

@@ -123,6 +123,14 @@
 //! may also end on a ray for such a non-copositive M when a solution does exist; the next solver
 //! in the list then gets its turn.)
 //!
+//! Options beyond Baraff (`RestingOptions`, off by default; the `impulse` model's global loop
+//! turns them on): Baumgarte's drift terms on the normal and cone rows (`stabilization_time`,
+//! `max_recovery_speed`: (R2) becomes b_n + 2 v_n/τ + ψ̃/τ², and a point being pushed out stays
+//! resting up to `separation_speed`); a warm start from the last answer's active set
+//! ([`resting_forces_from`], `RestingContact::solve_warm`); and a `degraded_tolerance` under
+//! which the best answer of failed solvers is still used, reported failed. Answers are accepted on
+//! the row-wise relative residual (`solvers::relative_residual`).
+//!
 //! Units: SI. Forces in N, accelerations in m/s², velocities in m/s, gaps in m.
 //!
 //! # Files
@@ -159,5 +167,5 @@ mod validate;
 pub use classify::ContactClass;
 pub use component::{solvers_by_name, RestingContact, DEFAULT_SOLVERS};
 pub use error::{RestingError, SolveAttempt};
-pub use forces::{resting_forces, RestingForces};
+pub use forces::{resting_forces, resting_forces_from, RestingForces, WarmStart};
 pub use options::RestingOptions;

@@ -22,9 +22,49 @@ pub struct RestingOptions {
     /// k ≥ 3, directions of the polyhedral friction cone (`cone::directions`). Default 4 (two
     /// opposite pairs along the tangent basis).
     pub friction_directions: usize,
-    /// Options passed to every LCP solver. A solve counts only when its scaled natural-map residual
-    /// (`solvers::residual`) is at most `lcp.tolerance`; default tolerance 1e-10.
+    /// Options passed to every LCP solver. A solve counts only when its row-wise relative residual
+    /// (`solvers::relative_residual`) is at most `lcp.tolerance`; default tolerance 1e-10.
     pub lcp: Options,
+    /// When no solver meets `lcp.tolerance`, the finite answer with the smallest relative
+    /// residual is still used if that residual is at most this; the solve is then reported
+    /// `failed`, with its residual. 0 (the default): never — the solve is an error
+    /// ([`RestingError::NotSolved`](super::RestingError::NotSolved)).
+    pub degraded_tolerance: f64,
+    /// τ (s) of the drift stabilization (Baumgarte 1972): the normal rows ask a_n + 2 v_n/τ +
+    /// min(ψ, 0)/τ² ≥ 0 and the cone rows hold the slip's acceleration at −u_t/τ, so a resting
+    /// contact's velocity and overlap errors decay like a critically damped spring of period 2πτ
+    /// instead of accumulating. 0 (the default): off, Baraff's a_n ≥ 0 exactly.
+    pub stabilization_time: f64,
+    /// v_max (m/s) of the stabilization: the overlap it corrects is bounded, ψ̃ = max(min(ψ, 0),
+    /// −v_max τ), so an overlap is pushed out at about v_max/e at most (the critically damped
+    /// response to ψ̃ from rest peaks at ψ̃/(τ e)), not launched. Default 0.5 m/s, the
+    /// time-stepping models' `max_recovery_speed`.
+    pub max_recovery_speed: f64,
+}
+
+impl RestingOptions {
+    /// The overlap the stabilization corrects, ψ̃ = max(min(ψ, 0), −v_max τ) (m, ≤ 0); 0 when
+    /// it is off.
+    pub fn corrected_overlap(&self, gap: f64) -> f64 {
+        if self.stabilization_time > 0.0 {
+            gap.min(0.0)
+                .max(-self.max_recovery_speed * self.stabilization_time)
+        } else {
+            0.0
+        }
+    }
+
+    /// The normal speed (m/s) above which a touching contact separates: ε_v, and while the
+    /// stabilization pushes an overlap out, twice the speed it may ask, ε_v + 2|ψ̃|/τ (a contact
+    /// being pushed out stays in the LCP until it is out).
+    pub fn separation_speed(&self, gap: f64) -> f64 {
+        let push = if self.stabilization_time > 0.0 {
+            -2.0 * self.corrected_overlap(gap) / self.stabilization_time
+        } else {
+            0.0
+        };
+        self.velocity_tolerance + push
+    }
 }
 
 impl Default for RestingOptions {
@@ -40,6 +80,9 @@ impl Default for RestingOptions {
                 max_pivots: 10_000,
                 relaxation: 1.0,
             },
+            degraded_tolerance: 0.0,
+            stabilization_time: 0.0,
+            max_recovery_speed: crate::contact::penalty::MAX_RECOVERY_SPEED,
         }
     }
 }

@@ -50,13 +50,17 @@ fn validate_options(options: &RestingOptions) -> Result<(), RestingError> {
         || !nonneg(options.velocity_tolerance)
         || !nonneg(options.slip_tolerance)
         || !nonneg(options.lcp.tolerance)
+        || !nonneg(options.degraded_tolerance)
+        || !nonneg(options.stabilization_time)
     {
         return bad(format!(
-            "tolerances must be finite and non-negative (gap {}, velocity {}, slip {}, lcp {})",
+            "tolerances must be finite and non-negative (gap {}, velocity {}, slip {}, lcp {}, degraded {}, stabilization time {})",
             options.gap_tolerance,
             options.velocity_tolerance,
             options.slip_tolerance,
-            options.lcp.tolerance
+            options.lcp.tolerance,
+            options.degraded_tolerance,
+            options.stabilization_time
         ));
     }
     if options.friction_directions < 3 {
