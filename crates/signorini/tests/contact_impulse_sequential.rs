@@ -3,8 +3,8 @@
 //! against a scalar oracle, with and without prioritization along gravity.
 use signorini::contact::impulse::law::{IntegrationOptions, Law};
 use signorini::contact::impulse::sequential::{
-    apply, normal_velocity, resolve, visiting_order, ImpactPoint, Priority, Response,
-    SequentialOptions,
+    apply, contact_levels, normal_velocity, resolve, shock_propagation, visiting_order,
+    ImpactPoint, Priority, Response, SequentialOptions,
 };
 use signorini::metrics::{angular_momentum, kinetic_energy, linear_momentum};
 use signorini::pipeline::{contacts, Workspace};
@@ -318,6 +318,92 @@ fn sweeps_on_a_sphere_column_match_a_scalar_gauss_seidel_oracle_with_and_without
             }
         }
     }
+}
+
+/// Shock propagation on a column of six unequal spheres all falling at once onto the ground
+/// (plastic, frictionless): the levels are the spheres' places in the column, and one pass from
+/// the ground up — each sphere stopped against the one below, held still — leaves every sphere
+/// at rest and nothing approaching, where plain sweeps need many passes for the load to travel
+/// (the oracle's count). With the lower sphere held, each impulse changes only the upper one's
+/// velocity: exactly to rest, so the answer is exact (velocities at round-off).
+#[test]
+fn shock_propagation_settles_a_falling_column_in_one_pass_per_level() {
+    let masses = [1.0, 0.5, 2.0, 1.0, 0.3, 1.5];
+    let speeds = [0.01, 0.012, 0.008, 0.01, 0.02, 0.01];
+    let (s, index) = column(&masses, &speeds, true);
+    let (cm, _) = s.contact_model(None).unwrap();
+    let m = &s.model;
+    let mut ws = Workspace::new();
+    let cs: Vec<_> = contacts(m, &s.initial, &mut ws, &cm).to_vec();
+    let points: Vec<ImpactPoint> = cs.iter().map(|c| ImpactPoint::from_contact(m, c)).collect();
+    let level = contact_levels(m, &points);
+    assert_eq!(level[m.body_index("ground").unwrap()], 0);
+    for (k, &i) in index.iter().enumerate() {
+        assert_eq!(level[i], k + 1, "sphere {k}");
+    }
+    let respond = |_: &ImpactPoint, u: f64| {
+        if u < -1e-9 {
+            Response::Plastic { allowance: 0.0 }
+        } else {
+            Response::Skip
+        }
+    };
+    let mut state = s.initial.clone();
+    let opts = options(Law::Newton, Priority::Gravity);
+    let r = shock_propagation(m, &mut state, &points, &opts, respond).unwrap();
+    for &i in &index {
+        assert!(state.bodies[i].velocity.length() <= 1e-15, "{:?}", state.bodies[i].velocity);
+    }
+    // Level by level: one sweep that applies the impulse, one that finds nothing, per level.
+    assert_eq!(r.contact_impulses, masses.len() as u64);
+    assert_eq!(r.sweeps, 2 * masses.len() as u64);
+    assert_eq!(r.unresolved, 0);
+    // The same column by plain sweeps (bottom first): more impulses (the oracle's count).
+    let order: Vec<usize> = (0..masses.len()).collect();
+    let (impulses, _, _) = chain_oracle(&masses, &speeds, &order, 1e-9);
+    assert!(impulses > masses.len() as u64, "{impulses}");
+}
+
+/// A body no chain of contacts joins to a fixed body has no level, and shock propagation leaves
+/// its contacts alone.
+#[test]
+fn bodies_off_the_ground_have_no_level() {
+    let (s, index) = column(&[1.0, 1.0], &[0.0, 0.0], false);
+    let m = &s.model;
+    let (cm, _) = s.contact_model(None).unwrap();
+    let mut ws = Workspace::new();
+    // Lift the column 1 m: the spheres touch each other, not the ground.
+    let mut state = s.initial.clone();
+    for &i in &index {
+        state.bodies[i].position.z += 1.0;
+    }
+    state.bodies[index[1]].velocity.z = -0.5;
+    let cs: Vec<_> = contacts(m, &state, &mut ws, &cm).to_vec();
+    let points: Vec<ImpactPoint> = cs
+        .iter()
+        .filter(|c| c.gap <= 1e-4)
+        .map(|c| ImpactPoint::from_contact(m, c))
+        .collect();
+    assert_eq!(points.len(), 1, "the spheres' contact only");
+    let level = contact_levels(m, &points);
+    assert_eq!((level[index[0]], level[index[1]]), (usize::MAX, usize::MAX));
+    let before = state.clone();
+    let r = shock_propagation(
+        m,
+        &mut state,
+        &points,
+        &options(Law::Newton, Priority::Gravity),
+        |_, u| {
+            if u < 0.0 {
+                Response::Plastic { allowance: 0.0 }
+            } else {
+                Response::Skip
+            }
+        },
+    )
+    .unwrap();
+    assert_eq!(r.contact_impulses, 0);
+    assert_eq!(state.bodies[index[1]].velocity, before.bodies[index[1]].velocity);
 }
 
 #[test]

@@ -328,19 +328,34 @@ pub fn box_drop(
     })
 }
 
-/// The book stack's runs: Guendelman's loop and the sequential loop with and without
-/// prioritization along gravity, and the global option.
-pub const BOOK_STACK_RUNS: [LoopRun; 5] = [
+/// The book stack's runs: Guendelman's loop (without shock propagation, slide 43's sweeps) and
+/// the sequential loop with and without prioritization along gravity, Guendelman's loop with
+/// its shock propagation, and the global option.
+pub const BOOK_STACK_RUNS: [LoopRun; 6] = [
     LoopRun {
         label: "guendelman (gravity)",
         model: "impulse",
-        words: &[("loop", "guendelman"), ("priority", "gravity")],
+        words: &[
+            ("loop", "guendelman"),
+            ("priority", "gravity"),
+            ("shock_propagation", "off"),
+        ],
         numbers: &[],
     },
     LoopRun {
         label: "guendelman (none)",
         model: "impulse",
-        words: &[("loop", "guendelman"), ("priority", "none")],
+        words: &[
+            ("loop", "guendelman"),
+            ("priority", "none"),
+            ("shock_propagation", "off"),
+        ],
+        numbers: &[],
+    },
+    LoopRun {
+        label: "guendelman + shock",
+        model: "impulse",
+        words: &[("loop", "guendelman"), ("shock_propagation", "on")],
         numbers: &[],
     },
     LoopRun {

@@ -40,6 +40,10 @@
 //!   contact stage close the gap, u_n = −ψ/h, leaves an approach that the next collision stage
 //!   bounces with e: a resting box rocked for ever.)
 //!
+//!   With `shock_propagation = "on"` (the default) the contact stage ends with Guendelman et
+//!   al.'s shock propagation (§7; `sequential::shock_propagation`): the contact graph's levels
+//!   from the ground up, each resolved with the levels below held still.
+//!
 //! Sequential impulses visit points lowest along gravity first with `priority = "gravity"`
 //! (slide 14). Units: SI (m, m/s, s).
 use super::law::{IntegrationOptions, Law};
@@ -176,6 +180,13 @@ model_params! {
             description: "global: LCP solvers of the resting-contact forces, tried in this order",
             kind: ParamKind::List(SOLVERS),
         },
+        shock_propagation: &'static str = ParamSpec {
+            name: "shock_propagation",
+            unit: "-",
+            default: ParamDefault::Word("on"),
+            description: "guendelman: \"on\" ends the contact stage with Guendelman's shock propagation (levels of the contact graph resolved from the ground up, each with the levels below held still), \"off\" leaves it to the sweeps",
+            kind: ParamKind::Choice(&["on", "off"]),
+        },
         stabilization_time: f64 = ParamSpec {
             name: "stabilization_time",
             unit: "s",
@@ -199,6 +210,11 @@ pub const SPEC: ModelSpec = ModelSpec {
 /// `solvers::relative_residual`): forces wrong by at most a millionth of the terms they balance,
 /// which the next substep's impulses absorb. Beyond it the substep has no resting force.
 pub const DEGRADED_LCP_TOLERANCE: f64 = 1e-6;
+
+/// Ordinary Gauss–Seidel sweeps of Guendelman's contact stage before its shock propagation
+/// (`shock_propagation = "on"`); ours, not the paper's number: enough for a load to reach a
+/// few contacts, few enough that a tall stack's cost is the one propagating pass.
+pub const SWEEPS_BEFORE_SHOCK: usize = 5;
 
 /// The loop of the `impulse` model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -245,6 +261,8 @@ pub struct ImpulseModel {
     pub micro_distance: f64,
     loop_settings: LoopSettings,
     stop_unresolved: bool,
+    /// Guendelman's loop ends its contact stage with shock propagation.
+    shock_propagation: bool,
     resting: Option<RestingContact>,
     /// How long the last resting forces hold (s): until the first sliding contact stops.
     horizon: f64,
@@ -325,6 +343,7 @@ impl ImpulseModel {
                 max_substeps: p.max_substeps,
             },
             stop_unresolved: p.on_unresolved == "stop",
+            shock_propagation: p.shock_propagation == "on",
             resting,
             horizon: f64::INFINITY,
         })
@@ -410,14 +429,41 @@ impl ImpulseStages for ImpulseModel {
             .map(|c| ImpactPoint::from_contact(model, c))
             .collect();
         let g = model.settings.gravity.length();
-        let report = sequential::resolve(
-            model,
-            state,
-            &points,
-            &self.sequential,
-            &mut [],
-            |p, u_n| self.respond(p, u_n, stage, h, g),
-        )?;
+        let respond = |p: &ImpactPoint, u_n: f64| self.respond(p, u_n, stage, h, g);
+        let shock = self.shock_propagation
+            && self.kind == ImpulseLoop::Guendelman
+            && stage == Stage::Contacts;
+        // With shock propagation the ordinary sweeps only spread the load a little first
+        // (Guendelman et al. iterate a few times before the last, propagating pass).
+        let options = SequentialOptions {
+            max_sweeps: if shock {
+                self.sequential.max_sweeps.min(SWEEPS_BEFORE_SHOCK)
+            } else {
+                self.sequential.max_sweeps
+            },
+            ..self.sequential
+        };
+        let mut report =
+            sequential::resolve(model, state, &points, &options, &mut [], respond)?;
+        if shock {
+            let shock =
+                sequential::shock_propagation(model, state, &points, &self.sequential, respond)?;
+            // What is left approaching is judged after the last pass.
+            let (sweeps, collisions, impulses) =
+                (shock.sweeps, shock.collisions, shock.contact_impulses);
+            report.sweeps += sweeps;
+            report.collisions += collisions;
+            report.contact_impulses += impulses;
+            report.unresolved = 0;
+            report.unresolved_speed = 0.0;
+            for p in &points {
+                let u_n = sequential::normal_velocity(state, p);
+                if respond(p, u_n) != Response::Skip {
+                    report.unresolved += 1;
+                    report.unresolved_speed = report.unresolved_speed.max(-u_n);
+                }
+            }
+        }
         if report.unresolved > 0 && self.stop_unresolved {
             return Err(unresolved_error(
                 model,
