@@ -70,6 +70,12 @@ impl RunSummary {
                 sv.failures, sv.solves, sv.max_residual
             ));
         }
+        if let Some(t) = self.impulses.as_ref().filter(|t| t.total.law_fallbacks > 0) {
+            out.push(format!(
+                "{} impulses fell back to the algebraic Newton law because the collision law's integration failed (summary.json: impulses.law_fallbacks)",
+                t.total.law_fallbacks
+            ));
+        }
         if let Some(t) = self.impulses.as_ref().filter(|t| t.steps_unresolved > 0) {
             out.push(format!(
                 "{} steps' sequential impulses ran out of sweeps with {} points still approaching, at up to {:.3e} m/s (metrics.csv: unresolved, unresolved_speed)",
@@ -480,6 +486,7 @@ fn write_summary(cfg: &RunConfig, sim: &Simulation, s: &RunSummary) -> Result<()
             "sweeps": t.total.sweeps,
             "unresolved": t.total.unresolved,
             "max_unresolved_speed": t.total.unresolved_speed,
+            "law_fallbacks": t.total.law_fallbacks,
             "substeps": t.total.substeps,
             "toi_iterations": t.total.toi_iterations,
             "toi_capped": t.total.toi_capped,

@@ -175,6 +175,7 @@ impl Hybrid {
                 priority: Priority::by_name(p.priority).expect("checked against the choices"),
                 max_sweeps: p.max_sweeps,
                 integration: IntegrationOptions::default(),
+                fallback: (p.on_unresolved == "continue").then_some(Law::AlgebraicNewton),
             },
             velocity_threshold: p.velocity_threshold,
             loop_settings: LoopSettings {

@@ -83,6 +83,9 @@ pub struct ImpulseReport {
     /// The fastest approach (m/s, ≥ 0) left at an unresolved point: how far the stage was from
     /// its answer; 0 when every stage converged. Over several stages or steps: the largest.
     pub unresolved_speed: f64,
+    /// Impulses the fallback law gave because the chosen law's integration failed
+    /// (`SequentialOptions::fallback`).
+    pub law_fallbacks: u64,
     /// Substeps the step was cut into (1 without an impact inside the step); 0 for models
     /// without an impulse loop.
     pub substeps: u64,
@@ -106,6 +109,7 @@ impl ImpulseReport {
         self.sweeps += o.sweeps;
         self.unresolved += o.unresolved;
         self.unresolved_speed = self.unresolved_speed.max(o.unresolved_speed);
+        self.law_fallbacks += o.law_fallbacks;
         self.substeps += o.substeps;
         self.toi_iterations += o.toi_iterations;
         self.toi_capped += o.toi_capped;

@@ -129,7 +129,7 @@ pub(crate) const ON_UNRESOLVED_PARAM: ParamSpec = ParamSpec {
     name: "on_unresolved",
     unit: "-",
     default: ParamDefault::Word("continue"),
-    description: "when points still approach after max_sweeps, or (global) no LCP solver meets its tolerance: \"continue\" (the step goes on: the approach left is in metrics.csv's unresolved and unresolved_speed, the LCP's best answer is used if its residual is within 1e-6, else no resting force, solver_failed; the run's summary warns) or \"stop\" the run naming them",
+    description: "when points still approach after max_sweeps, (global) no LCP solver meets its tolerance, or the collision law's integration fails at a point: \"continue\" (the step goes on: the approach left is in metrics.csv's unresolved and unresolved_speed, the LCP's best answer is used if its residual is within 1e-6, else no resting force, solver_failed; the failed impulse is the algebraic Newton law's, counted; the run's summary warns) or \"stop\" the run naming them",
     kind: ParamKind::Choice(&["stop", "continue"]),
 };
 
@@ -326,6 +326,7 @@ impl ImpulseModel {
                 priority,
                 max_sweeps: p.max_sweeps,
                 integration: IntegrationOptions::default(),
+                fallback: (p.on_unresolved == "continue").then_some(Law::AlgebraicNewton),
             },
             collision_threshold: p.collision_threshold,
             resting_threshold,
@@ -454,6 +455,7 @@ impl ImpulseStages for ImpulseModel {
             report.sweeps += sweeps;
             report.collisions += collisions;
             report.contact_impulses += impulses;
+            report.law_fallbacks += shock.law_fallbacks;
             report.unresolved = 0;
             report.unresolved_speed = 0.0;
             for p in &points {

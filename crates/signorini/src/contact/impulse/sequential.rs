@@ -121,6 +121,10 @@ pub struct SequentialOptions {
     /// Sweeps before giving up (≥ 1).
     pub max_sweeps: usize,
     pub integration: IntegrationOptions,
+    /// The law an impulse falls back to when `law`'s integration fails at a point (Mirtich's
+    /// integration out of steps on a near-singular collision matrix): counted in
+    /// `ImpulseReport::law_fallbacks`. `None`: the failure is an error.
+    pub fallback: Option<Law>,
 }
 
 /// Velocity of B's material point at `p` relative to A's (m/s).
@@ -181,20 +185,21 @@ pub fn apply(
     law: Law,
     options: &IntegrationOptions,
 ) -> Result<Option<DVec3>, ContactError> {
-    apply_held(model, state, &[], p, response, law, options)
+    Ok(apply_held(model, state, &[], p, response, (law, None), options)?.map(|(j, _)| j))
 }
 
 /// [`apply`] with the bodies flagged in `frozen` held still (infinite mass): the impulse acts on
-/// the other body alone.
+/// the other body alone; `laws` = (the law, its fallback when its integration fails). Returns
+/// the impulse and whether the fallback gave it.
 fn apply_held(
     model: &Model,
     state: &mut State,
     frozen: &[bool],
     p: &ImpactPoint,
     response: Response,
-    law: Law,
+    laws: (Law, Option<Law>),
     options: &IntegrationOptions,
-) -> Result<Option<DVec3>, ContactError> {
+) -> Result<Option<(DVec3, bool)>, ContactError> {
     let fail = |error: super::law::LawError| ContactError::Law {
         body_a: model.bodies[p.body_a].name.clone(),
         body_b: model.bodies[p.body_b].name.clone(),
@@ -215,8 +220,20 @@ fn apply_held(
     if !(shifted.z < 0.0) {
         return Ok(None);
     }
-    let c = collide(law, &k, shifted, p.friction, e, options).map_err(fail)?;
-    let j = frame.to_world(c.impulse);
+    let (c, fell_back) = match (collide(laws.0, &k, shifted, p.friction, e, options), laws.1) {
+        (Ok(c), _) => (c, false),
+        (Err(_), Some(fallback)) => (
+            collide(fallback, &k, shifted, p.friction, e, options).map_err(fail)?,
+            true,
+        ),
+        (Err(error), None) => return Err(fail(error)),
+    };
+    let j = add_impulse(model, state, frozen, p, frame.to_world(c.impulse));
+    Ok(Some((j, fell_back)))
+}
+
+/// +J on B and −J on A at the point (held bodies excepted); returns J.
+fn add_impulse(model: &Model, state: &mut State, frozen: &[bool], p: &ImpactPoint, j: DVec3) -> DVec3 {
     for (i, sign) in [(p.body_a, -1.0), (p.body_b, 1.0)] {
         let body = &model.bodies[i];
         if held(model, frozen, i) {
@@ -227,7 +244,7 @@ fn apply_held(
         bs.velocity += sign * body.inv_mass * j;
         bs.angular_velocity += inv_inertia * (p.point - bs.position).cross(sign * j);
     }
-    Ok(Some(j))
+    j
 }
 
 /// Sweep `points` in `options.priority` order, asking `respond(point, u_n)` at each visit, until a
@@ -268,9 +285,11 @@ fn resolve_held(
         for &i in &order {
             let p = &points[i];
             let response = respond(p, normal_velocity(state, p));
+            let laws = (options.law, options.fallback);
             let applied_here =
-                apply_held(model, state, frozen, p, response, options.law, &options.integration)?;
-            if applied_here.is_some() {
+                apply_held(model, state, frozen, p, response, laws, &options.integration)?;
+            if let Some((_, fell_back)) = applied_here {
+                report.law_fallbacks += fell_back as u64;
                 applied += 1;
                 match response {
                     Response::Collide { .. } => report.collisions += 1,
