@@ -930,6 +930,43 @@ fn diverging_run_exits_1_names_step_and_body_and_leaves_readable_files() {
     );
 }
 
+/// The issue's case (issue 16, item 3): a box released 0.4 m above the ground in steps of 0.5 s
+/// under explicit deepest-point falls g h² = 2.45 m in its first step. The run used to report
+/// success (the box sank on to z = −7.4 m); now it stops at step 1: exit 1, the message names the
+/// step, both bodies, how far beyond and what to change, and the files hold the initial state.
+#[test]
+fn a_box_dropped_through_the_ground_in_one_step_stops_the_run_with_readable_files() {
+    let tmp = TempDir::new("through");
+    let scene = tmp.write(
+        "drop.toml",
+        "[simulation]\ntime_step = 0.5\nduration = 2.0\nintegrator = \"semi-implicit-euler\"\n\n[contact]\nmodel = \"deepest-point\"\n\n[[body]]\nname = \"ground\"\nfixed = true\nshape = { type = \"halfspace\", normal = [0.0, 0.0, 1.0] }\n\n[[body]]\nname = \"box\"\nmass = 1.0\nshape = { type = \"box\", size = [0.2, 0.2, 0.2] }\nposition = [0.0, 0.0, 0.5]\n",
+    );
+    let out = tmp.join("out");
+    let o = signorini(tmp.path(), &["run", s(&scene), "--out", s(&out)]);
+    o.expect_code(1, "a box through the ground");
+    for part in [
+        "step 1 (t = 0.5 s): body `box` ended wholly beyond the half-space `ground`",
+        "its nearest point is 1.853e0 m past the plane",
+        "smaller time step",
+        "integrator = \"implicit-euler\"",
+        s(&out),
+    ] {
+        assert!(o.stderr.contains(part), "stderr lacks `{part}`:\n{}", o.stderr);
+    }
+    let summary = read_summary(&out);
+    assert_eq!(summary["status"], "failed");
+    let error = summary["error"].as_str().expect("summary error is a string");
+    assert!(error.contains("`box`") && error.contains("`ground`"), "{error}");
+    let metrics = Csv::read(&out.join("metrics.csv"));
+    metrics.assert_well_formed("partial metrics.csv", &["solver"]);
+    let traj = Csv::read(&out.join("trajectory.csv"));
+    assert_eq!(traj.header.join(","), TRAJECTORY_HEADER);
+    traj.assert_well_formed("partial trajectory.csv", &["body"]);
+    // The initial state only (one row per body, the dynamic box; or both bodies).
+    assert_eq!(metrics.rows.len(), 1);
+    assert!(!traj.rows.is_empty() && traj.rows.iter().all(|r| r[0] == "0"), "{:?}", traj.rows);
+}
+
 // ---------------------------------------------------------------------------------------------
 // 5. `models`, 6. `bench`
 // ---------------------------------------------------------------------------------------------
@@ -1273,9 +1310,12 @@ fn experiment_activation_quick_type_2_stays_out_of_the_surface() {
     let csv = Csv::read(&out.join("activation.csv"));
     assert_eq!(
         csv.header.join(","),
-        "scene,activation,speed,time_step,speed_times_step,max_penetration"
+        "scene,activation,speed,time_step,speed_times_step,max_penetration,passed_through"
     );
     csv.assert_well_formed("activation.csv", &["scene", "activation"]);
+    // The quick sweep's deepest ball (0.14 m, r = 0.1 m) is still partly above the ground: no run
+    // stops as passed through (the full sweep's two at 50 m/s and h = 1e-2 s do).
+    assert!(csv.f64s("passed_through").iter().all(|&p| p == 0.0));
     // 2 scenes x 2 activations x speeds {1, 20} x steps {1e-3, 1e-2}.
     assert_eq!(csv.rows.len(), 16);
     let (scene, act) = (csv.col("scene"), csv.col("activation"));

@@ -104,16 +104,41 @@ fn a_fast_ball_never_tunnels_through_a_thin_plate_with_time_of_impact_regression
 }
 
 #[test]
-fn a_plain_fixed_step_lets_the_fast_ball_through_the_plate() {
+fn a_plain_fixed_step_lets_the_fast_ball_through_the_plate_and_the_run_stops() {
     // 1 m per step: the ball is above the plate at one step and below it at the next, and never
-    // seen touching. (What regression prevents; at 1 m/s the plain step still catches it.)
-    let (_, last) = run(&plate(1000.0, 1e-3, false));
+    // seen touching. (What regression prevents; at 1 m/s the plain step still catches it.) The
+    // pipeline's pass-through check stops the run at that step: from z = 1.07 the ball's centre
+    // is at 0.07 after step 1 and at −0.93 after step 2, 0.925 m past the plate's bottom face.
+    let s = plate(1000.0, 1e-3, false);
+    let (mut cm, _) = s.contact_model(None).unwrap();
+    let mut stepper = Stepper::new(&s.model, &cm).unwrap();
+    let (mut state, mut ws) = (s.initial.clone(), Workspace::new());
+    let err = loop {
+        match stepper.step(&s.model, &mut state, &mut ws, &mut cm) {
+            Ok(_) => assert!(state.step < 3, "the run went on past the plate"),
+            Err(e) => break e,
+        }
+    };
+    match &err {
+        signorini::StepError::CrossedFixed {
+            step,
+            body,
+            obstacle,
+            beyond,
+            ..
+        } => {
+            assert_eq!(
+                (*step, body.as_str(), obstacle.as_str()),
+                (2, "`ball`", "`plate`")
+            );
+            assert!((beyond - 0.925).abs() < 1e-9, "{err}");
+        }
+        e => panic!("expected CrossedFixed, got: {e}"),
+    }
     assert!(
-        last.bodies[1].position.z < -0.005,
-        "ends at {}",
-        last.bodies[1].position.z
+        err.to_string().contains("time_of_impact = \"regress\""),
+        "{err}"
     );
-    assert_eq!(last.bodies[1].velocity.z, -1000.0);
     let (_, last) = run(&plate(1.0, 1e-3, false));
     assert!(last.bodies[1].position.z > 0.0 && last.bodies[1].velocity.z > 0.0);
 }

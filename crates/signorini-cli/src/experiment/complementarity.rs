@@ -50,7 +50,7 @@ pub(super) fn activation(cx: &mut Context) -> Result<(), Failure> {
     say!("largest penetration (m) of a sphere thrown down at speed v, by time step h:");
     let mut head = format!("{:<16} {:<13} {:>7}", "scene", "activation", "v (m/s)");
     for h in steps {
-        head += &format!("  {:>10}", format!("h = {h}"));
+        head += &format!("  {:>10} ", format!("h = {h}"));
     }
     say!("{head}");
     for (name, _) in &scenes {
@@ -61,11 +61,26 @@ pub(super) fn activation(cx: &mut Context) -> Result<(), Failure> {
                     let r = runs.iter().find(|(n, r)| {
                         n == name && r.activation == a && r.speed == v && r.time_step == h
                     });
-                    line += &format!("  {:>10.3e}", r.map_or(f64::NAN, |r| r.1.max_penetration));
+                    // `*`: the ball passed wholly into the ground and the run stopped there.
+                    let mark = if r.is_some_and(|r| r.1.passed_through) {
+                        "*"
+                    } else {
+                        " "
+                    };
+                    line += &format!(
+                        "  {:>10.3e}{mark}",
+                        r.map_or(f64::NAN, |r| r.1.max_penetration)
+                    );
                 }
                 say!("{line}");
             }
         }
+    }
+    let through = runs.iter().filter(|(_, r)| r.passed_through).count();
+    if through > 0 {
+        say!(
+            "* passed through: {through} runs stopped when the ball ended a step wholly beyond a plane of the ground (the figure is the depth of its deepest point there)"
+        );
     }
     for a in ACTIVATIONS {
         let worst = runs
@@ -83,18 +98,19 @@ pub(super) fn activation(cx: &mut Context) -> Result<(), Failure> {
         .iter()
         .map(|(n, r)| {
             format!(
-                "{n},{},{},{},{},{}",
+                "{n},{},{},{},{},{},{}",
                 r.activation,
                 r.speed,
                 r.time_step,
                 r.speed * r.time_step,
-                r.max_penetration
+                r.max_penetration,
+                r.passed_through as u8
             )
         })
         .collect();
     cx.csv(
         "activation.csv",
-        "scene,activation,speed,time_step,speed_times_step,max_penetration",
+        "scene,activation,speed,time_step,speed_times_step,max_penetration,passed_through",
         &rows,
     )?;
 

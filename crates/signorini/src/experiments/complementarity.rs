@@ -1,6 +1,7 @@
 //! Experiments of the complementarity issue: type 1 vs type 2 activation (Nguyen–Trinkle
 //! slides, disk–line and disk–two-lines in 3D), Coulomb friction on a ramp, the perturbed
 //! resting block (Drumwright 2008, section IV-B) and the stack of 10 boxes.
+use crate::pipeline::StepError;
 use crate::simulation::Error;
 use super::{penetration, simulate};
 use crate::contact::ParamInput;
@@ -23,6 +24,10 @@ pub struct ActivationRun {
     /// Largest speed of the ball over the run (m/s): the impact speed after the fall, which
     /// bounds every later approach (type 1's ejection returns at most the speed it came in with).
     pub max_speed: f64,
+    /// The run stopped because the ball passed through: it ended a step wholly beyond a plane of
+    /// the ground (`StepError::BeyondHalfSpace`, or deeper into a bounded piece than it is wide:
+    /// `PassedThrough`). `max_penetration` then includes the depth it was stopped at.
+    pub passed_through: bool,
 }
 
 /// Throw the scene's body `ball` straight down at `speed` (m/s) with step `h` (s) and the given
@@ -48,16 +53,31 @@ pub fn ball_penetration(
     // The paper's model: an overlap removed in one step by ψ/h (what type 1 activation pays for).
     scene.set_param("recovery", ParamInput::Word("full".into()), "experiment activation");
     let (mut worst, mut fastest): (f64, f64) = (0.0, 0.0);
-    simulate(&scene, None, |s, r| {
+    let run = simulate(&scene, None, |s, r| {
         worst = worst.max(penetration(r));
         fastest = fastest.max(s.bodies[ball].velocity.length());
-    })?;
+    });
+    // A ball that went wholly into the ground is a result of type 1 activation (its figure: the
+    // depth it was stopped at), not a failure of the sweep; any other error is.
+    let stopped_at = match &run {
+        Ok(_) => None,
+        Err(e) => match e.step_error() {
+            Some(
+                StepError::BeyondHalfSpace { depth, .. } | StepError::PassedThrough { depth, .. },
+            ) => Some(*depth),
+            _ => None,
+        },
+    };
+    if stopped_at.is_none() {
+        run?;
+    }
     Ok(ActivationRun {
         activation: activation.into(),
         speed,
         time_step: h,
-        max_penetration: worst,
+        max_penetration: worst.max(stopped_at.unwrap_or(0.0)),
         max_speed: fastest,
+        passed_through: stopped_at.is_some(),
     })
 }
 

@@ -149,6 +149,7 @@ pub fn angle_sweep(
 // ---------------------------------------------------------------------------------------------
 
 use super::simulate;
+use crate::pipeline::StepError;
 use crate::contact::ParamInput;
 use crate::metrics::kinetic_energy;
 use crate::scene::Scene;
@@ -535,13 +536,15 @@ pub struct PlateRun {
     pub speed: f64,
     pub time_step: f64,
     pub regress: bool,
-    /// The ball ended below the plate.
+    /// The ball went through the plate: the run stopped at the step that crossed it
+    /// (`StepError::CrossedFixed`), or it ended below the plate.
     pub tunnelled: bool,
     /// Largest penetration over the run (m).
     pub max_penetration: f64,
-    /// Final vertical velocity (m/s; > 0: bounced back up).
+    /// Final vertical velocity (m/s; > 0: bounced back up; at the last step before the stop for
+    /// a run that tunnelled).
     pub final_vz: f64,
-    /// Substeps and regression iterations over the run.
+    /// Substeps and regression iterations over the run (up to the stop).
     pub substeps: u64,
     pub toi_iterations: u64,
 }
@@ -576,21 +579,33 @@ pub fn thin_plate(
         .ok_or_else(|| Error::Experiment(format!("{}: no body named `ball`", scene.desc.file)))?;
     scene.initial.bodies[ball].velocity = glam::DVec3::new(0.0, 0.0, -speed);
     let (mut pen, mut substeps, mut iterations) = (0.0f64, 0, 0);
-    let last = simulate(&scene, Some("impulse"), |_, r| {
+    let mut vz = -speed;
+    let run = simulate(&scene, Some("impulse"), |s, r| {
+        vz = s.bodies[ball].velocity.z;
         if let Some(r) = r {
             pen = pen.max(r.max_penetration);
             substeps += r.impulses.substeps;
             iterations += r.impulses.toi_iterations;
         }
-    })?;
-    let b = &last.bodies[ball];
+    });
+    // The pipeline stops a run whose ball crossed the plate within a step
+    // (`StepError::CrossedFixed`): that is the tunnelling this experiment counts, with the ball's
+    // velocity as it went through (nothing acts on it in the step that crosses).
+    let (tunnelled, final_vz) = match run {
+        Ok(last) => {
+            let b = &last.bodies[ball];
+            (b.position.z < bottom, b.velocity.z)
+        }
+        Err(e) if matches!(e.step_error(), Some(StepError::CrossedFixed { .. })) => (true, vz),
+        Err(e) => return Err(e),
+    };
     Ok(PlateRun {
         speed,
         time_step: h,
         regress,
-        tunnelled: b.position.z < bottom,
+        tunnelled,
         max_penetration: pen,
-        final_vz: b.velocity.z,
+        final_vz,
         substeps,
         toi_iterations: iterations,
     })

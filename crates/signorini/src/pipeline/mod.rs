@@ -3,6 +3,7 @@
 pub mod adaptive;
 pub mod impulse;
 pub mod implicit;
+mod through;
 
 use crate::collision::{max_penetration, BroadPhase, Contact, NarrowPhase, PiecePair};
 use crate::contact::impulse::ImpulseReport;
@@ -15,6 +16,7 @@ use crate::dynamics::implicit::ForceElement;
 use implicit::ImplicitReport;
 use crate::dynamics::integrate::{self, Derivative};
 use crate::dynamics::{Integrator, Model, State, Wrench};
+use crate::geometry::Pose;
 use std::time::Instant;
 
 /// Wall-clock seconds spent in each stage of a step.
@@ -87,6 +89,40 @@ pub enum StepError {
         depth: f64,
         size: f64,
     },
+    #[error("step {step} (t = {time} s): body {body} ended wholly beyond the half-space {half_space}: its nearest point is {beyond:.3e} m past the plane, its deepest {depth:.3e} m, after its centre moved {travel:.3e} m in the step. It went through the surface within one step and no contact model can bring it back as a contact. Try a smaller time step (a step should move a body less than its own size){remedy}")]
+    BeyondHalfSpace {
+        step: u64,
+        time: f64,
+        /// The dynamic piece: "`name`" or "piece i of `name`".
+        body: String,
+        /// The fixed half-space, worded the same way.
+        half_space: String,
+        /// Distance of the piece's nearest point beyond the plane (m).
+        beyond: f64,
+        /// Depth of its deepest point beyond the plane (m).
+        depth: f64,
+        /// How far the piece's centre moved in the step (m).
+        travel: f64,
+        /// What else to change for this model (", or …"; may be empty).
+        remedy: String,
+    },
+    #[error("step {step} (t = {time} s): body {body} crossed the fixed body {obstacle} within one step: its centre moved {travel:.3e} m, went through {chord:.3e} m of {obstacle} and ended {beyond:.3e} m past its far side, where a contact, if one is left, pushes it on. Try a smaller time step (a step should move a body less than the fixed body is thick){remedy}")]
+    CrossedFixed {
+        step: u64,
+        time: f64,
+        /// The dynamic piece: "`name`" or "piece i of `name`".
+        body: String,
+        /// The fixed piece it crossed, worded the same way.
+        obstacle: String,
+        /// Length of the centre's segment inside the fixed piece (m).
+        chord: f64,
+        /// Distance of the end of the segment past the face it left by (m).
+        beyond: f64,
+        /// How far the piece's centre moved in the step (m).
+        travel: f64,
+        /// What else to change for this model (", or …"; may be empty).
+        remedy: String,
+    },
     // Not named `source`: thiserror would make it the error's source, and anyhow would print the
     // message twice (once here, once as "Caused by").
     #[error("step {step} (t = {time} s): contact model failed: {failure}")]
@@ -115,6 +151,9 @@ pub struct Workspace {
     applied: Vec<Wrench>,
     stage: State,
     k: [Vec<Derivative>; 4],
+    /// Body poses at the start of the step being advanced (the pass-through checks).
+    start: Vec<Pose>,
+    through: through::Scratch,
 }
 
 impl Workspace {
@@ -239,7 +278,12 @@ fn power(model: &Model, state: &State, wrenches: &[Wrench]) -> f64 {
 ///
 /// One `match` over the three couplings (`contact::coupling`): force models are integrated by
 /// the scene's integrator, velocity-level models solve their step's problem and are integrated by
-/// semi-implicit Euler, impulse-based models run their impulse loop (`impulse.rs`).
+/// semi-implicit Euler, impulse-based models run their impulse loop (`impulse.rs`). Every
+/// coupling ends with the state checks and the depth check of the new state; then the
+/// pass-through checks compare it with the poses at the start (`through.rs`: a piece wholly
+/// beyond a half-space, a piece that crossed a fixed piece within the step). A failed check is an
+/// error of the attempt, so an adaptive step retries shorter and only a step it keeps can stop
+/// the run.
 pub fn advance(
     model: &Model,
     state: &mut State,
@@ -249,7 +293,11 @@ pub fn advance(
     clock: Clock,
     measure_work: bool,
 ) -> Result<Attempt, StepError> {
-    match contact_model {
+    let mut start = std::mem::take(&mut ws.start);
+    start.clear();
+    start.extend(state.bodies.iter().map(|b| b.pose()));
+    let start_time = state.time;
+    let attempt = match contact_model {
         ContactModel::Force(m) => {
             advance_force(model, state, ws, m.as_mut(), h, clock, measure_work)
         }
@@ -259,7 +307,13 @@ pub fn advance(
         // Impulses change velocities at instants: the impulse loop takes the step (no work
         // measurement: adaptive steps refuse impulse-based models).
         ContactModel::ImpulseBased(m) => impulse::advance(model, state, ws, m.as_mut(), h, clock),
-    }
+    };
+    let checked = attempt.and_then(|a| {
+        through::check(model, &start, start_time, state, contact_model, &mut ws.through)?;
+        Ok(a)
+    });
+    ws.start = start;
+    checked
 }
 
 /// A failure of the contact model in the step that starts at `state`.
@@ -561,9 +615,12 @@ fn report(ws: &Workspace, times: StageTimes, model_stats: ModelStats, h: f64) ->
 
 /// Stop when a contact between two bounded pieces is deeper than the smaller one is wide (twice its
 /// bounding radius): it lies wholly inside the other, where no normal can say which way is out,
-/// and no contact model can recover the pair. A piece inside a half-space still knows the way out
-/// (the plane's normal): type 1 activation at 50 m/s and h = 1e-2 s puts a ball 0.3 m deep into
-/// the ground and stewart-trinkle lifts it out the next step.
+/// and no contact model can recover the pair. Half-spaces are not checked here: a piece *partly*
+/// in a half-space, however deep, still has the plane's normal as its way out and is left to the
+/// model. A piece *wholly* beyond the plane is another matter — this comment used to say that
+/// stewart-trinkle lifting a ball 0.3 m deep (r = 0.1 m: wholly underground) out of the ground
+/// the next step was fine; it is a pass-through, and `through.rs` stops it, as it stops a body
+/// whose centre crossed a fixed piece within the step (a thin wall: no contact may be left).
 pub(crate) fn check_depths(
     model: &Model,
     state: &State,

@@ -43,3 +43,14 @@ pub enum Error {
         source: std::io::Error,
     },
 }
+
+impl Error {
+    /// The step error this is, or wraps (`InScene`): what stopped a run.
+    pub fn step_error(&self) -> Option<&StepError> {
+        match self {
+            Error::Step(e) => Some(e),
+            Error::InScene { error, .. } => error.step_error(),
+            _ => None,
+        }
+    }
+}
