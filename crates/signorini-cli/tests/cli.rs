@@ -951,12 +951,21 @@ fn a_box_dropped_through_the_ground_in_one_step_stops_the_run_with_readable_file
         "integrator = \"implicit-euler\"",
         s(&out),
     ] {
-        assert!(o.stderr.contains(part), "stderr lacks `{part}`:\n{}", o.stderr);
+        assert!(
+            o.stderr.contains(part),
+            "stderr lacks `{part}`:\n{}",
+            o.stderr
+        );
     }
     let summary = read_summary(&out);
     assert_eq!(summary["status"], "failed");
-    let error = summary["error"].as_str().expect("summary error is a string");
-    assert!(error.contains("`box`") && error.contains("`ground`"), "{error}");
+    let error = summary["error"]
+        .as_str()
+        .expect("summary error is a string");
+    assert!(
+        error.contains("`box`") && error.contains("`ground`"),
+        "{error}"
+    );
     let metrics = Csv::read(&out.join("metrics.csv"));
     metrics.assert_well_formed("partial metrics.csv", &["solver"]);
     let traj = Csv::read(&out.join("trajectory.csv"));
@@ -964,7 +973,11 @@ fn a_box_dropped_through_the_ground_in_one_step_stops_the_run_with_readable_file
     traj.assert_well_formed("partial trajectory.csv", &["body"]);
     // The initial state only (one row per body, the dynamic box; or both bodies).
     assert_eq!(metrics.rows.len(), 1);
-    assert!(!traj.rows.is_empty() && traj.rows.iter().all(|r| r[0] == "0"), "{:?}", traj.rows);
+    assert!(
+        !traj.rows.is_empty() && traj.rows.iter().all(|r| r[0] == "0"),
+        "{:?}",
+        traj.rows
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1845,16 +1858,29 @@ fn unresolved_impulses_continue_with_a_warning_and_the_residual_per_step() {
     let warnings = summary["warnings"].as_array().expect("a warnings list");
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     let w = warnings[0].as_str().unwrap();
-    assert!(w.contains(&format!("{steps} steps")) && w.contains("unresolved_speed"), "{w}");
+    assert!(
+        w.contains(&format!("{steps} steps")) && w.contains("unresolved_speed"),
+        "{w}"
+    );
     assert!(o.stderr.contains(&format!("warning: {w}")), "{}", o.stderr);
     // A clean run has none.
     let clean = tmp.join("clean");
     signorini(
         tmp.path(),
-        &["run", example!("box_drop.toml"), "--duration", "0.2", "--out", s(&clean)],
+        &[
+            "run",
+            example!("box_drop.toml"),
+            "--duration",
+            "0.2",
+            "--out",
+            s(&clean),
+        ],
     )
     .expect_code(0, "run box_drop.toml");
-    assert_eq!(read_summary(&clean)["warnings"].as_array().map(Vec::len), Some(0));
+    assert_eq!(
+        read_summary(&clean)["warnings"].as_array().map(Vec::len),
+        Some(0)
+    );
 }
 
 #[test]
@@ -2111,7 +2137,12 @@ fn experiment_book_stack_quick_counts_impulses_with_and_without_priority() {
         mean[plain]
     );
     let pen = csv.f64s("final_penetration");
-    assert!(pen[shock] <= 1e-3 && pen[plain] <= 1e-3, "{} {}", pen[shock], pen[plain]);
+    assert!(
+        pen[shock] <= 1e-3 && pen[plain] <= 1e-3,
+        "{} {}",
+        pen[shock],
+        pen[plain]
+    );
     let steps = Csv::read(&out.join("book_stack_steps.csv"));
     assert_eq!(steps.header.join(","), "run,books,time,impulses,sweeps");
     assert_png(&out.join("book_stack_impulses.png"));

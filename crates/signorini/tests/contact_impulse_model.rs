@@ -319,7 +319,10 @@ fn global_option_holds_the_ten_box_stack() {
         let drift = (state.bodies[top].position - start).length();
         assert!(drift <= 1e-9, "h = {h}: top box moved {drift:e} m");
         // A step whose LCP met only the degraded tolerance is rare (1 of 10,000 measured).
-        assert!(failed * 1000 <= n, "h = {h}: {failed} of {n} solves degraded");
+        assert!(
+            failed * 1000 <= n,
+            "h = {h}: {failed} of {n} solves degraded"
+        );
     }
 }
 
@@ -348,7 +351,11 @@ fn global_option_pushes_an_overlap_out_as_a_critically_damped_spring() {
     assert!((t_peak - tau).abs() <= 0.1 * tau, "peak at {t_peak} s");
     let end = &run[499].0.bodies[1];
     // Out and at rest: 0.5 s = 25 τ, e^(-25) of the overlap left.
-    assert!((end.position.z - 0.1).abs() <= 1e-6, "z = {}", end.position.z);
+    assert!(
+        (end.position.z - 0.1).abs() <= 1e-6,
+        "z = {}",
+        end.position.z
+    );
     assert!(end.velocity.length() <= 1e-6, "{:?}", end.velocity);
 }
 

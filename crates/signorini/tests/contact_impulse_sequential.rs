@@ -162,7 +162,10 @@ fn a_failed_law_integration_falls_back_to_the_algebraic_law_or_is_an_error() {
     let mut state = s.initial.clone();
     let err = resolve(m, &mut state, &points, &opts, &mut [], respond).unwrap_err();
     let message = err.to_string();
-    assert!(message.contains("`a`") && message.contains("`b`"), "{message}");
+    assert!(
+        message.contains("`a`") && message.contains("`b`"),
+        "{message}"
+    );
     opts.fallback = Some(Law::AlgebraicNewton);
     let mut state = s.initial.clone();
     let l0 = linear_momentum(m, &state);
@@ -391,7 +394,11 @@ fn shock_propagation_settles_a_falling_column_in_one_pass_per_level() {
     let opts = options(Law::Newton, Priority::Gravity);
     let r = shock_propagation(m, &mut state, &points, &opts, respond).unwrap();
     for &i in &index {
-        assert!(state.bodies[i].velocity.length() <= 1e-15, "{:?}", state.bodies[i].velocity);
+        assert!(
+            state.bodies[i].velocity.length() <= 1e-15,
+            "{:?}",
+            state.bodies[i].velocity
+        );
     }
     // Level by level: one sweep that applies the impulse, one that finds nothing, per level.
     assert_eq!(r.contact_impulses, masses.len() as u64);
@@ -442,7 +449,10 @@ fn bodies_off_the_ground_have_no_level() {
     )
     .unwrap();
     assert_eq!(r.contact_impulses, 0);
-    assert_eq!(state.bodies[index[1]].velocity, before.bodies[index[1]].velocity);
+    assert_eq!(
+        state.bodies[index[1]].velocity,
+        before.bodies[index[1]].velocity
+    );
 }
 
 #[test]

@@ -133,7 +133,10 @@ fn recovery_words_are_each_models_own() {
         build(model, "bounded").unwrap();
         build(model, "full").unwrap();
         let e = build(model, "sideways").unwrap_err();
-        assert!(e.contains("recovery") && e.contains("not one of"), "{model}: {e}");
+        assert!(
+            e.contains("recovery") && e.contains("not one of"),
+            "{model}: {e}"
+        );
     }
     build("anitescu-potra", "none").unwrap();
     for model in ["stewart-trinkle", "peg"] {

@@ -1090,7 +1090,9 @@ fn a_repeated_resting_lcp_is_solved_on_the_last_active_set() {
         assert_rel("f_n", *b, *a, 1e-12, MASS * G);
     }
     // Three of the four corners: another signature, so Lemke again.
-    let third = solver.solve_warm(&model, &state, &contacts[..3], &w).unwrap();
+    let third = solver
+        .solve_warm(&model, &state, &contacts[..3], &w)
+        .unwrap();
     assert_eq!(third.solve.unwrap().solver, "lemke");
 }
 

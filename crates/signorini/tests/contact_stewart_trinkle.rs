@@ -223,7 +223,12 @@ fn anitescu_potra_never_corrects_penetration_and_stops_at_the_activation_gap() {
 #[test]
 fn anitescu_potra_bounded_recovery_removes_an_overlap_and_keeps_a_gap() {
     let ap = |activation, recovery| {
-        ball_outcome_with("sphere_on_plane.toml", "anitescu-potra", activation, recovery)
+        ball_outcome_with(
+            "sphere_on_plane.toml",
+            "anitescu-potra",
+            activation,
+            recovery,
+        )
     };
     let (gap, deepest) = ap("anticipating", "bounded");
     let (paper, _) = ap("anticipating", "none");
@@ -231,16 +236,25 @@ fn anitescu_potra_bounded_recovery_removes_an_overlap_and_keeps_a_gap() {
     eprintln!(
         "anitescu-potra anticipating, bounded: final gap {gap:.3e} m (paper {paper:.3e} m, stewart-trinkle {closed:.3e} m), deepest {deepest:.3e} m"
     );
-    assert_eq!(gap.to_bits(), paper.to_bits(), "{gap} vs the paper's {paper}");
+    assert_eq!(
+        gap.to_bits(),
+        paper.to_bits(),
+        "{gap} vs the paper's {paper}"
+    );
     assert!(deepest == 0.0 && gap > 1e-9, "gap {gap}, deepest {deepest}");
     assert!(closed.abs() < gap, "stewart-trinkle: {closed} vs {gap}");
 
     let (gap, deepest) = ap("penetrating", "bounded");
-    eprintln!("anitescu-potra penetrating, bounded: final gap {gap:.3e} m, deepest {deepest:.3e} m");
+    eprintln!(
+        "anitescu-potra penetrating, bounded: final gap {gap:.3e} m, deepest {deepest:.3e} m"
+    );
     assert!(deepest > 1e-6, "it must have entered: {deepest}");
     let sink = 9.81 * 1e-3 * 1e-3;
     let slop = signorini::contact::time_stepping::OVERLAP_SLOP;
-    assert!(gap > -sink - slop - 1e-9, "the overlap is removed: final gap {gap}");
+    assert!(
+        gap > -sink - slop - 1e-9,
+        "the overlap is removed: final gap {gap}"
+    );
 }
 
 /// A step's contacts at the scene's initial state under `stewart-trinkle`, with the model and

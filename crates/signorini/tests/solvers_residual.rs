@@ -27,7 +27,11 @@ fn chain(n: usize) -> (Problem, DVector<f64>) {
 fn an_exact_answer_scores_zero_and_round_off_stays_at_round_off_for_any_load() {
     for n in [2, 10, 100, 1000] {
         let (p, z) = chain(n);
-        assert_eq!(relative_residual(&p, &z), 0.0, "n = {n}: integers are exact");
+        assert_eq!(
+            relative_residual(&p, &z),
+            0.0,
+            "n = {n}: integers are exact"
+        );
         // One ulp of the largest force on every entry: the ‖q‖-scaled residual grows with the
         // load (the rows sum terms of size n against a q of 1), the relative one does not.
         let bumped = z.map(|v| v * (1.0 + f64::EPSILON));
@@ -37,7 +41,10 @@ fn an_exact_answer_scores_zero_and_round_off_stays_at_round_off_for_any_load() {
         assert!(rel <= 4.0 * f64::EPSILON, "n = {n}: relative {rel:e}");
         let scaled = residual(&p, &bumped);
         if n >= 100 {
-            assert!(scaled >= 10.0 * rel, "n = {n}: scaled {scaled:e}, relative {rel:e}");
+            assert!(
+                scaled >= 10.0 * rel,
+                "n = {n}: scaled {scaled:e}, relative {rel:e}"
+            );
         }
     }
 }

@@ -5,7 +5,9 @@
 //! forces and, through Gᵀ, the contact wrench on every body.
 //!
 //! ```text
-//!   for solver in solvers:  z = solve(M, q); usable if solved, finite, relative residual ≤ tol -> stop
+//!   if the warm start's active set solves it to tol -> stop
+//!   for solver in solvers:  z = solve(M, q); usable if finite, relative residual ≤ tol -> stop
+//!   none usable: the best answer if its residual ≤ degraded_tolerance (reported failed)
 //!   row multipliers: f (normal rows), β (cone rows), −μ f (slip rows)
 //!   wrenches += Gᵀ (row multipliers);  friction = Σ β_j d_j  or  −μ f t̂
 //! ```
