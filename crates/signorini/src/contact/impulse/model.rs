@@ -449,13 +449,8 @@ impl ImpulseStages for ImpulseModel {
         if shock {
             let shock =
                 sequential::shock_propagation(model, state, &points, &self.sequential, respond)?;
+            report.add(&shock);
             // What is left approaching is judged after the last pass.
-            let (sweeps, collisions, impulses) =
-                (shock.sweeps, shock.collisions, shock.contact_impulses);
-            report.sweeps += sweeps;
-            report.collisions += collisions;
-            report.contact_impulses += impulses;
-            report.law_fallbacks += shock.law_fallbacks;
             report.unresolved = 0;
             report.unresolved_speed = 0.0;
             for p in &points {

@@ -30,7 +30,10 @@ pub fn solvers_by_name(names: &[&str]) -> Result<Vec<Box<dyn Solver>>, RestingEr
 pub struct RestingContact {
     pub options: RestingOptions,
     solvers: Vec<Box<dyn Solver>>,
-    /// The last answer of [`solve_warm`](Self::solve_warm).
+    /// The last answer of [`solve_warm`](Self::solve_warm). It changes within a step, not in
+    /// `end_step` as a model's memory does: it only proposes where a solve starts. Every answer
+    /// used meets the same tolerance, but a degenerate LCP (a box's four coplanar corners) has
+    /// many, so which one a step gets depends on this history — deterministically.
     previous: Option<WarmStart>,
 }
 
