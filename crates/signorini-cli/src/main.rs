@@ -15,6 +15,7 @@ macro_rules! say {
 }
 
 mod experiment;
+mod sweep;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -96,6 +97,37 @@ enum Command {
         #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
         warmup: f64,
     },
+    /// Run a scene over every combination of the given values (each flag takes a comma-separated
+    /// list), in parallel; each run's files in OUT/runs/NNN/, one row per run in OUT/sweep.csv.
+    Sweep {
+        scene: PathBuf,
+        /// Contact models, e.g. stewart-trinkle,peg.
+        #[arg(long)]
+        model: Option<String>,
+        /// Time steps in seconds, e.g. 1e-3,4e-3.
+        #[arg(long)]
+        dt: Option<String>,
+        /// Simulated durations in seconds.
+        #[arg(long)]
+        duration: Option<String>,
+        /// Integrator of every run (one value): semi-implicit-euler, rk4 or implicit-euler.
+        #[arg(long)]
+        integrator: Option<String>,
+        /// A contact-model parameter and its values, NAME=V1,V2,... (repeatable); a list value is
+        /// written with + between its items (solvers=lemke+pgs,pgs).
+        #[arg(long = "param", value_name = "NAME=V1,V2,...")]
+        params: Vec<String>,
+        /// A scene setting and its values, KEY=V1,V2,... (repeatable): material.NAME.friction,
+        /// material.NAME.restitution, or seed (the k-th [[spawn]] / [[random_forces]] gets seed + k).
+        #[arg(long = "set", value_name = "KEY=V1,V2,...")]
+        sets: Vec<String>,
+        /// Output directory (default: out/sweep-<scene name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Runs at a time (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
     /// Run one of the papers' experiments on the bundled scenes; prints a table and writes a CSV
     /// file and plots. Without NAME (or with --list): list the experiments.
     Experiment {
@@ -117,6 +149,7 @@ enum Command {
 }
 
 /// An error with its exit code.
+#[derive(Debug)]
 struct Failure {
     code: u8,
     error: anyhow::Error,
@@ -150,6 +183,33 @@ fn main() -> ExitCode {
             steps,
             warmup,
         } => cmd_bench(&scene, &overrides, steps, warmup),
+        Command::Sweep {
+            scene,
+            model,
+            dt,
+            duration,
+            integrator,
+            params,
+            sets,
+            out,
+            jobs,
+        } => sweep::axes(
+            model.as_deref(),
+            dt.as_deref(),
+            duration.as_deref(),
+            &params,
+            &sets,
+        )
+        .and_then(|axes| {
+            let fixed = Overrides {
+                model: None,
+                dt: None,
+                duration: None,
+                integrator,
+                params: Vec::new(),
+            };
+            sweep::cmd_sweep(&scene, axes, sweep::SweepOptions { out, jobs, fixed })
+        }),
         Command::Experiment {
             name,
             list,
@@ -178,7 +238,15 @@ fn main() -> ExitCode {
 /// Load the scene, apply command-line overrides and build its contact model: the simulation,
 /// ready to step.
 fn prepare(path: &Path, o: &Overrides) -> Result<Simulation, Failure> {
-    let mut scene = scene::load(path).map_err(input_error)?;
+    prepare_scene(scene::load(path).map_err(input_error)?, path, o)
+}
+
+/// [`prepare`] for a scene already loaded from `path` (a sweep edits it first).
+fn prepare_scene(
+    mut scene: scene::Scene,
+    path: &Path,
+    o: &Overrides,
+) -> Result<Simulation, Failure> {
     let s = &mut scene.model.settings;
     let positive = |name: &str, v: f64| {
         if v > 0.0 && v.is_finite() {

@@ -2637,3 +2637,191 @@ fn runs_and_experiments_off_a_terminal_print_a_heartbeat() {
         "no heartbeat from the experiment:\n{stderr}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// sweep
+// ---------------------------------------------------------------------------------------------
+
+/// The last `n` rows of a trajectory file (the final state of every body), as text.
+fn last_rows(path: &Path, n: usize) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len() - n..]
+        .iter()
+        .map(|l| l.to_string())
+        .collect()
+}
+
+#[test]
+fn sweep_runs_every_combination_and_each_run_equals_signorini_run() {
+    let tmp = TempDir::new("sweep");
+    let scene = example!("box_stack.toml");
+    let out = tmp.join("sw");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "sweep",
+            scene,
+            "--model",
+            "stewart-trinkle,anitescu-potra",
+            "--dt",
+            "1e-3,4e-3",
+            "--duration",
+            "0.02",
+            "--jobs",
+            "2",
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "sweep of the stack");
+    let csv = Csv::read(&out.join("sweep.csv"));
+    assert_eq!(&csv.header[..4], ["run", "model", "time_step", "duration"]);
+    assert_eq!(csv.rows.len(), 4, "2 models x 2 time steps");
+    let col = |name: &str| csv.header.iter().position(|h| h == name).unwrap();
+    let expected = [
+        ("stewart-trinkle", "1e-3", 20),
+        ("stewart-trinkle", "4e-3", 5),
+        ("anitescu-potra", "1e-3", 20),
+        ("anitescu-potra", "4e-3", 5),
+    ];
+    for (k, (model, dt, steps)) in expected.iter().enumerate() {
+        let row = &csv.rows[k];
+        assert_eq!(row[col("run")], k.to_string());
+        assert_eq!(row[col("model")], *model);
+        assert_eq!(row[col("time_step")], *dt);
+        assert_eq!(row[col("status")], "ok");
+        assert_eq!(row[col("steps")], steps.to_string());
+        // The same settings through `signorini run` give the same final state, bit for bit
+        // (the runs are pure functions of their settings, whatever ran beside them).
+        let single = tmp.join(&format!("single{k}"));
+        signorini(
+            tmp.path(),
+            &[
+                "run",
+                scene,
+                "--model",
+                model,
+                "--dt",
+                dt,
+                "--duration",
+                "0.02",
+                "--out",
+                s(&single),
+            ],
+        )
+        .expect_code(0, "the same run alone");
+        let run_dir = out.join("runs").join(format!("{k:03}"));
+        assert_eq!(
+            last_rows(&run_dir.join("trajectory.csv"), 11),
+            last_rows(&single.join("trajectory.csv"), 11),
+            "run {k} differs from signorini run"
+        );
+    }
+    // One thread: the same sweep.csv but for the wall-clock columns.
+    let out1 = tmp.join("sw1");
+    signorini(
+        tmp.path(),
+        &[
+            "sweep",
+            scene,
+            "--model",
+            "stewart-trinkle,anitescu-potra",
+            "--dt",
+            "1e-3,4e-3",
+            "--duration",
+            "0.02",
+            "--jobs",
+            "1",
+            "--out",
+            s(&out1),
+        ],
+    )
+    .expect_code(0, "sweep on one thread");
+    let csv1 = Csv::read(&out1.join("sweep.csv"));
+    let clock = [col("wall_time"), col("steps_per_second"), col("out_dir")];
+    for (a, b) in csv.rows.iter().zip(&csv1.rows) {
+        for i in (0..a.len()).filter(|i| !clock.contains(i)) {
+            assert_eq!(
+                a[i], b[i],
+                "column {} differs between 2 threads and 1",
+                csv.header[i]
+            );
+        }
+    }
+}
+
+#[test]
+fn sweep_varies_friction_and_seed_through_the_scene() {
+    let tmp = TempDir::new("sweep-scene");
+    let out = tmp.join("sw");
+    signorini(
+        tmp.path(),
+        &[
+            "sweep",
+            example!("pile.toml"),
+            "--duration",
+            "0.01",
+            "--set",
+            "seed=1,2,1",
+            "--set",
+            "material.default.friction=0.1,0.9",
+            "--out",
+            s(&out),
+        ],
+    )
+    .expect_code(0, "seed x friction sweep of the pile");
+    let csv = Csv::read(&out.join("sweep.csv"));
+    assert_eq!(csv.rows.len(), 6);
+    assert_eq!(
+        &csv.header[1..4],
+        ["duration", "seed", "material.default.friction"]
+    );
+    let first = |k: usize| {
+        let p = out
+            .join("runs")
+            .join(format!("{k:03}"))
+            .join("trajectory.csv");
+        let text = std::fs::read_to_string(p).unwrap();
+        text.lines().nth(2).unwrap().to_string()
+    };
+    // Initial rows: the seed places the bodies, friction does not.
+    assert_ne!(first(0), first(2), "seeds 1 and 2 place the pile alike");
+    assert_eq!(first(0), first(1), "friction changed the initial placement");
+    assert_eq!(
+        first(0),
+        first(4),
+        "the same seed placed the pile differently"
+    );
+}
+
+#[test]
+fn sweep_bad_values_exit_2_before_any_run() {
+    let tmp = TempDir::new("sweep-bad");
+    let stack = example!("box_stack.toml");
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--model", "stewart-trinkle", "--param", "no_such=1,2"],
+            "no_such",
+        ),
+        (
+            &["--set", "material.rubber.friction=0.1"],
+            "no material `rubber`",
+        ),
+        (&["--set", "seed=1,2"], "no [[spawn]]"),
+        (&["--dt", "1e-3,-1"], "--dt"),
+    ];
+    for (args, needle) in cases {
+        let out = tmp.join("sw");
+        let mut all = vec!["sweep", stack, "--duration", "0.01", "--out", s(&out)];
+        all.extend_from_slice(args);
+        let o = signorini(tmp.path(), &all);
+        o.expect_code(2, needle);
+        assert!(
+            o.stderr.contains(needle),
+            "{args:?}: stderr lacks `{needle}`:\n{}",
+            o.stderr
+        );
+        assert!(!out.join("runs").exists(), "{args:?}: a run started");
+    }
+}
