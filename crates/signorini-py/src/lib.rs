@@ -14,6 +14,11 @@
 //!                 positions / quaternions / …: one copy from the array of BodyState structs
 //!                 into a fresh contiguous numpy array (no second copy: the Vec is handed over)
 //! ```
+//!
+//! Everything is behind the feature `python` (maturin enables it through `extension-module`):
+//! without it the crate is empty, so `cargo test --workspace` resolves and compiles nothing of
+//! pyo3 or numpy.
+#![cfg(feature = "python")]
 use pyo3::prelude::*;
 
 mod builder;
