@@ -91,7 +91,11 @@ function main() {
   }
   const showPoints = el('input', { id: 'show-points', type: 'checkbox' });
   const showNormals = el('input', { id: 'show-normals', type: 'checkbox' });
-  showPoints.checked = showNormals.checked = !!contacts;
+  showPoints.checked = !!contacts;
+  // Normals on by default only where they do not bury the scene (a few hundred at most).
+  let busiest = 0;
+  if (contacts) for (let f = 0; f < F; f++) busiest = Math.max(busiest, contacts.offsets[f + 1] - contacts.offsets[f]);
+  showNormals.checked = !!contacts && busiest <= 300;
   showPoints.disabled = showNormals.disabled = !contacts;
   const status = el('div', { id: 'status' });
   const info = el('div', { id: 'info' });
@@ -112,7 +116,8 @@ function main() {
   ]);
   document.body.appendChild(el('div', { id: 'app' }, [view, side]));
 
-  // ---- extent of the scene: every frame's positions and the finite pieces ----
+  // ---- extent of the scene at the first frame (a body that flies off or falls through must not
+  // shrink the view of the rest): the finite pieces of every body ----
   const box = new THREE.Box3();
   const p = new THREE.Vector3();
   bodies.forEach((b, i) => {
@@ -126,13 +131,11 @@ function main() {
     if (k === undefined) {
       box.expandByPoint(p.fromArray(b.position).addScalar(r));
       box.expandByPoint(p.fromArray(b.position).addScalar(-r));
-    } else {
-      for (let f = 0; f < F; f++) {
-        const o = (f * D + k) * 7;
-        p.set(frames.pose[o], frames.pose[o + 1], frames.pose[o + 2]);
-        box.expandByPoint(p.clone().addScalar(r));
-        box.expandByPoint(p.addScalar(-r));
-      }
+    } else if (F > 0) {
+      const o = k * 7;
+      p.set(frames.pose[o], frames.pose[o + 1], frames.pose[o + 2]);
+      box.expandByPoint(p.clone().addScalar(r));
+      box.expandByPoint(p.addScalar(-r));
     }
   });
   if (box.isEmpty()) box.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
@@ -153,7 +156,7 @@ function main() {
   const scene = new THREE.Scene();
   const camera = new THREE.PerspectiveCamera(40, 1, size * 1e-3, size * 200);
   camera.up.set(0, 0, 1);
-  camera.position.copy(center).add(new THREE.Vector3(0.9, -1.5, 0.8).multiplyScalar(size * 1.1));
+  camera.position.copy(center).add(new THREE.Vector3(0.9, -1.5, 0.8).multiplyScalar(size * 0.7));
   const controls = new OrbitControls(camera, renderer.domElement);
   controls.target.copy(center);
   controls.update();

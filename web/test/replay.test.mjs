@@ -162,7 +162,7 @@ test('screenshot: not blank, saved for the docs', async () => {
   const out = process.env.SIGNORINI_WEB_BIG ? env('SIGNORINI_WEB_BIG') : env('SIGNORINI_WEB_BLOCK');
   const { page, problems } = await open(out, { width: 1280, height: 720 });
   const d = await page.evaluate(() => window.signoriniReplay.duration);
-  await page.evaluate((t) => window.signoriniReplay.setTime(t), Math.min(d, process.env.SIGNORINI_WEB_BIG ? 1.2 : 0.5));
+  await page.evaluate((t) => window.signoriniReplay.setTime(t), Math.min(d, process.env.SIGNORINI_WEB_BIG ? 0.8 : 0.5));
   await page.waitForTimeout(200);
   const png = await page.screenshot();
   const st = await pngStats(page, png);
