@@ -17,8 +17,9 @@ fn main() {
     }
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by cargo"));
     if let Err(e) = bundle(&web, &out.join("replay.js")) {
-        // A panic's message is what cargo shows; say what failed and what to do.
-        panic!("\n\nsignorini-cli: cannot build the replay page's script (web/): {e}\n\n");
+        // Cargo shows a failed build script's stderr: say what failed and what to do.
+        eprintln!("\nsignorini-cli: cannot build the replay page's script (web/): {e}\n");
+        std::process::exit(1);
     }
 }
 
@@ -40,7 +41,7 @@ fn bundle(web: &Path, out: &Path) -> Result<(), String> {
             _ => {
                 return Err(
                     "npm was not found on the PATH. Install Node.js 20 or later with npm \
-                     (Debian/Ubuntu: `apt-get install nodejs npm`; or https://nodejs.org), \
+                     (Debian/Ubuntu: `apt-get install nodejs npm`), \
                      then build again; the build runs `npm ci` in web/ once to install three.js \
                      and esbuild from the npm registry."
                         .into(),
