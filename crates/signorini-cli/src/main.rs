@@ -5,6 +5,7 @@ mod heap;
 mod mjcf;
 mod plot;
 mod progress;
+mod replay;
 
 /// println! that ignores a closed stdout (`signorini models | head` must not panic).
 macro_rules! say {
@@ -73,6 +74,22 @@ enum Command {
         /// Output directory (default: out/<scene name>).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Also record contacts.csv and write replay.html, a page that replays the run in a
+        /// browser (docs/replay.md).
+        #[arg(long)]
+        html: bool,
+        /// Frames per simulated second in replay.html.
+        #[arg(long, default_value_t = replay::DEFAULT_FPS, requires = "html")]
+        fps: f64,
+    },
+    /// Write replay.html, a page that replays a run in a browser, from the run's output
+    /// directory (scene.json, trajectory.csv, metrics.csv; contacts.csv if recorded).
+    View {
+        /// The output directory of `signorini run`.
+        out_dir: PathBuf,
+        /// Frames per simulated second.
+        #[arg(long, default_value_t = replay::DEFAULT_FPS)]
+        fps: f64,
     },
     /// Validate a scene file without running it.
     Check { scene: PathBuf },
@@ -170,7 +187,10 @@ fn main() -> ExitCode {
             scene,
             overrides,
             out,
-        } => cmd_run(&scene, &overrides, out),
+            html,
+            fps,
+        } => cmd_run(&scene, &overrides, out, html.then_some(fps)),
+        Command::View { out_dir, fps } => cmd_view(&out_dir, fps),
         Command::Check { scene } => cmd_check(&scene),
         Command::Models => {
             cmd_models();
@@ -327,7 +347,45 @@ fn prepare_scene(
     Ok(sim)
 }
 
-fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failure> {
+/// `signorini view DIR`: the replay page of a run already written.
+fn cmd_view(dir: &Path, fps: f64) -> Result<(), Failure> {
+    if !dir.is_dir() {
+        return Err(input_error(anyhow::anyhow!(
+            "{} is not a directory; give the output directory of `signorini run` (its --out)",
+            dir.display()
+        )));
+    }
+    let (path, stats) = replay::write_replay(dir, fps).map_err(input_error)?;
+    report_page(&path, &stats);
+    Ok(())
+}
+
+fn report_page(path: &Path, s: &replay::PageStats) {
+    say!(
+        "wrote {} ({:.1} MB): {} bodies, {} frames of {} output times, {}",
+        path.display(),
+        s.bytes as f64 / 1e6,
+        s.bodies,
+        s.frames,
+        s.trajectory_times,
+        match s.contacts {
+            Some(n) => format!("{n} contact points"),
+            None => "no contacts.csv (run with --html to record contacts)".into(),
+        }
+    );
+}
+
+fn cmd_run(
+    path: &Path,
+    o: &Overrides,
+    out: Option<PathBuf>,
+    html_fps: Option<f64>,
+) -> Result<(), Failure> {
+    if let Some(fps) = html_fps {
+        if !(fps.is_finite() && (1.0..=1e5).contains(&fps)) {
+            return Err(input_error(replay::ReplayError::Fps(fps)));
+        }
+    }
     let mut sim = prepare(path, o)?;
     let out_dir = out.unwrap_or_else(|| {
         PathBuf::from("out").join(
@@ -378,6 +436,7 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
         trajectory_interval: sim.scene().desc.output.trajectory_interval,
         out_dir: &out_dir,
         interrupt: Some(&INTERRUPT),
+        contacts: html_fps.map(|fps| 1.0 / fps),
     };
     let mut last = 0;
     let time_step = settings.time_step;
@@ -397,7 +456,7 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
     };
     // Every file this run owns is cleared at its start, so a run that fails before writing one
     // leaves no previous run's file beside its own (the library clears its own files).
-    for plot in ["energy.png", "penetration.png"] {
+    for plot in ["energy.png", "penetration.png", "replay.html"] {
         remove_stale(&out_dir.join(plot)).map_err(input_error)?;
     }
     // An error here is the output's (a directory or file that cannot be written), not the
@@ -426,15 +485,25 @@ fn cmd_run(path: &Path, o: &Overrides, out: Option<PathBuf>) -> Result<(), Failu
         .unwrap_or_default();
     match plot::plot_run(&out_dir, &title) {
         Ok(_) => say!(
-            "wrote {}/{{trajectory.csv, metrics.csv, summary.json, energy.png, penetration.png}}",
+            "wrote {}/{{scene.json, trajectory.csv, metrics.csv, summary.json, energy.png, penetration.png}}",
             out_dir.display()
         ),
         Err(e) => {
             say!(
-                "wrote {}/{{trajectory.csv, metrics.csv, summary.json}}",
+                "wrote {}/{{scene.json, trajectory.csv, metrics.csv, summary.json}}",
                 out_dir.display()
             );
             eprintln!("note: no plots: {e:#}");
+        }
+    }
+    // The page shows whatever the run wrote, a failed or interrupted run's steps included.
+    if let Some(fps) = html_fps {
+        match replay::write_replay(&out_dir, fps) {
+            Ok((page, stats)) => report_page(&page, &stats),
+            Err(e) if summary.error.is_none() && !summary.interrupted => {
+                return Err(input_error(e));
+            }
+            Err(e) => eprintln!("note: no replay page: {e}"),
         }
     }
     if summary.interrupted {

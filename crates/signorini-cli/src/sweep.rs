@@ -312,6 +312,7 @@ pub fn cmd_sweep(path: &Path, axes: Vec<Axis>, opts: SweepOptions) -> Result<(),
                     trajectory_interval: sim.scene().desc.output.trajectory_interval,
                     out_dir: &dirs[k],
                     interrupt: Some(&INTERRUPT),
+                    contacts: None,
                 };
                 let outcome: Outcome =
                     run(&cfg, &mut sim, &mut |_, _| {}).map_err(|e| e.to_string());

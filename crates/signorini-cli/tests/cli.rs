@@ -2825,3 +2825,322 @@ fn sweep_bad_values_exit_2_before_any_run() {
         assert!(!out.join("runs").exists(), "{args:?}: a run started");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// replay.html: `run --html` and `view` (docs/replay.md)
+// ---------------------------------------------------------------------------------------------
+
+/// Standard base64 (the page's typed arrays), decoded.
+fn unbase64(s: &str) -> Vec<u8> {
+    let val = |c: u8| -> u32 {
+        match c {
+            b'A'..=b'Z' => (c - b'A') as u32,
+            b'a'..=b'z' => (c - b'a') as u32 + 26,
+            b'0'..=b'9' => (c - b'0') as u32 + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => panic!("not base64: {c}"),
+        }
+    };
+    let mut out = Vec::new();
+    for chunk in s.as_bytes().chunks(4) {
+        let pad = chunk.iter().filter(|&&c| c == b'=').count();
+        let mut n = 0u32;
+        for &c in chunk {
+            n = n << 6 | if c == b'=' { 0 } else { val(c) };
+        }
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..3 - pad]);
+    }
+    out
+}
+
+fn f32s(v: &Value) -> Vec<f32> {
+    unbase64(v.as_str().expect("base64 string"))
+        .chunks(4)
+        .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+        .collect()
+}
+
+fn f64s_b64(v: &Value) -> Vec<f64> {
+    unbase64(v.as_str().expect("base64 string"))
+        .chunks(8)
+        .map(|b| f64::from_le_bytes(b.try_into().unwrap()))
+        .collect()
+}
+
+/// The JSON data element of a replay page.
+fn page_data(html: &str) -> Value {
+    let open = "<script type=\"application/json\" id=\"signorini-replay-data\">";
+    let start = html.find(open).expect("data element") + open.len();
+    let end = start
+        + html[start..]
+            .find("</script>")
+            .expect("end of data element");
+    serde_json::from_str(&html[start..end]).expect("data is JSON")
+}
+
+#[test]
+fn run_html_writes_a_page_with_the_runs_frames_decimated() {
+    let tmp = TempDir::new("html");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("block_penetrating_plane.toml"),
+            "--dt",
+            "0.002",
+            "--duration",
+            "0.5",
+            "--html",
+            "--fps",
+            "50",
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "run --html");
+    let page_path = out.join("replay.html");
+    assert!(
+        o.stdout.contains(&page_path.display().to_string()),
+        "prints the page's path: {}",
+        o.stdout
+    );
+    for f in [
+        "scene.json",
+        "contacts.csv",
+        "trajectory.csv",
+        "metrics.csv",
+    ] {
+        assert!(out.join(f).is_file(), "{f} written");
+    }
+    let html = std::fs::read_to_string(&page_path).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("<title>block_penetrating_plane — signorini replay</title>"));
+    // Self-contained: no file or URL loaded from elsewhere.
+    assert!(!html.contains("<script src") && !html.contains("<link"));
+    let data = page_data(&html);
+    let scene: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("scene.json")).unwrap()).unwrap();
+    assert_eq!(
+        data["scene"], scene,
+        "the page carries scene.json as written"
+    );
+
+    // trajectory.csv: every step, 251 times (0, 0.002, ..., 0.5); at 50 fps the page keeps one
+    // per 0.02 s: 26 frames, the trajectory's own rows rounded to f32.
+    let traj = Csv::read(&out.join("trajectory.csv"));
+    assert_eq!(traj.rows.len(), 251);
+    let frames = &data["frames"];
+    assert_eq!(frames["count"], 26);
+    assert_eq!(
+        frames["bodies"],
+        serde_json::json!([1]),
+        "the cube, body #1"
+    );
+    let times = f64s_b64(&frames["time"]);
+    let pose = f32s(&frames["pose"]);
+    let vel = f32s(&frames["velocity"]);
+    assert_eq!((times.len(), pose.len(), vel.len()), (26, 26 * 7, 26 * 6));
+    let t_all = traj.f64s("time");
+    for (k, &t) in times.iter().enumerate() {
+        assert!((t - 0.02 * k as f64).abs() < 1e-9, "frame {k} at {t}");
+        let row = t_all
+            .iter()
+            .position(|&x| x == t)
+            .expect("a trajectory time");
+        for (j, col) in ["x", "y", "z", "qw", "qx", "qy", "qz"].iter().enumerate() {
+            let want = traj.rows[row][traj.col(col)].parse::<f64>().unwrap() as f32;
+            assert_eq!(pose[7 * k + j], want, "frame {k} {col}");
+        }
+        for (j, col) in ["vx", "vy", "vz", "wx", "wy", "wz"].iter().enumerate() {
+            let want = traj.rows[row][traj.col(col)].parse::<f64>().unwrap() as f32;
+            assert_eq!(vel[6 * k + j], want, "frame {k} {col}");
+        }
+    }
+    // Contacts: recorded at the page's 50 fps (scene.json says so), one snapshot per frame.
+    assert_eq!(scene["output"]["contacts_interval"], 0.02);
+    let contacts = Csv::read(&out.join("contacts.csv"));
+    contacts.assert_well_formed("contacts.csv", &["body_a", "body_b"]);
+    let mut snap: Vec<f64> = contacts.f64s("time");
+    snap.dedup();
+    assert!(
+        snap.iter().all(|t| times.contains(t)),
+        "snapshots are frames: {snap:?}"
+    );
+    // The cube starts 5 cm into the ground, so frame 0 has points. The page quantizes them
+    // (16 bits per axis over their box, normals 8 bits): each within 1e-4 of contacts.csv.
+    let c = &data["contacts"];
+    let offsets: Vec<u32> = unbase64(c["offsets"].as_str().unwrap())
+        .chunks(4)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    assert_eq!(offsets.len(), 27);
+    assert_eq!(
+        offsets[26] as usize,
+        contacts.rows.len(),
+        "every row is a frame's"
+    );
+    assert!(offsets[1] >= 1, "contacts at t = 0: {offsets:?}");
+    let q: Vec<u16> = unbase64(c["point"].as_str().unwrap())
+        .chunks(2)
+        .map(|b| u16::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    let nq: Vec<i8> = unbase64(c["normal"].as_str().unwrap())
+        .iter()
+        .map(|&b| b as i8)
+        .collect();
+    let touching = unbase64(c["touching"].as_str().unwrap());
+    assert_eq!(
+        (q.len(), nq.len(), touching.len()),
+        (
+            3 * contacts.rows.len(),
+            3 * contacts.rows.len(),
+            contacts.rows.len()
+        )
+    );
+    let (origin, scale) = (&c["origin"], &c["scale"]);
+    for (i, row) in contacts.rows.iter().enumerate() {
+        for (d, col) in ["x", "y", "z"].iter().enumerate() {
+            let want: f64 = row[contacts.col(col)].parse().unwrap();
+            let got =
+                origin[d].as_f64().unwrap() + scale[d].as_f64().unwrap() * q[3 * i + d] as f64;
+            assert!(
+                (got - want).abs() < 1e-4,
+                "contact {i} {col}: {got} vs {want}"
+            );
+        }
+        for (d, col) in ["nx", "ny", "nz"].iter().enumerate() {
+            let want: f64 = row[contacts.col(col)].parse().unwrap();
+            assert!(
+                (nq[3 * i + d] as f64 / 127.0 - want).abs() < 0.01,
+                "contact {i} {col}"
+            );
+        }
+        let gap: f64 = row[contacts.col("gap")].parse().unwrap();
+        assert_eq!(touching[i], (gap <= 0.0) as u8, "contact {i}");
+    }
+    assert_eq!(touching[0], 1, "the deepest corner is in the ground");
+    // Metrics: 251 rows, all kept.
+    assert_eq!(data["metrics"]["count"], 251);
+    assert_eq!(data["metrics"]["bucketed"], false);
+
+    // `view` makes the same page from the files.
+    std::fs::remove_file(&page_path).unwrap();
+    let v = signorini(tmp.path(), &["view", s(&out), "--fps", "50"]);
+    v.expect_code(0, "view");
+    assert!(
+        v.stdout.contains(&page_path.display().to_string()),
+        "{}",
+        v.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&page_path).unwrap(), html);
+}
+
+#[test]
+fn replay_page_escapes_names_that_could_end_its_script() {
+    let tmp = TempDir::new("html-escape");
+    let scene = tmp.write(
+        "esc<ape>.toml",
+        r#"
+[simulation]
+time_step = 1e-3
+duration = 0.05
+
+[contact]
+model = "deepest-point"
+
+[[body]]
+name = "ground"
+fixed = true
+shape = { type = "halfspace", normal = [0.0, 0.0, 1.0] }
+
+[[body]]
+name = "</script><script>alert(1)</script><!--"
+mass = 1.0
+shape = { type = "sphere", radius = 0.1 }
+position = [0.0, 0.0, 0.5]
+"#,
+    );
+    let out = tmp.join("out");
+    signorini(tmp.path(), &["run", s(&scene), "--html", "--out", s(&out)])
+        .expect_code(0, "run --html");
+    let html = std::fs::read_to_string(out.join("replay.html")).unwrap();
+    // The name's `</script>` would end the data element: it appears only escaped, and the page
+    // has exactly its two script elements.
+    assert!(!html.contains("alert(1)</script>"));
+    assert_eq!(html.matches("</script>").count(), 2);
+    assert!(html.contains("<title>esc&lt;ape&gt; — signorini replay</title>"));
+    let data = page_data(&html);
+    assert_eq!(
+        data["scene"]["bodies"][1]["name"],
+        "</script><script>alert(1)</script><!--"
+    );
+    // 50 steps of 1 ms, every step written: at 60 fps, frames at 0, 17, 34 and 50 ms.
+    let times = f64s_b64(&data["frames"]["time"]);
+    assert_eq!(times.len(), 4, "{times:?}");
+}
+
+#[test]
+fn view_of_an_incomplete_directory_names_the_missing_file() {
+    let tmp = TempDir::new("view-missing");
+    // Not a directory.
+    let o = signorini(tmp.path(), &["view", "no-such-dir"]);
+    o.expect_code(2, "view of a missing directory");
+    assert!(
+        o.stderr.contains("no-such-dir") && o.stderr.contains("not a directory"),
+        "{}",
+        o.stderr
+    );
+    let out = tmp.join("out");
+    signorini(
+        tmp.path(),
+        &[
+            "run",
+            example!("sphere_on_plane.toml"),
+            "--duration",
+            "0.05",
+            "--out",
+            s(&out),
+        ],
+    )
+    .expect_code(0, "run");
+    // Without --html there is no contacts.csv, and view still makes a page (without contacts).
+    assert!(!out.join("contacts.csv").exists());
+    let o = signorini(tmp.path(), &["view", s(&out)]);
+    o.expect_code(0, "view without contacts.csv");
+    assert!(o.stdout.contains("no contacts.csv"), "{}", o.stdout);
+    assert!(
+        page_data(&std::fs::read_to_string(out.join("replay.html")).unwrap())["contacts"].is_null()
+    );
+    for missing in ["metrics.csv", "trajectory.csv", "scene.json"] {
+        std::fs::remove_file(out.join(missing)).unwrap();
+        let o = signorini(tmp.path(), &["view", s(&out)]);
+        o.expect_code(2, &format!("view without {missing}"));
+        assert!(
+            o.stderr.contains(missing) && o.stderr.contains("missing"),
+            "names {missing}: {}",
+            o.stderr
+        );
+    }
+    // A malformed file: line and reason.
+    std::fs::write(out.join("scene.json"), "{\"bodies\": []}").unwrap();
+    std::fs::write(
+        out.join("trajectory.csv"),
+        format!("{TRAJECTORY_HEADER}\n0,ball,1,2\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        out.join("metrics.csv"),
+        "time,kinetic_energy,potential_energy,max_penetration\n0,0,0,0\n",
+    )
+    .unwrap();
+    let o = signorini(tmp.path(), &["view", s(&out)]);
+    o.expect_code(2, "view of a malformed trajectory");
+    assert!(o.stderr.contains("trajectory.csv:2:"), "{}", o.stderr);
+    // A bad --fps.
+    let o = signorini(tmp.path(), &["view", s(&out), "--fps", "0"]);
+    o.expect_code(2, "--fps 0");
+    assert!(o.stderr.contains("--fps"), "{}", o.stderr);
+}

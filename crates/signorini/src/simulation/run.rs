@@ -1,5 +1,5 @@
-//! A whole run: step a scene to its duration, streaming `trajectory.csv` and `metrics.csv` and
-//! writing `summary.json`. Files are flushed as the run goes (every 256 steps or every second of
+//! A whole run: step a scene to its duration, streaming `trajectory.csv` and `metrics.csv` (and,
+//! when asked, `contacts.csv`) and writing `scene.json` (the bodies' geometry) and `summary.json`. Files are flushed as the run goes (every 256 steps or every second of
 //! wall time), so a run that stops early leaves readable files and a summary saying why it
 //! stopped, and an interrupted one loses at most the step in progress and the second before it.
 //!
@@ -29,6 +29,44 @@ pub struct RunConfig<'a> {
     /// in progress is finished, both CSV files flushed and `summary.json` written with status
     /// `interrupted`.
     pub interrupt: Option<&'a AtomicBool>,
+    /// Also write `contacts.csv`: the contact points and normals of the state at trajectory
+    /// output times, at most one time per this many seconds ([`Decimator`]; 0 = at every output
+    /// time). The CLI's `run --html` sets it to the replay page's frame interval.
+    pub contacts: Option<f64>,
+}
+
+/// Picks output times at most one per `interval` (s): the first time offered, then the first
+/// time at or after each next multiple of `interval` (so a run writing every 10 ms, picked at
+/// 1/60 s, keeps 0, 20, 40, 50, 70 ms…: 60 a second on average). `contacts.csv`'s times are
+/// picked so from `trajectory.csv`'s, and the replay page's frames too, so a reader that knows
+/// the interval (`scene.json`: `output.contacts_interval`) knows which trajectory times have a
+/// contact snapshot, an empty one included.
+#[derive(Clone, Debug)]
+pub struct Decimator {
+    interval: f64,
+    next_due: f64,
+}
+
+impl Decimator {
+    pub fn new(interval: f64) -> Self {
+        Decimator {
+            interval: interval.max(0.0),
+            next_due: f64::NEG_INFINITY,
+        }
+    }
+
+    /// Is `time` (s, increasing from call to call) picked?
+    pub fn take(&mut self, time: f64) -> bool {
+        if time < self.next_due - 1e-9 * self.interval {
+            return false;
+        }
+        self.next_due = if self.interval > 0.0 {
+            ((time / self.interval + 1e-6).floor() + 1.0) * self.interval
+        } else {
+            time
+        };
+        true
+    }
 }
 
 /// Totals of a run (also written to `summary.json`).
@@ -186,6 +224,7 @@ impl Writer {
 }
 
 pub const TRAJECTORY_HEADER: &str = "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
+pub const CONTACTS_HEADER: &str = "time,body_a,body_b,piece_a,piece_b,x,y,z,nx,ny,nz,gap";
 pub const METRICS_HEADER: &str = "time,kinetic_energy,potential_energy,total_energy,max_penetration,contacts,active_points,step_seconds,broad_seconds,narrow_seconds,model_seconds,solve_seconds,integrate_seconds,lcp_rows,solver,solver_iterations,solver_residual,solver_failed,islands,time_step,collisions,microcollisions,contact_impulses,impulse_sweeps,unresolved,unresolved_speed,substeps";
 
 fn trajectory_rows(model: &Model, state: &State, w: &mut Writer) -> Result<(), RunError> {
@@ -221,6 +260,98 @@ fn trajectory_rows(model: &Model, state: &State, w: &mut Writer) -> Result<(), R
     Ok(())
 }
 
+/// One `contacts.csv` row per contact of the current state: the midpoint of the two witness
+/// points, the unit normal from A to B and the signed gap (the points are the midpoint ∓ ½ gap n).
+fn contact_rows(sim: &mut Simulation, w: &mut Writer) -> Result<(), RunError> {
+    use std::fmt::Write as _;
+    let time = sim.state().time;
+    // The contacts of the last step's end state (cached by the step: no detection here).
+    let contacts = sim.contacts().to_vec();
+    let model = sim.model();
+    let mut s = String::new();
+    for c in &contacts {
+        let p = 0.5 * (c.point_a + c.point_b);
+        let n = c.normal;
+        let _ = write!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            time,
+            model.bodies[c.body_a].name,
+            model.bodies[c.body_b].name,
+            c.piece_a,
+            c.piece_b,
+            p.x,
+            p.y,
+            p.z,
+            n.x,
+            n.y,
+            n.z,
+            c.gap
+        );
+        w.line(&s)?;
+        s.clear();
+    }
+    Ok(())
+}
+
+/// The bodies as `scene.json` describes them (docs/outputs.md): per body its name, whether it
+/// is fixed, its mass, its pose in `state`, and its pieces with their shapes and poses in the
+/// body frame (origin at the centre of mass, the frame `trajectory.csv`'s poses move).
+pub fn scene_json(sim: &Simulation, state: &State, cfg: &RunConfig) -> serde_json::Value {
+    use crate::geometry::Shape;
+    let m = sim.model();
+    let v3 = |v: glam::DVec3| json!([v.x, v.y, v.z]);
+    let q4 = |q: glam::DQuat| json!([q.w, q.x, q.y, q.z]);
+    let bodies: Vec<_> = m
+        .bodies
+        .iter()
+        .zip(&state.bodies)
+        .map(|(b, s)| {
+            let pieces: Vec<_> = b
+                .pieces
+                .iter()
+                .map(|p| {
+                    let mut piece = match &p.shape {
+                        Shape::Sphere { radius } => json!({ "shape": "sphere", "radius": radius }),
+                        Shape::Polytope(poly) => json!({
+                            "shape": "polytope",
+                            "vertices": poly.vertices.iter().map(|&v| v3(v)).collect::<Vec<_>>(),
+                            "faces": poly.faces.iter().map(|f| f.vertices.clone()).collect::<Vec<_>>(),
+                        }),
+                        Shape::HalfSpace { normal } => {
+                            json!({ "shape": "halfspace", "normal": v3(*normal) })
+                        }
+                    };
+                    piece["position"] = v3(p.pose.translation);
+                    piece["orientation"] = q4(p.pose.rotation);
+                    piece
+                })
+                .collect();
+            json!({
+                "name": b.name,
+                "fixed": b.fixed,
+                "mass": if b.fixed { None } else { Some(b.mass) },
+                "release_time": b.release_time,
+                "position": v3(s.position),
+                "orientation": q4(s.orientation),
+                "pieces": pieces,
+            })
+        })
+        .collect();
+    json!({
+        "scene": sim.scene().desc.file,
+        "time_step": m.settings.time_step,
+        "duration": m.settings.duration,
+        "gravity": v3(m.settings.gravity),
+        "output": {
+            "trajectory_interval": cfg.trajectory_interval,
+            "contacts_interval": cfg.contacts,
+        },
+        "bodies": bodies,
+        "version": env!("CARGO_PKG_VERSION"),
+    })
+}
+
 pub use crate::pipeline::adaptive::step_count;
 
 /// Remove `path` if it exists (a file an earlier run left), or say why it cannot be.
@@ -250,8 +381,24 @@ pub fn run(
     // A previous run's summary must not outlive this run's start (the CSVs are truncated below;
     // the summary is written at the end).
     remove_stale(&cfg.out_dir.join("summary.json"))?;
+    let scene_path = cfg.out_dir.join("scene.json");
+    let scene_text =
+        serde_json::to_string(&scene_json(sim, sim.state(), cfg)).expect("plain JSON") + "\n";
+    std::fs::write(&scene_path, scene_text).map_err(|source| RunError::Io {
+        path: scene_path,
+        source,
+    })?;
     let mut traj = Writer::create(cfg.out_dir.join("trajectory.csv"), TRAJECTORY_HEADER)?;
     let mut metrics = Writer::create(cfg.out_dir.join("metrics.csv"), METRICS_HEADER)?;
+    let contacts_path = cfg.out_dir.join("contacts.csv");
+    let mut contact_file = if let Some(interval) = cfg.contacts {
+        let w = Writer::create(contacts_path, CONTACTS_HEADER)?;
+        Some((w, Decimator::new(interval)))
+    } else {
+        // A previous run's contacts must not pass for this run's.
+        remove_stale(&contacts_path)?;
+        None
+    };
     let start = Instant::now();
     let mut last_flush = start;
 
@@ -265,6 +412,11 @@ pub fn run(
     let initial_ke = metric_row(sim.model(), sim.state(), &initial, &mut metrics)?;
     let mut totals = Totals::new(max_pen, initial_ke, sim.contact_model());
     trajectory_rows(sim.model(), sim.state(), &mut traj)?;
+    if let Some((w, d)) = contact_file.as_mut() {
+        if d.take(sim.state().time) {
+            contact_rows(sim, w)?;
+        }
+    }
     let mut last_traj = 0.0;
     let mut error = None;
     let mut interrupted = false;
@@ -276,6 +428,11 @@ pub fn run(
             // The last state gets its trajectory rows, as the final state of a whole run does.
             if sim.state().time > last_traj {
                 trajectory_rows(sim.model(), sim.state(), &mut traj)?;
+                if let Some((w, d)) = contact_file.as_mut() {
+                    if d.take(sim.state().time) {
+                        contact_rows(sim, w)?;
+                    }
+                }
             }
             interrupted = true;
             break;
@@ -288,19 +445,27 @@ pub fn run(
             }
             Err(e) => return Err(e),
         };
-        let (model, state) = (sim.model(), sim.state());
-        let ke = metric_row(model, state, &report, &mut metrics)?;
-        let due = state.time - last_traj >= cfg.trajectory_interval - 1e-9 * report.time_step;
+        let ke = metric_row(sim.model(), sim.state(), &report, &mut metrics)?;
+        let due = sim.state().time - last_traj >= cfg.trajectory_interval - 1e-9 * report.time_step;
         if due || sim.finished() {
-            trajectory_rows(model, state, &mut traj)?;
-            last_traj = state.time;
+            trajectory_rows(sim.model(), sim.state(), &mut traj)?;
+            if let Some((w, d)) = contact_file.as_mut() {
+                if d.take(sim.state().time) {
+                    contact_rows(sim, w)?;
+                }
+            }
+            last_traj = sim.state().time;
         }
+        let state = sim.state();
         // Every 256 steps or every second of wall time, whichever comes first: slow steps
         // (a 200-body pile under a complementarity model takes seconds each) must not
         // leave minutes of a run in the buffers when it is interrupted.
         if state.step % 256 == 0 || last_flush.elapsed().as_secs_f64() >= 1.0 {
             traj.flush()?;
             metrics.flush()?;
+            if let Some((w, _)) = contact_file.as_mut() {
+                w.flush()?;
+            }
             last_flush = Instant::now();
         }
         totals.add(&report, state, ke);
@@ -309,6 +474,9 @@ pub fn run(
     }
     traj.flush()?;
     metrics.flush()?;
+    if let Some((w, _)) = contact_file.as_mut() {
+        w.flush()?;
+    }
     let mut summary = totals.summary(start.elapsed().as_secs_f64(), sim, error);
     summary.interrupted = interrupted;
     write_summary(cfg, sim, &summary)?;
