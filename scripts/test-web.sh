@@ -11,9 +11,13 @@
 #   4. node --test web/test/replay.test.mjs: no console or page error, every body drawn, the slider and play move
 #      the bodies, contacts toggle, a click picks a body, plots drawn, the screenshot
 #      docs/img/replay.png is not blank; the bin_200 page's size and load time.
+#   SIGNORINI_WEB_SCREENSHOT   where the screenshot goes (default target/replay.png; the
+#                              README's docs/img/replay.png is made with
+#                              SIGNORINI_WEB_SCREENSHOT=docs/img/replay.png scripts/test-web.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+export SIGNORINI_WEB_SCREENSHOT="${SIGNORINI_WEB_SCREENSHOT:-target/replay.png}"
 
 if [ ! -x /usr/bin/chromium ]; then
     echo "test-web: installing Debian's chromium" >&2

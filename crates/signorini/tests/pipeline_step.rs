@@ -505,3 +505,45 @@ fn stacks_bins_and_the_penetrating_cube_never_trip_the_pass_through_checks() {
         }
     }
 }
+
+/// A 1 kg box of 0.2 m on a fixed slab 2 cm thick under a deepest-point spring far too soft for
+/// its weight (ω = 5 rad/s: a static depth of g/ω² = 0.39 m) sinks into the slab; once its centre
+/// passes the slab's middle the least-overlap normal points down and the spring pushes it on
+/// through. Its centre goes in at one step and comes out of the far side at a later one (no
+/// single step crosses the slab), so it is the check across steps (`pipeline/through.rs`, way
+/// 3) that stops the run, naming the slab and when the centre went in.
+#[test]
+fn a_box_sinking_through_a_floor_slab_over_several_steps_stops_the_run() {
+    let s = scene(
+        "[simulation]\ntime_step = 1e-3\nduration = 3.0\n\n\
+         [contact]\nmodel = \"deepest-point\"\nkp_per_kg = 25.0\nkv_per_kg = 10.0\n\n\
+         [[body]]\nname = \"slab\"\nfixed = true\nshape = { type = \"box\", size = [2.0, 2.0, 0.02] }\nposition = [0.0, 0.0, -0.01]\n\n\
+         [[body]]\nname = \"box\"\nmass = 1.0\nshape = { type = \"box\", size = [0.2, 0.2, 0.2] }\nposition = [0.0, 0.0, 0.1]\n",
+    );
+    let (state, error) = run(&s);
+    match error {
+        Some(StepError::SankThrough {
+            obstacle,
+            entered,
+            chord,
+            beyond,
+            time,
+            ..
+        }) => {
+            assert_eq!(obstacle, "`slab`");
+            // The centre went in some steps before it came out: not a one-step crossing.
+            assert!(
+                time - entered > 10.0 * 1e-3,
+                "in at {entered} s, out at {time} s"
+            );
+            // From the top face to the bottom one: the slab's thickness (straight down).
+            assert!((chord - 0.02).abs() < 1e-6, "chord {chord}");
+            // Out by less than this step's travel (0.84 m/s × 1 ms).
+            assert!(beyond > 0.0 && beyond < 1e-3, "beyond {beyond}");
+        }
+        other => panic!("expected SankThrough, got {other:?}"),
+    }
+    // The state the step ended in: the centre just out of the slab's bottom face (z = −0.02 m).
+    let z = state.bodies[1].position.z;
+    assert!((-0.021..-0.02).contains(&z), "z = {z}");
+}

@@ -123,6 +123,23 @@ pub enum StepError {
         /// What else to change for this model (", or …"; may be empty).
         remedy: String,
     },
+    #[error("step {step} (t = {time} s): body {body} sank through the fixed body {obstacle}: its centre went into {obstacle} at t = {entered} s and has now come out of its far side, {chord:.3e} m from where it went in and {beyond:.3e} m past it; the contact model let it in deeper than half its size and then pushed it on through. Try a smaller time step, stiffer contacts, or a constraint model (stewart-trinkle, anitescu-potra, peg){remedy}")]
+    SankThrough {
+        step: u64,
+        time: f64,
+        /// The dynamic piece: "`name`" or "piece i of `name`".
+        body: String,
+        /// The fixed piece it sank through, worded the same way.
+        obstacle: String,
+        /// When the piece's centre went into the fixed piece (s).
+        entered: f64,
+        /// Distance from where the centre went in to where it came out (m).
+        chord: f64,
+        /// Distance of the centre past the face it left by (m).
+        beyond: f64,
+        /// What else to change for this model (", or …"; may be empty).
+        remedy: String,
+    },
     // Not named `source`: thiserror would make it the error's source, and anyhow would print the
     // message twice (once here, once as "Caused by").
     #[error("step {step} (t = {time} s): contact model failed: {failure}")]
