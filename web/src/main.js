@@ -156,7 +156,7 @@ function main() {
   const scene = new THREE.Scene();
   const camera = new THREE.PerspectiveCamera(40, 1, size * 1e-3, size * 200);
   camera.up.set(0, 0, 1);
-  camera.position.copy(center).add(new THREE.Vector3(0.9, -1.5, 0.8).multiplyScalar(size * 0.7));
+  camera.position.copy(center).add(new THREE.Vector3(0.8, -1.4, 1.3).multiplyScalar(size * 0.7));
   const controls = new OrbitControls(camera, renderer.domElement);
   controls.target.copy(center);
   controls.update();

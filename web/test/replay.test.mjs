@@ -12,6 +12,9 @@
 //   SIGNORINI_WEB_BLOCK output directory of block_penetrating_plane (contacts at t = 0)
 //   SIGNORINI_WEB_BIG   output directory of bin_200 (optional): ≤ 20 MB, loads in ≤ 3 s
 //   SIGNORINI_WEB_SCREENSHOT where to save the screenshot (default docs/img/replay.png)
+//   SIGNORINI_WEB_SHOT_DIR, SIGNORINI_WEB_SHOT_TIME the page and time (s) photographed (default
+//                       the bin_200 page at 0.8 s, or the block's at 0.5 s);
+//                       SIGNORINI_WEB_SHOT_CONTACTS=0 hides the contact points first
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -159,10 +162,13 @@ test('contacts: drawn at t = 0 in a penetrating start, hidden by the checkbox', 
 });
 
 test('screenshot: not blank, saved for the docs', async () => {
-  const out = process.env.SIGNORINI_WEB_BIG ? env('SIGNORINI_WEB_BIG') : env('SIGNORINI_WEB_BLOCK');
+  const out = process.env.SIGNORINI_WEB_SHOT_DIR ? env('SIGNORINI_WEB_SHOT_DIR')
+    : process.env.SIGNORINI_WEB_BIG ? env('SIGNORINI_WEB_BIG') : env('SIGNORINI_WEB_BLOCK');
   const { page, problems } = await open(out, { width: 1280, height: 720 });
   const d = await page.evaluate(() => window.signoriniReplay.duration);
-  await page.evaluate((t) => window.signoriniReplay.setTime(t), Math.min(d, process.env.SIGNORINI_WEB_BIG ? 0.8 : 0.5));
+  const at = Number(process.env.SIGNORINI_WEB_SHOT_TIME || (process.env.SIGNORINI_WEB_BIG ? 0.8 : 0.5));
+  await page.evaluate((t) => window.signoriniReplay.setTime(t), Math.min(d, at));
+  if (process.env.SIGNORINI_WEB_SHOT_CONTACTS === '0') await page.locator('#show-points').uncheck();
   await page.waitForTimeout(200);
   const png = await page.screenshot();
   const st = await pngStats(page, png);
