@@ -419,23 +419,12 @@ fn cmd_run(
     let label = format!("run {}", path.display());
     let bar = show.then(|| progress::Progress::new(terminal, &label, unit, total, template));
     // Ctrl-C or SIGTERM: the run finishes the step in progress, flushes its CSV files and writes
-    // summary.json with status "interrupted"; a second signal kills the process as usual. The
-    // handler replaces whatever the process inherited, SIGINT ignored included (a script's
-    // background job starts so): an interrupt that reaches the run then ends it cleanly, and
-    // SIGTERM is handled either way (`try_set_handler` refused both in that case).
-    static INTERRUPT: AtomicBool = AtomicBool::new(false);
-    let handler = ctrlc::set_handler(|| {
-        if INTERRUPT.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-    });
-    if let Err(e) = handler {
-        eprintln!("note: no Ctrl-C handler ({e}); an interrupted run will leave no summary");
-    }
+    // summary.json with status "interrupted".
+    let interrupt = on_interrupt("an interrupted run will leave no summary");
     let cfg = RunConfig {
         trajectory_interval: sim.scene().desc.output.trajectory_interval,
         out_dir: &out_dir,
-        interrupt: Some(&INTERRUPT),
+        interrupt: Some(interrupt),
         contacts: html_fps.map(|fps| 1.0 / fps),
     };
     let mut last = 0;
@@ -527,6 +516,24 @@ fn cmd_run(
             )),
         }),
     }
+}
+
+/// The flag a SIGINT or SIGTERM sets; a second signal kills the process as usual (exit 130).
+/// The handler replaces whatever the process inherited, SIGINT ignored included (a script's
+/// background job starts so): an interrupt then ends a run cleanly, and SIGTERM is handled either
+/// way (`try_set_handler` refused both in that case). Without a handler, a note on stderr says
+/// what `without` an interrupt leaves.
+fn on_interrupt(without: &str) -> &'static AtomicBool {
+    static INTERRUPT: AtomicBool = AtomicBool::new(false);
+    let handler = ctrlc::set_handler(|| {
+        if INTERRUPT.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    });
+    if let Err(e) = handler {
+        eprintln!("note: no Ctrl-C handler ({e}); {without}");
+    }
+    &INTERRUPT
 }
 
 fn cmd_check(path: &Path) -> Result<(), Failure> {

@@ -13,13 +13,13 @@
 //!   run them on the thread pool; sweep.csv in run order; exit 1 if a run stopped early
 //! ```
 use crate::progress::Progress;
-use crate::{input_error, prepare_scene, Failure, Overrides};
+use crate::{input_error, on_interrupt, prepare_scene, Failure, Overrides};
 use rayon::prelude::*;
 use signorini::scene::{self, Scene};
 use signorini::simulation::run::{run, RunConfig, RunSummary};
 use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 /// What a sweep varies, and over which values (as written on the command line).
 #[derive(Clone, Debug, PartialEq)]
@@ -290,15 +290,7 @@ pub fn cmd_sweep(path: &Path, axes: Vec<Axis>, opts: SweepOptions) -> Result<(),
         n as u64,
         "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} runs (eta {eta})",
     );
-    static INTERRUPT: AtomicBool = AtomicBool::new(false);
-    let handler = ctrlc::set_handler(|| {
-        if INTERRUPT.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-    });
-    if let Err(e) = handler {
-        eprintln!("note: no Ctrl-C handler ({e}); an interrupted sweep leaves no sweep.csv");
-    }
+    let interrupt = on_interrupt("an interrupted sweep leaves no sweep.csv");
     let digits = (n.max(1) - 1).to_string().len().max(3);
     let dirs: Vec<PathBuf> = (0..n)
         .map(|k| out_dir.join("runs").join(format!("{k:0digits$}")))
@@ -311,7 +303,7 @@ pub fn cmd_sweep(path: &Path, axes: Vec<Axis>, opts: SweepOptions) -> Result<(),
                 let cfg = RunConfig {
                     trajectory_interval: sim.scene().desc.output.trajectory_interval,
                     out_dir: &dirs[k],
-                    interrupt: Some(&INTERRUPT),
+                    interrupt: Some(interrupt),
                     contacts: None,
                 };
                 let outcome: Outcome =
@@ -358,7 +350,7 @@ pub fn cmd_sweep(path: &Path, axes: Vec<Axis>, opts: SweepOptions) -> Result<(),
         }
     }
     say!("wrote {} and {}/runs/", table.display(), out_dir.display());
-    if INTERRUPT.load(Ordering::SeqCst) {
+    if interrupt.load(Ordering::SeqCst) {
         return Err(Failure {
             code: 130,
             error: anyhow::anyhow!("interrupted; sweep.csv says which runs finished"),

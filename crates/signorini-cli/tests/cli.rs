@@ -2656,10 +2656,9 @@ fn last_rows(path: &Path, n: usize) -> Vec<String> {
 fn sweep_runs_every_combination_and_each_run_equals_signorini_run() {
     let tmp = TempDir::new("sweep");
     let scene = example!("box_stack.toml");
-    let out = tmp.join("sw");
-    let o = signorini(
-        tmp.path(),
-        &[
+    // 2 models x 2 time steps, 0.02 s, on `jobs` threads, into `out`.
+    let sweep = |jobs: &str, out: &Path| {
+        let args = [
             "sweep",
             scene,
             "--model",
@@ -2669,11 +2668,14 @@ fn sweep_runs_every_combination_and_each_run_equals_signorini_run() {
             "--duration",
             "0.02",
             "--jobs",
-            "2",
+            jobs,
             "--out",
-            s(&out),
-        ],
-    );
+            s(out),
+        ];
+        signorini(tmp.path(), &args)
+    };
+    let out = tmp.join("sw");
+    let o = sweep("2", &out);
     o.expect_code(0, "sweep of the stack");
     let csv = Csv::read(&out.join("sweep.csv"));
     assert_eq!(&csv.header[..4], ["run", "model", "time_step", "duration"]);
@@ -2720,24 +2722,7 @@ fn sweep_runs_every_combination_and_each_run_equals_signorini_run() {
     }
     // One thread: the same sweep.csv but for the wall-clock columns.
     let out1 = tmp.join("sw1");
-    signorini(
-        tmp.path(),
-        &[
-            "sweep",
-            scene,
-            "--model",
-            "stewart-trinkle,anitescu-potra",
-            "--dt",
-            "1e-3,4e-3",
-            "--duration",
-            "0.02",
-            "--jobs",
-            "1",
-            "--out",
-            s(&out1),
-        ],
-    )
-    .expect_code(0, "sweep on one thread");
+    sweep("1", &out1).expect_code(0, "sweep on one thread");
     let csv1 = Csv::read(&out1.join("sweep.csv"));
     let clock = [col("wall_time"), col("steps_per_second"), col("out_dir")];
     for (a, b) in csv.rows.iter().zip(&csv1.rows) {
