@@ -302,6 +302,58 @@ fn header(
     }
 }
 
+/// The header line, which must be `expected` (the file of another version or another file
+/// otherwise).
+fn expect_header(
+    path: &Path,
+    it: &mut impl Iterator<Item = (usize, std::io::Result<String>)>,
+    expected: &str,
+) -> Result<(), ReplayError> {
+    let h = header(path, it)?;
+    if h != expected {
+        return Err(malformed(
+            path,
+            1,
+            format!("header is `{h}`, expected `{expected}`"),
+        ));
+    }
+    Ok(())
+}
+
+/// The data lines after the header: (line number, line), read errors reported, empty lines
+/// skipped.
+fn data_rows<'p>(
+    path: &'p Path,
+    it: impl Iterator<Item = (usize, std::io::Result<String>)> + 'p,
+) -> impl Iterator<Item = Result<(usize, String), ReplayError>> + 'p {
+    it.filter_map(move |(n, l)| match l {
+        Ok(l) if l.is_empty() => None,
+        Ok(l) => Some(Ok((n, l))),
+        Err(source) => Some(Err(ReplayError::Read {
+            path: path.to_path_buf(),
+            source,
+        })),
+    })
+}
+
+/// The comma-separated fields of line `n`, which must be as many as the header's `columns`.
+fn fields<'l>(
+    path: &Path,
+    n: usize,
+    line: &'l str,
+    columns: usize,
+) -> Result<Vec<&'l str>, ReplayError> {
+    let fields: Vec<&str> = line.split(',').collect();
+    if fields.len() != columns {
+        return Err(malformed(
+            path,
+            n,
+            format!("{} fields, the header has {}", fields.len(), columns),
+        ));
+    }
+    Ok(fields)
+}
+
 fn number(path: &Path, line: usize, column: &str, field: &str) -> Result<f64, ReplayError> {
     field
         .parse::<f64>()
@@ -371,14 +423,7 @@ fn frames(
     contacts_interval: Option<f64>,
 ) -> Result<Frames, ReplayError> {
     let mut it = lines(path)?;
-    let h = header(path, &mut it)?;
-    if h != TRAJECTORY_HEADER {
-        return Err(malformed(
-            path,
-            1,
-            format!("header is `{h}`, expected `{TRAJECTORY_HEADER}`"),
-        ));
-    }
+    expect_header(path, &mut it, TRAJECTORY_HEADER)?;
     let cols: Vec<&str> = TRAJECTORY_HEADER.split(',').collect();
     let mut out = Frames {
         times: Vec::new(),
@@ -410,22 +455,9 @@ fn frames(
     };
     let mut last_time = f64::NEG_INFINITY;
     let mut block: Option<Block> = None;
-    for (n, l) in it {
-        let l = l.map_err(|source| ReplayError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        if l.is_empty() {
-            continue;
-        }
-        let fields: Vec<&str> = l.split(',').collect();
-        if fields.len() != cols.len() {
-            return Err(malformed(
-                path,
-                n,
-                format!("{} fields, the header has {}", fields.len(), cols.len()),
-            ));
-        }
+    for row in data_rows(path, it) {
+        let (n, l) = row?;
+        let fields = fields(path, n, &l, cols.len())?;
         let t = number(path, n, "time", fields[0])?;
         if block.as_ref().is_some_and(|b| b.time != t) {
             let b = block.take().expect("checked");
@@ -505,14 +537,7 @@ struct Contacts {
 
 fn contacts(path: &Path, snapshots: &[Option<f64>]) -> Result<Contacts, ReplayError> {
     let mut it = lines(path)?;
-    let h = header(path, &mut it)?;
-    if h != CONTACTS_HEADER {
-        return Err(malformed(
-            path,
-            1,
-            format!("header is `{h}`, expected `{CONTACTS_HEADER}`"),
-        ));
-    }
+    expect_header(path, &mut it, CONTACTS_HEADER)?;
     let cols: Vec<&str> = CONTACTS_HEADER.split(',').collect();
     // The snapshot times the frames show, in increasing order, and their rows.
     let mut wanted: Vec<f64> = snapshots.iter().flatten().copied().collect();
@@ -520,22 +545,9 @@ fn contacts(path: &Path, snapshots: &[Option<f64>]) -> Result<Contacts, ReplayEr
     let mut rows: Vec<Vec<[f64; 7]>> = vec![Vec::new(); wanted.len()];
     let mut w = 0;
     let mut last_time = f64::NEG_INFINITY;
-    for (n, l) in it {
-        let l = l.map_err(|source| ReplayError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        if l.is_empty() {
-            continue;
-        }
-        let fields: Vec<&str> = l.split(',').collect();
-        if fields.len() != cols.len() {
-            return Err(malformed(
-                path,
-                n,
-                format!("{} fields, the header has {}", fields.len(), cols.len()),
-            ));
-        }
+    for row in data_rows(path, it) {
+        let (n, l) = row?;
+        let fields = fields(path, n, &l, cols.len())?;
         let t = number(path, n, "time", fields[0])?;
         if t < last_time {
             return Err(malformed(
@@ -625,22 +637,9 @@ fn metrics(path: &Path) -> Result<Metrics, ReplayError> {
             .ok_or_else(|| malformed(path, 1, format!("no column `{name}` in the header")))?;
     }
     let mut rows: Vec<[f64; 4]> = Vec::new();
-    for (n, l) in it {
-        let l = l.map_err(|source| ReplayError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        if l.is_empty() {
-            continue;
-        }
-        let fields: Vec<&str> = l.split(',').collect();
-        if fields.len() != cols.len() {
-            return Err(malformed(
-                path,
-                n,
-                format!("{} fields, the header has {}", fields.len(), cols.len()),
-            ));
-        }
+    for row in data_rows(path, it) {
+        let (n, l) = row?;
+        let fields = fields(path, n, &l, cols.len())?;
         let mut r = [0.0; 4];
         for k in 0..4 {
             r[k] = number(path, n, want[k], fields[idx[k]])?;
