@@ -547,3 +547,31 @@ fn a_box_sinking_through_a_floor_slab_over_several_steps_stops_the_run() {
     let z = state.bodies[1].position.z;
     assert!((-0.021..-0.02).contains(&z), "z = {z}");
 }
+
+/// The same sinking box under Deguet's adaptive steps (RK4): attempts are thrown away and retried
+/// shorter, so where a centre went in is kept only from steps that were accepted; the run still
+/// stops when the centre comes out of the slab's far side.
+#[test]
+fn a_box_sinking_through_a_floor_slab_stops_the_run_under_adaptive_steps() {
+    let s = scene(
+        "[simulation]\ntime_step = 1e-3\nduration = 3.0\nintegrator = \"rk4\"\n\n\
+         [simulation.adaptive]\nenergy_tolerance = 1e-3\nmin_time_step = 1e-8\nmax_time_step = 1e-2\n\n\
+         [contact]\nmodel = \"deepest-point\"\nkp_per_kg = 25.0\nkv_per_kg = 10.0\n\n\
+         [[body]]\nname = \"slab\"\nfixed = true\nshape = { type = \"box\", size = [2.0, 2.0, 0.02] }\nposition = [0.0, 0.0, -0.01]\n\n\
+         [[body]]\nname = \"box\"\nmass = 1.0\nshape = { type = \"box\", size = [0.2, 0.2, 0.2] }\nposition = [0.0, 0.0, 0.1]\n",
+    );
+    match run(&s).1 {
+        Some(StepError::SankThrough {
+            obstacle,
+            entered,
+            time,
+            chord,
+            ..
+        }) => {
+            assert_eq!(obstacle, "`slab`");
+            assert!(time > entered, "in at {entered} s, out at {time} s");
+            assert!((chord - 0.02).abs() < 1e-6, "chord {chord}");
+        }
+        other => panic!("expected SankThrough, got {other:?}"),
+    }
+}

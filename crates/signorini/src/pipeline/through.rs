@@ -33,7 +33,8 @@
 //!    (the least overlap) turns to the far side and the spring pushes it on through (seen on
 //!    `bin_200.toml` under `deepest-point`: the pile fell through the 0.1 m floor at 1.2 s and
 //!    the run went on to report success). Where the point went in is remembered (`Scratch::inside`,
-//!    keyed by the dynamic and the fixed piece) until it comes out; a point inside since the start
+//!    keyed by the dynamic and the fixed piece, changed only once the step that made the change
+//!    is kept: an adaptive attempt may be thrown away) until it comes out; a point inside since the start
 //!    of the run has no entry face and is left alone.
 //!
 //! Cost per step: one pass over the dynamic pieces that moved, each placed once at the end of the
@@ -66,8 +67,30 @@ pub(super) struct Scratch {
     planes: Vec<Plane>,
     obstacles: Vec<Obstacle>,
     /// Interior points inside a fixed piece: (dynamic body, piece, fixed body, piece) → where
-    /// they went in (way 3 of the module doc). Only looked up, never iterated.
+    /// they went in (way 3 of the module doc), as of the last accepted step. Only looked up,
+    /// never iterated.
     inside: FastMap<(usize, usize, usize, usize), Entry>,
+    /// The changes to `inside` the last checked step made (an entry: the point went in; none:
+    /// it came out), and the time that step ended at. An adaptive attempt may be thrown away,
+    /// so they are applied only when the next step starts where that one ended (it was kept).
+    staged: Vec<((usize, usize, usize, usize), Option<Entry>)>,
+    staged_end: f64,
+}
+
+impl Scratch {
+    /// Apply the staged changes if the step being checked starts at `start_time`, where the
+    /// staged one ended (it was accepted); drop them otherwise.
+    fn commit_if_kept(&mut self, start_time: f64) {
+        if self.staged_end == start_time {
+            for (key, entry) in self.staged.drain(..) {
+                match entry {
+                    Some(e) => self.inside.insert(key, e),
+                    None => self.inside.remove(&key),
+                };
+            }
+        }
+        self.staged.clear();
+    }
 }
 
 /// Where an interior point went into a fixed piece.
@@ -127,7 +150,10 @@ pub(super) fn check(
     contact_model: &ContactModel,
     scratch: &mut Scratch,
 ) -> Result<(), StepError> {
-    match search(model, start, start_time, state, scratch) {
+    scratch.commit_if_kept(start_time);
+    let found = search(model, start, start_time, state, scratch);
+    scratch.staged_end = state.time;
+    match found {
         Some(found) => Err(found.into_error(model, state, contact_model)),
         None => Ok(()),
     }
@@ -314,6 +340,8 @@ fn search(
         planes,
         obstacles,
         inside,
+        staged,
+        ..
     } = scratch;
     let width = fixed_pieces(model, state, planes, obstacles);
     if planes.is_empty() && obstacles.is_empty() {
@@ -363,7 +391,8 @@ fn search(
             if a == e {
                 continue;
             }
-            if let Some(found) = cross(model, obstacles, width, a, e, (b, p), t0, state.time, inside) {
+            let memory = (&*inside, &mut *staged);
+            if let Some(found) = cross(model, obstacles, width, a, e, (b, p), t0, state.time, memory) {
                 return Some(found);
             }
         }
@@ -470,8 +499,9 @@ fn clip_sphere(radius: f64, a: DVec3, b: DVec3) -> Option<Clip> {
 /// than `width` along x) that the segment `a → e` of the interior point of `moving` (body,
 /// piece), from time `t0` to `t1`, goes through: into it after `a` and out before `e` (way 2 of
 /// the module doc), or out of it before `e` after going in at an earlier step (way 3), leaving by
-/// a surface turned away from the one it went in by. Records in `inside` where the point goes
-/// in when it ends the step inside, and forgets it when the point comes out.
+/// a surface turned away from the one it went in by. `memory` = (where points went in as of
+/// the last accepted step, the changes this step stages): stages where the point goes in when
+/// it ends the step inside, and its removal when it comes out.
 #[allow(clippy::too_many_arguments)]
 fn cross(
     model: &Model,
@@ -482,8 +512,12 @@ fn cross(
     moving: (usize, usize),
     t0: f64,
     t1: f64,
-    inside: &mut FastMap<(usize, usize, usize, usize), Entry>,
+    memory: (
+        &FastMap<(usize, usize, usize, usize), Entry>,
+        &mut Vec<((usize, usize, usize, usize), Option<Entry>)>,
+    ),
 ) -> Option<Found> {
+    let (inside, staged) = memory;
     let (lo, hi) = (a.min(e), a.max(e));
     // A box whose low x is below lo.x − width ends below lo.x.
     let first = obstacles.partition_point(|o| o.lo.x < lo.x - width);
@@ -523,9 +557,10 @@ fn cross(
         if went_in && !came_out {
             let point = a + c.t_in * (e - a);
             let time = t0 + c.t_in * (t1 - t0);
-            inside.insert(key, Entry { normal: c.n_in, point, time });
+            staged.push((key, Some(Entry { normal: c.n_in, point, time })));
         } else if came_out && !went_in {
-            if let Some(entry) = inside.remove(&key) {
+            if let Some(entry) = inside.get(&key) {
+                staged.push((key, None));
                 if entry.normal.dot(c.n_out) < 0.0 {
                     let exit = a + c.t_out * (e - a);
                     return Some(Found::SankThrough {
