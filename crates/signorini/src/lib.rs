@@ -63,7 +63,7 @@ pub use simulation::{BodyBuilder, Error, IntoParam, ModelBuilder, Simulation};
 
 // What a step reports and the errors a step or a model can give.
 pub use contact::impulse::ImpulseReport;
-pub use contact::{ConfigError, ContactError, ModelStats, SolveReport};
+pub use contact::{ConfigError, ContactError, ContactImpulse, ModelStats, SolveReport};
 pub use pipeline::adaptive::{AdaptiveError, AdaptiveStats};
 pub use pipeline::{StageTimes, StepError, StepReport};
 
@@ -76,8 +76,8 @@ pub use dynamics::{Body, BodyState, Integrator, Material, Model, Settings, State
 pub mod models {
     pub use crate::contact::impulse::{ImpulseStages, LoopSettings, LoopVariant, Stage};
     pub use crate::contact::{
-        build, catalog, ContactModel, Coupling, ForceModel, ImpulseBasedModel, ModelBase,
-        ModelSpec, ParamDefault, ParamInput, ParamKind, ParamSpec, ParamValue, Range,
+        build, catalog, ContactImpulses, ContactModel, Coupling, ForceModel, ImpulseBasedModel,
+        ModelBase, ModelSpec, ParamDefault, ParamInput, ParamKind, ParamSpec, ParamValue, Range,
         VelocityLevelModel, VelocityProblem,
     };
     pub use crate::dynamics::jacobian::{InverseMass, JacobianRow};

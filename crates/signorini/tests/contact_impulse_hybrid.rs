@@ -3,7 +3,7 @@
 use signorini::contact::impulse::hybrid::{Hybrid, Phase, Transition, SPEC};
 use signorini::contact::impulse::ImpulseStages;
 use signorini::contact::{
-    resolve_params, ContactModel, ImpulseBasedModel, ParamDefault, ParamInput,
+    resolve_params, ContactImpulses, ContactModel, ImpulseBasedModel, ParamDefault, ParamInput,
 };
 use signorini::dynamics::{State, Wrench};
 use signorini::pipeline::{contacts, step, StepReport, Workspace};
@@ -227,7 +227,8 @@ fn only_resting_pairs_get_penalty_forces() {
     let force = |h: &mut Hybrid, state: &State| {
         let mut out = vec![Wrench::default(); 3];
         h.begin_step(m, state);
-        h.contact_forces(m, state, &cs, 1e-3, &mut out).unwrap();
+        h.contact_forces(m, state, &cs, 1e-3, &mut out, &mut ContactImpulses::off())
+            .unwrap();
         out[1].force
     };
     // No phase yet (no contact): no force.

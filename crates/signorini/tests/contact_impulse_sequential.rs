@@ -6,10 +6,16 @@ use signorini::contact::impulse::sequential::{
     apply, contact_levels, normal_velocity, resolve, shock_propagation, visiting_order,
     ImpactPoint, Priority, Response, SequentialOptions,
 };
+use signorini::contact::ContactImpulses;
 use signorini::metrics::{angular_momentum, kinetic_energy, linear_momentum};
 use signorini::pipeline::{contacts, Workspace};
 use signorini::scene::{build, parse_scene, Scene};
 use signorini::DVec3;
+
+/// A log that records nothing (these tests read the velocities).
+fn off() -> ContactImpulses {
+    ContactImpulses::off()
+}
 
 fn scene(text: &str) -> Scene {
     build(parse_scene(text, "test.toml").expect("parses")).expect("builds")
@@ -160,7 +166,7 @@ fn a_failed_law_integration_falls_back_to_the_algebraic_law_or_is_an_error() {
         }
     };
     let mut state = s.initial.clone();
-    let err = resolve(m, &mut state, &points, &opts, &mut [], respond).unwrap_err();
+    let err = resolve(m, &mut state, &points, &opts, &mut [], respond, &mut off()).unwrap_err();
     let message = err.to_string();
     assert!(
         message.contains("`a`") && message.contains("`b`"),
@@ -169,7 +175,7 @@ fn a_failed_law_integration_falls_back_to_the_algebraic_law_or_is_an_error() {
     opts.fallback = Some(Law::AlgebraicNewton);
     let mut state = s.initial.clone();
     let l0 = linear_momentum(m, &state);
-    let r = resolve(m, &mut state, &points, &opts, &mut [], respond).unwrap();
+    let r = resolve(m, &mut state, &points, &opts, &mut [], respond, &mut off()).unwrap();
     assert_eq!((r.law_fallbacks, r.collisions), (1, 1));
     let l1 = linear_momentum(m, &state);
     assert!((l1 - l0).length() <= 1e-14 * l0.length(), "{l0} -> {l1}");
@@ -338,6 +344,7 @@ fn sweeps_on_a_sphere_column_match_a_scalar_gauss_seidel_oracle_with_and_without
                         Response::Skip
                     }
                 },
+                &mut off(),
             )
             .unwrap();
             assert_eq!(
@@ -392,7 +399,7 @@ fn shock_propagation_settles_a_falling_column_in_one_pass_per_level() {
     };
     let mut state = s.initial.clone();
     let opts = options(Law::Newton, Priority::Gravity);
-    let r = shock_propagation(m, &mut state, &points, &opts, respond).unwrap();
+    let r = shock_propagation(m, &mut state, &points, &opts, respond, &mut off()).unwrap();
     for &i in &index {
         assert!(
             state.bodies[i].velocity.length() <= 1e-15,
@@ -446,6 +453,7 @@ fn bodies_off_the_ground_have_no_level() {
                 Response::Skip
             }
         },
+        &mut off(),
     )
     .unwrap();
     assert_eq!(r.contact_impulses, 0);
@@ -475,7 +483,7 @@ fn a_sweep_limit_reports_the_points_left_approaching() {
             Response::Skip
         }
     };
-    let r = resolve(m, &mut state, &points, &opts, &mut [], respond).unwrap();
+    let r = resolve(m, &mut state, &points, &opts, &mut [], respond, &mut off()).unwrap();
     let left = points
         .iter()
         .filter(|p| normal_velocity(&state, p) < -1e-9)

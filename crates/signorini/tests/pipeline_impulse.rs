@@ -317,6 +317,7 @@ impl signorini::contact::impulse::ImpulseStages for Stalling {
         _: &[signorini::collision::Contact],
         _: signorini::contact::impulse::Stage,
         _: f64,
+        _: &mut signorini::contact::ContactImpulses,
     ) -> Result<signorini::contact::impulse::ImpulseReport, signorini::contact::ContactError> {
         Ok(Default::default())
     }
@@ -346,6 +347,7 @@ impl signorini::contact::ImpulseBasedModel for Stalling {
         _: &[signorini::collision::Contact],
         _: f64,
         _: &mut [signorini::dynamics::Wrench],
+        _: &mut signorini::contact::ContactImpulses,
     ) -> Result<signorini::contact::ModelStats, signorini::contact::ContactError> {
         Ok(Default::default())
     }

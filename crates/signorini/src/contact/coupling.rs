@@ -11,6 +11,7 @@
 //! distance, memory kept across steps, counters of its own) is [`ModelBase`].
 use super::impulse::{ImpulseStages, LoopSettings};
 use super::params::ParamValue;
+use super::impulses::ContactImpulses;
 use super::velocity_problem::VelocityProblem;
 use super::{ContactError, ModelSpec, ModelStats};
 use crate::collision::Contact;
@@ -62,7 +63,8 @@ pub trait ModelBase: Send + AsAny {
 /// its stages.
 pub trait ForceModel: ModelBase {
     /// Add the contact forces for `contacts` at `state` into `out` (one wrench per body, world
-    /// axes, torque about the centre of mass). `h` is the time step (s).
+    /// axes, torque about the centre of mass), and record each point's force in `log`
+    /// ([`ContactImpulses::force`]). `h` is the time step (s).
     fn contact_forces(
         &mut self,
         model: &Model,
@@ -70,12 +72,16 @@ pub trait ForceModel: ModelBase {
         contacts: &[Contact],
         h: f64,
         out: &mut [Wrench],
+        log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError>;
 
     /// The contact forces for the `implicit-euler` integrator: what the model takes as it is at
     /// `state` goes into `out`, its spring–dampers into `elements` (force, stiffness, damping
     /// along a direction at a point; `dynamics::implicit`), which the pipeline takes at the end
-    /// of the step. The default linearises nothing: `contact_forces`, all explicit.
+    /// of the step. What goes into `out` is recorded in `log` as in `contact_forces`; the
+    /// pipeline records the elements' forces. The default linearises nothing:
+    /// `contact_forces`, all explicit.
+    #[allow(clippy::too_many_arguments)]
     fn linearised_forces(
         &mut self,
         model: &Model,
@@ -84,8 +90,9 @@ pub trait ForceModel: ModelBase {
         h: f64,
         out: &mut [Wrench],
         _elements: &mut Vec<ForceElement>,
+        log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError> {
-        self.contact_forces(model, state, contacts, h, out)
+        self.contact_forces(model, state, contacts, h, out, log)
     }
 }
 
@@ -96,12 +103,14 @@ pub trait VelocityLevelModel: ModelBase {
     /// Add the contact impulses of the step divided by h (the mean contact force over the step)
     /// into `out`, which holds the applied wrenches of `problem` on entry; the pipeline then
     /// takes the semi-implicit Euler step with `out`. `contacts` are the narrow phase's contacts
-    /// of `problem.state`.
+    /// of `problem.state`. Each contact's impulse over the step goes into `log`
+    /// ([`ContactImpulses::impulse`]).
     fn solve_step(
         &mut self,
         problem: &VelocityProblem,
         contacts: &[Contact],
         out: &mut [Wrench],
+        log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError>;
 }
 
@@ -113,7 +122,8 @@ pub trait ImpulseBasedModel: ModelBase + ImpulseStages {
     fn loop_settings(&self) -> LoopSettings;
 
     /// Continuous forces at `state` held over a substep (Baraff's resting-contact forces, the
-    /// hybrid's penalty on resting pairs; none for the others), added into `out`.
+    /// hybrid's penalty on resting pairs; none for the others), added into `out` and recorded
+    /// per point in `log` ([`ContactImpulses::force`]; the loop sets how long they hold).
     fn contact_forces(
         &mut self,
         model: &Model,
@@ -121,6 +131,7 @@ pub trait ImpulseBasedModel: ModelBase + ImpulseStages {
         contacts: &[Contact],
         h: f64,
         out: &mut [Wrench],
+        log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError>;
 }
 
@@ -236,9 +247,12 @@ impl ContactModel {
         h: f64,
         out: &mut [Wrench],
     ) -> Option<Result<ModelStats, ContactError>> {
+        let log = &mut ContactImpulses::off();
         match self {
-            ContactModel::Force(m) => Some(m.contact_forces(model, state, contacts, h, out)),
-            ContactModel::ImpulseBased(m) => Some(m.contact_forces(model, state, contacts, h, out)),
+            ContactModel::Force(m) => Some(m.contact_forces(model, state, contacts, h, out, log)),
+            ContactModel::ImpulseBased(m) => {
+                Some(m.contact_forces(model, state, contacts, h, out, log))
+            }
             ContactModel::VelocityLevel(_) => None,
         }
     }

@@ -11,6 +11,7 @@
 //! separating), so the force never pulls. Sliding friction is Coulomb's, capped so an explicit step
 //! never reverses the slip (`penalty::sliding_friction`).
 use super::params::model_params;
+use super::ContactImpulses;
 use super::penalty::{self, IntegralMemory};
 use super::{
     ConfigError, ContactError, ForceModel, ModelBase, ModelSpec, ModelStats, ParamDefault,
@@ -242,6 +243,7 @@ impl ForceModel for DeepestPoint {
         contacts: &[Contact],
         h: f64,
         out: &mut [Wrench],
+        log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError> {
         let mut stats = ModelStats::default();
         for group in penalty::pairs(contacts) {
@@ -253,7 +255,7 @@ impl ForceModel for DeepestPoint {
             let f = sp.force * sp.normal
                 + penalty::sliding_friction(model, state, a, b, sp.point, sp.normal, sp.force, h);
             // f acts on B, −f on A.
-            penalty::apply_pair_force(state, a, b, sp.point, f, out);
+            penalty::apply_pair_force(state, (a, b), sp.point, sp.normal, f, out, log);
         }
         Ok(stats)
     }
@@ -263,6 +265,7 @@ impl ForceModel for DeepestPoint {
     /// "deepest"`, shared among the pair's contacts by their weights for `"weighted"`
     /// (`penalty::spread_spring_elements`: the same net force and spring moment, and a damper
     /// and friction with lever arms).
+    #[allow(clippy::too_many_arguments)]
     fn linearised_forces(
         &mut self,
         model: &Model,
@@ -271,6 +274,7 @@ impl ForceModel for DeepestPoint {
         h: f64,
         _out: &mut [Wrench],
         elements: &mut Vec<ForceElement>,
+        _log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError> {
         let mut stats = ModelStats::default();
         let cap = Some(self.max_recovery_speed);

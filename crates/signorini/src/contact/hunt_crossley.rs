@@ -40,6 +40,7 @@
 //!
 //! Sliding friction is Coulomb's (`penalty::sliding_friction`).
 use super::params::model_params;
+use super::ContactImpulses;
 use super::penalty::{self, pair_key, PairKey};
 use super::{
     ConfigError, ContactError, ForceModel, ModelBase, ModelSpec, ModelStats, ParamDefault,
@@ -476,6 +477,7 @@ impl ForceModel for HuntCrossley {
         contacts: &[Contact],
         h: f64,
         out: &mut [Wrench],
+        log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError> {
         let mut stats = ModelStats::default();
         for group in penalty::pairs(contacts) {
@@ -499,7 +501,7 @@ impl ForceModel for HuntCrossley {
             stats.active_points += 1;
             let f = f_n * m.normal
                 + penalty::sliding_friction(model, state, a, b, m.point, m.normal, f_n, h);
-            penalty::apply_pair_force(state, a, b, m.point, f, out);
+            penalty::apply_pair_force(state, (a, b), m.point, m.normal, f, out, log);
         }
         Ok(stats)
     }
@@ -510,6 +512,7 @@ impl ForceModel for HuntCrossley {
     /// penetrate yet (depth mode) gets the spring λ x at its negative x, undamped (the damping
     /// λ x c would be negative there), which the implicit step engages if the pair would touch
     /// during the step: F is still zero at first touch.
+    #[allow(clippy::too_many_arguments)]
     fn linearised_forces(
         &mut self,
         model: &Model,
@@ -518,6 +521,7 @@ impl ForceModel for HuntCrossley {
         h: f64,
         _out: &mut [Wrench],
         elements: &mut Vec<ForceElement>,
+        _log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError> {
         let mut stats = ModelStats::default();
         for group in penalty::pairs(contacts) {

@@ -14,6 +14,7 @@ pub mod coupling;
 pub mod deepest_point;
 pub mod hunt_crossley;
 pub mod impulse;
+pub mod impulses;
 pub mod islands;
 pub mod multi_point;
 pub mod params;
@@ -29,6 +30,7 @@ use crate::dynamics::{Model, State};
 pub use coupling::{
     ContactModel, Coupling, ForceModel, ImpulseBasedModel, ModelBase, VelocityLevelModel,
 };
+pub use impulses::{ContactImpulse, ContactImpulses};
 pub use params::{
     named_values, resolve_params, ConfigError, ParamDefault, ParamInput, ParamKind, ParamSpec,
     ParamValue, Range,

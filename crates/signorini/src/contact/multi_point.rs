@@ -43,6 +43,7 @@
 //! k_p = 100 (m₁ + m₂), k_v = 50 (m₁ + m₂), k_i = 2 (m₁ + m₂), m the masses of the pair's dynamic
 //! bodies (a fixed body adds nothing).
 use super::params::model_params;
+use super::ContactImpulses;
 use super::penalty::{self, pair_key, IntegralMemory, PairKey};
 use super::{
     ContactError, ForceModel, ModelBase, ModelSpec, ModelStats, ParamDefault, ParamKind, ParamSpec,
@@ -515,6 +516,7 @@ impl ForceModel for MultiPoint {
         contacts: &[Contact],
         h: f64,
         out: &mut [Wrench],
+        log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError> {
         let mut stats = ModelStats::default();
         let mut f = PairForces::default();
@@ -531,11 +533,11 @@ impl ForceModel for MultiPoint {
             let c = &group[0];
             let (a, b) = (c.body_a, c.body_b);
             for &(p, fn_) in &f.points {
-                penalty::apply_pair_force(state, a, b, p, fn_ * f.normal, out);
+                penalty::apply_pair_force(state, (a, b), p, f.normal, fn_ * f.normal, out, log);
             }
             self.friction(model, state, (c, &g), &f, true, &mut tangential);
             for &(p, ft) in &tangential {
-                penalty::apply_pair_force(state, a, b, p, ft, out);
+                penalty::apply_pair_force(state, (a, b), p, f.normal, ft, out, log);
             }
             stats.active_points += f.points.len();
         }
@@ -545,6 +547,7 @@ impl ForceModel for MultiPoint {
     /// Each bottom point's spring as a normal force element (stiffness kp/r, damping kv/r, its
     /// depth capped by `max_recovery_speed`), and its friction spring–damper as two tangent
     /// elements (stiffness w k_t, damping w d_t, w = f(y)/f_n, bounded by μ f(y)).
+    #[allow(clippy::too_many_arguments)]
     fn linearised_forces(
         &mut self,
         model: &Model,
@@ -553,6 +556,7 @@ impl ForceModel for MultiPoint {
         h: f64,
         _out: &mut [Wrench],
         elements: &mut Vec<ForceElement>,
+        _log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError> {
         let mut stats = ModelStats::default();
         let mut f = PairForces::default();

@@ -3,6 +3,7 @@
 //! bodies, and Coulomb sliding friction capped so an explicit step never reverses a slip.
 use crate::dynamics::piece_pose;
 use crate::collision::Contact;
+use crate::contact::ContactImpulses;
 use crate::dynamics::implicit::{push_friction, ForceElement};
 use crate::dynamics::{Integrator, Model, State, Wrench};
 use crate::geometry::intersection::{intersect, intersect_half_space, Intersection};
@@ -258,10 +259,21 @@ pub fn tangential(v: DVec3, n: DVec3) -> DVec3 {
     v - v.dot(n) * n
 }
 
-/// Force `f` on B at point `p`, and −f on A (added to `out`, per body).
-pub fn apply_pair_force(state: &State, a: usize, b: usize, p: DVec3, f: DVec3, out: &mut [Wrench]) {
+/// Force `f` on B at point `p`, and −f on A (added to `out`, per body), recorded in `log` with
+/// the contact's unit normal `n` (from A to B).
+#[allow(clippy::too_many_arguments)]
+pub fn apply_pair_force(
+    state: &State,
+    (a, b): (usize, usize),
+    p: DVec3,
+    n: DVec3,
+    f: DVec3,
+    out: &mut [Wrench],
+    log: &mut ContactImpulses,
+) {
     out[b].add_at(f, p, state.bodies[b].position);
     out[a].add_at(-f, p, state.bodies[a].position);
+    log.force((a, b), p, n, f);
 }
 
 /// Coulomb sliding friction on B at point `p` for normal force `f_n` (N) along unit `normal`:

@@ -87,7 +87,7 @@
 use super::params::model_params;
 use super::time_stepping::{self, SolverChain};
 use super::VelocityProblem;
-use super::{cone, islands, ModelSpec, SolveReport};
+use super::{cone, islands, ContactImpulses, ModelSpec, SolveReport};
 use super::{
     ConfigError, ContactError, ModelBase, ModelStats, ParamDefault, ParamKind, ParamSpec,
     ParamValue, Range, VelocityLevelModel,
@@ -335,6 +335,7 @@ impl VelocityLevelModel for TimeStepping {
         problem: &VelocityProblem,
         contacts: &[Contact],
         out: &mut [Wrench],
+        log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError> {
         let (model, state, h) = (problem.model, problem.state, problem.h);
         self.body_radii(model);
@@ -393,6 +394,7 @@ impl VelocityLevelModel for TimeStepping {
                     .push(key(active[a]));
                 active_points += usize::from(s.z[c] > 0.0);
             }
+            record_impulses(&active, island, &s, k, log);
             for (f, &c) in s.frictional.iter().enumerate() {
                 let entry = self
                     .previous
@@ -422,6 +424,34 @@ impl VelocityLevelModel for TimeStepping {
             solve: Some(report),
             detection: 0.0,
         })
+    }
+}
+
+/// Each contact's impulse p_n n + Σ_j β_j d_j (N s, on B at the contact's midpoint) of the
+/// island's answer `s` (z = (p_n, β, σ), k friction directions) into `log`.
+fn record_impulses(
+    active: &[&Contact],
+    island: &[usize],
+    s: &IslandSolve,
+    k: usize,
+    log: &mut ContactImpulses,
+) {
+    let nc = island.len();
+    let mut impulses: Vec<DVec3> = island
+        .iter()
+        .enumerate()
+        .map(|(c, &a)| s.z[c] * active[a].normal)
+        .collect();
+    let cone = cone::Cone::new(k);
+    for (f, &c) in s.frictional.iter().enumerate() {
+        for (j, d) in cone.directions(active[island[c]].normal).enumerate() {
+            impulses[c] += s.z[nc + f * k + j] * d;
+        }
+    }
+    for (&a, impulse) in island.iter().zip(impulses) {
+        let contact = active[a];
+        let bodies = (contact.body_a, contact.body_b);
+        log.impulse(bodies, contact.midpoint(), contact.normal, impulse);
     }
 }
 

@@ -364,6 +364,16 @@ pub fn add_row_forces(
     }
 }
 
+/// The direction d of a contact row ([`contact_row`]) of a body B whose velocities start at
+/// `offset_b` (`None` when B is fixed): B's block starts with d, A's with −d.
+pub fn row_direction(row: &JacobianRow, offset_b: Option<usize>) -> DVec3 {
+    let linear = |b: &[f64; 6]| DVec3::new(b[0], b[1], b[2]);
+    match row.blocks.iter().find(|(o, _)| Some(*o) == offset_b) {
+        Some((_, b)) => linear(b),
+        None => row.blocks.first().map_or(DVec3::ZERO, |(_, b)| -linear(b)),
+    }
+}
+
 /// The difference row `p − k` (blocks of the same body added): rows of one body pair (two
 /// contacts of the same pair, as PEG's slack rows), so that it keeps at most two blocks.
 pub fn row_difference(p: &JacobianRow, k: &JacobianRow) -> JacobianRow {

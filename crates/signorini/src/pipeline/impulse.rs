@@ -63,7 +63,7 @@ use crate::collision::{max_penetration, Contact};
 use crate::contact::impulse::{
     body_radius, default_activation, speed_bound, ImpulseReport, LoopSettings, LoopVariant, Stage,
 };
-use crate::contact::{ContactError, ImpulseBasedModel, ModelStats};
+use crate::contact::{ContactError, ContactImpulses, ImpulseBasedModel, ModelStats};
 use crate::dynamics::integrate::{accelerations, rotate_by, semi_implicit_euler};
 use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::Feature;
@@ -216,6 +216,8 @@ struct ImpulseStep<'a> {
     first_stats: Option<ModelStats>,
     wrenches: Vec<Wrench>,
     trial: State,
+    /// The step's contact impulses (`contact::impulses`).
+    log: &'a mut ContactImpulses,
 }
 
 impl ImpulseStep<'_> {
@@ -246,19 +248,29 @@ impl ImpulseStep<'_> {
         let t0 = Instant::now();
         let r = self
             .contact_model
-            .apply_impulses(self.model, state, &ws.contacts, stage, h);
+            .apply_impulses(self.model, state, &ws.contacts, stage, h, self.log);
         self.times.model += t0.elapsed().as_secs_f64();
         let r = r.map_err(|e| self.fail(e))?;
         self.impulses.add(&r);
         Ok(())
     }
 
-    /// The model's continuous forces at `state`, held over at most `h` (s), into `wrenches`.
-    fn forces(&mut self, state: &State, ws: &Workspace, h: f64) -> Result<ModelStats, StepError> {
-        let (model, cm) = (self.model, &mut *self.contact_model);
+    /// The model's continuous forces at `state`, held over at most `h` (s), into `wrenches`;
+    /// recorded in the log as held for 1 s, from the log index returned (the caller scales them
+    /// by the substep once its length is known).
+    fn forces(
+        &mut self,
+        state: &State,
+        ws: &Workspace,
+        h: f64,
+    ) -> Result<(ModelStats, usize), StepError> {
+        let (model, cm, log) = (self.model, &mut *self.contact_model, &mut *self.log);
+        let mark = log.len();
+        log.hold_forces_for(1.0);
         evaluate_forces(model, state, &mut self.wrenches, &mut self.times, |out| {
-            cm.contact_forces(model, state, &ws.contacts, h, out)
+            cm.contact_forces(model, state, &ws.contacts, h, out, log)
         })
+        .map(|stats| (stats, mark))
         .map_err(|e| self.fail(e))
     }
 
@@ -282,7 +294,7 @@ impl ImpulseStep<'_> {
             let act = default_activation(model, state, self.settings.contact_distance, left);
             self.detect_within(state, ws, act);
             self.impulse_stage(state, ws, Stage::Collisions, left)?;
-            let stats = self.forces(state, ws, left)?;
+            let (stats, mark) = self.forces(state, ws, left)?;
             self.keep_stats(stats);
             self.impulses.substeps += 1;
             let last = self.impulses.substeps >= self.settings.max_substeps as u64;
@@ -316,6 +328,7 @@ impl ImpulseStep<'_> {
             } else {
                 span
             };
+            self.log.scale_from(mark, length.min(span));
             if length < span {
                 // The regression's last trial state is the substep's end; its contacts are in
                 // the workspace.
@@ -343,7 +356,8 @@ impl ImpulseStep<'_> {
         self.detect_within(state, ws, act);
         self.impulses.substeps = 1;
         self.impulse_stage(state, ws, Stage::Collisions, h)?;
-        let stats = self.forces(state, ws, h)?;
+        let (stats, mark) = self.forces(state, ws, h)?;
+        self.log.scale_from(mark, h);
         self.first_stats = Some(stats);
         let t0 = Instant::now();
         integrate_velocities(model, state, &self.wrenches, h);
@@ -366,6 +380,7 @@ pub(super) fn advance(
     contact_model: &mut dyn ImpulseBasedModel,
     h: f64,
     clock: Clock,
+    log: &mut ContactImpulses,
 ) -> Result<Attempt, StepError> {
     let settings = contact_model.loop_settings();
     let (step_no, time) = (state.step, state.time);
@@ -389,6 +404,7 @@ pub(super) fn advance(
         first_stats: None,
         wrenches: std::mem::take(&mut ws.wrenches),
         trial: std::mem::take(&mut ws.stage),
+        log,
     };
     // The step being taken, for failures inside it (restored by the clock below).
     state.step = step_no + 1;

@@ -8,11 +8,11 @@ mod through;
 use crate::collision::{max_penetration, BroadPhase, Contact, NarrowPhase, PiecePair};
 use crate::contact::impulse::ImpulseReport;
 use crate::contact::{
-    ContactError, ContactModel, ForceModel, ModelBase, ModelStats, SolveReport,
-    VelocityLevelModel, VelocityProblem,
+    ContactError, ContactImpulse, ContactImpulses, ContactModel, ForceModel, ModelBase,
+    ModelStats, SolveReport, VelocityLevelModel, VelocityProblem,
 };
 use crate::dynamics::forces::add_scheduled;
-use crate::dynamics::implicit::ForceElement;
+use crate::dynamics::implicit::{ElementLaw, ForceElement};
 use implicit::ImplicitReport;
 use crate::dynamics::integrate::{self, Derivative};
 use crate::dynamics::{Integrator, Model, State, Wrench};
@@ -171,6 +171,8 @@ pub struct Workspace {
     /// Body poses at the start of the step being advanced (the pass-through checks).
     start: Vec<Pose>,
     through: through::Scratch,
+    /// What each contact pushed with over the last step attempted.
+    impulses: ContactImpulses,
 }
 
 impl Workspace {
@@ -181,6 +183,12 @@ impl Workspace {
     /// Forget cached contacts (call after changing a state by hand).
     pub fn invalidate(&mut self) {
         self.fresh = false;
+    }
+
+    /// The impulse each contact point carried over the last step (`contact::impulses`): one
+    /// entry per (A, B, point), in the order the model first applied them.
+    pub fn contact_impulses(&self) -> &[ContactImpulse] {
+        self.impulses.entries()
     }
 }
 
@@ -314,17 +322,23 @@ pub fn advance(
     start.clear();
     start.extend(state.bodies.iter().map(|b| b.pose()));
     let start_time = state.time;
+    let mut log = std::mem::take(&mut ws.impulses);
+    log.start();
     let attempt = match contact_model {
         ContactModel::Force(m) => {
-            advance_force(model, state, ws, m.as_mut(), h, clock, measure_work)
+            advance_force(model, state, ws, m.as_mut(), h, (clock, measure_work), &mut log)
         }
         ContactModel::VelocityLevel(m) => {
-            advance_velocity_level(model, state, ws, m.as_mut(), h, clock)
+            advance_velocity_level(model, state, ws, m.as_mut(), h, clock, &mut log)
         }
         // Impulses change velocities at instants: the impulse loop takes the step (no work
         // measurement: adaptive steps refuse impulse-based models).
-        ContactModel::ImpulseBased(m) => impulse::advance(model, state, ws, m.as_mut(), h, clock),
+        ContactModel::ImpulseBased(m) => {
+            impulse::advance(model, state, ws, m.as_mut(), h, clock, &mut log)
+        }
     };
+    log.merge();
+    ws.impulses = log;
     let checked = attempt.and_then(|a| {
         through::check(model, &start, start_time, state, contact_model, &mut ws.through)?;
         Ok(a)
@@ -359,15 +373,18 @@ fn ensure_contacts(
 
 /// A force model's step: the forces at `state`, then the scene's integrator (RK4 re-detects and
 /// re-evaluates at its stages; `implicit-euler` takes the model's force elements at the end of
-/// the step, `dynamics::implicit`).
+/// the step, `dynamics::implicit`). Each evaluation's forces go into `log` weighted by how long
+/// the integrator holds them (h; RK4: h/6, h/3, h/3, h/6), the force elements' end-of-step
+/// forces by h; the trapezoid's evaluation at the end state (work) is not recorded.
+#[allow(clippy::too_many_arguments)]
 fn advance_force(
     model: &Model,
     state: &mut State,
     ws: &mut Workspace,
     contact_model: &mut dyn ForceModel,
     h: f64,
-    clock: Clock,
-    measure_work: bool,
+    (clock, measure_work): (Clock, bool),
+    log: &mut ContactImpulses,
 ) -> Result<Attempt, StepError> {
     let mut times = StageTimes::default();
     ensure_contacts(model, state, ws, contact_model, &mut times);
@@ -375,6 +392,7 @@ fn advance_force(
     let integrator = model.settings.integrator;
     let mut wrenches = std::mem::take(&mut ws.wrenches);
     let mut elements = std::mem::take(&mut ws.elements);
+    log.hold_forces_for(if integrator == Integrator::Rk4 { h / 6.0 } else { h });
     let mut model_stats = force_evaluation(
         model,
         state,
@@ -384,6 +402,7 @@ fn advance_force(
         integrator,
         (&mut wrenches, &mut elements),
         &mut times,
+        log,
     )
     .map_err(&fail)?;
     if integrator == Integrator::ImplicitEuler {
@@ -391,6 +410,7 @@ fn advance_force(
         let (forces, implicit) =
             implicit::end_of_step_forces(model, state, h, &wrenches, &elements);
         add_element_forces(state, &elements, &forces, &mut wrenches);
+        record_element_forces(&elements, &forces, log);
         let seconds = t0.elapsed().as_secs_f64();
         times.solve += seconds;
         if !elements.is_empty() {
@@ -411,7 +431,7 @@ fn advance_force(
                 ws,
                 contact_model,
                 h,
-                &mut wrenches,
+                (&mut wrenches, log),
                 &mut times,
                 work.as_mut(),
             );
@@ -434,6 +454,7 @@ fn advance_force(
             // Trapezoid: the power at the end state needs the forces there (an element's force
             // as the model gives it there).
             let start = *w;
+            log.pause();
             force_evaluation(
                 model,
                 state,
@@ -443,6 +464,7 @@ fn advance_force(
                 integrator,
                 (&mut wrenches, &mut elements),
                 &mut times,
+                log,
             )
             .map_err(&fail)?;
             let forces: Vec<f64> = elements.iter().map(|e| e.force).collect();
@@ -470,15 +492,29 @@ fn force_evaluation(
     integrator: Integrator,
     (wrenches, elements): (&mut Vec<Wrench>, &mut Vec<ForceElement>),
     times: &mut StageTimes,
+    log: &mut ContactImpulses,
 ) -> Result<ModelStats, ContactError> {
     elements.clear();
     evaluate_forces(model, state, wrenches, times, |out| {
         if integrator == Integrator::ImplicitEuler {
-            contact_model.linearised_forces(model, state, contacts, h, out, elements)
+            contact_model.linearised_forces(model, state, contacts, h, out, elements, log)
         } else {
-            contact_model.contact_forces(model, state, contacts, h, out)
+            contact_model.contact_forces(model, state, contacts, h, out, log)
         }
     })
+}
+
+/// Each element's end-of-step force `forces[i]` (N) into `log` (held for its current weight,
+/// h), with the normal of its contact: its own direction for a normal element, its normal
+/// element's for a friction one.
+fn record_element_forces(elements: &[ForceElement], forces: &[f64], log: &mut ContactImpulses) {
+    for (e, &f) in elements.iter().zip(forces) {
+        let normal = match e.law {
+            ElementLaw::Unilateral => e.direction,
+            ElementLaw::Friction { normal, .. } => elements[normal].direction,
+        };
+        log.force((e.body_a, e.body_b), e.point, normal, f * e.direction);
+    }
 }
 
 /// Add each element's force `forces[i]` (N, along its direction on B, against it on A) into
@@ -522,7 +558,7 @@ fn rk4(
     ws: &mut Workspace,
     contact_model: &mut dyn ForceModel,
     h: f64,
-    wrenches: &mut Vec<Wrench>,
+    (wrenches, log): (&mut Vec<Wrench>, &mut ContactImpulses),
     times: &mut StageTimes,
     mut work: Option<&mut f64>,
 ) -> Result<(), ContactError> {
@@ -539,8 +575,9 @@ fn rk4(
         let act = contact_model.activation_distance(model, &stage);
         detect(model, &stage, act, ws, times);
         let contacts = &ws.contacts;
+        log.hold_forces_for(if s == 3 { h / 6.0 } else { h / 3.0 });
         evaluate_forces(model, &stage, wrenches, times, |out| {
-            contact_model.contact_forces(model, &stage, contacts, h, out)
+            contact_model.contact_forces(model, &stage, contacts, h, out, log)
         })?;
         if let Some(w) = work.as_deref_mut() {
             *w += if s == 3 { 1.0 } else { 2.0 } * power(model, &stage, wrenches);
@@ -568,6 +605,7 @@ fn advance_velocity_level(
     contact_model: &mut dyn VelocityLevelModel,
     h: f64,
     clock: Clock,
+    log: &mut ContactImpulses,
 ) -> Result<Attempt, StepError> {
     let mut times = StageTimes::default();
     ensure_contacts(model, state, ws, contact_model, &mut times);
@@ -579,7 +617,7 @@ fn advance_velocity_level(
         applied.clear();
         applied.extend_from_slice(out);
         let problem = VelocityProblem::new(model, at, h, &applied);
-        contact_model.solve_step(&problem, &ws.contacts, out)
+        contact_model.solve_step(&problem, &ws.contacts, out, log)
     });
     ws.applied = applied;
     let model_stats = solved.map_err(fail)?;

@@ -20,7 +20,7 @@ pub use builder::{BodyBuilder, IntoParam, ModelBuilder};
 pub use error::Error;
 
 use crate::collision::Contact;
-use crate::contact::{catalog, ConfigError, ContactModel, ParamInput};
+use crate::contact::{catalog, ConfigError, ContactImpulse, ContactModel, ParamInput};
 use crate::dynamics::{Model, State, Wrench};
 use crate::pipeline::adaptive::{AdaptiveStats, Stepper};
 use crate::pipeline::{self, StepReport, Workspace};
@@ -183,6 +183,15 @@ impl Simulation {
             &mut self.workspace,
             &self.contact_model,
         )
+    }
+
+    /// What each contact point pushed with over the last step: the impulse (N s, world axes) on
+    /// body B at the point, −impulse on A, one entry per (A, B, point) in the order the contact
+    /// model applied them (`docs/library.md` says what each model records). Empty before the
+    /// first step. Summed over a body's entries, it is the momentum contact gave the body in the
+    /// step: m (v⁺ − v) = h (m g + applied force) + Σ_B J − Σ_A J.
+    pub fn contact_impulses(&self) -> &[ContactImpulse] {
+        self.workspace.contact_impulses()
     }
 
     /// Apply a constant `force` (N, at the centre of mass) and `torque` (N m), world axes, to

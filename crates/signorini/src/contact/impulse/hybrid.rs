@@ -43,7 +43,8 @@ use crate::contact::multi_point::{self, MultiPoint};
 use crate::contact::params::model_params;
 use crate::contact::ForceModel;
 use crate::contact::{
-    ConfigError, ContactError, ImpulseBasedModel, ModelBase, ModelSpec, ModelStats, ParamDefault,
+    ConfigError, ContactError, ContactImpulses, ImpulseBasedModel, ModelBase, ModelSpec, ModelStats,
+    ParamDefault,
     ParamKind, ParamSpec, ParamValue, Range,
 };
 use crate::dynamics::{Model, State, Wrench};
@@ -295,6 +296,7 @@ impl ImpulseStages for Hybrid {
         contacts: &[Contact],
         stage: Stage,
         _h: f64,
+        log: &mut ContactImpulses,
     ) -> Result<ImpulseReport, ContactError> {
         if stage != Stage::Collisions {
             return Ok(ImpulseReport::default());
@@ -340,6 +342,7 @@ impl ImpulseStages for Hybrid {
                         Response::Skip
                     }
                 },
+                log,
             )?;
             report.add(&r);
             if r.unresolved > 0 && self.stop_unresolved {
@@ -423,8 +426,9 @@ impl ImpulseBasedModel for Hybrid {
         contacts: &[Contact],
         h: f64,
         out: &mut [Wrench],
+        log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError> {
         let resting = self.resting_contacts(contacts);
-        ForceModel::contact_forces(&mut self.penalty, model, state, &resting, h, out)
+        ForceModel::contact_forces(&mut self.penalty, model, state, &resting, h, out, log)
     }
 }

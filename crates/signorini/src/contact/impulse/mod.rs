@@ -17,7 +17,7 @@ pub mod law;
 pub mod model;
 pub mod sequential;
 
-use super::ContactError;
+use super::{ContactError, ContactImpulses};
 use crate::collision::Contact;
 use crate::dynamics::{Model, State};
 
@@ -126,7 +126,7 @@ pub trait ImpulseStages {
 
     /// Apply the impulses of `stage` to the velocities of `state` (positions unchanged), with
     /// `contacts` the contacts of `state` and `h` (s) the time left in the step (Guendelman's
-    /// predicted gaps use it).
+    /// predicted gaps use it); each impulse applied is recorded in `log`.
     fn apply_impulses(
         &mut self,
         model: &Model,
@@ -134,6 +134,7 @@ pub trait ImpulseStages {
         contacts: &[Contact],
         stage: Stage,
         h: f64,
+        log: &mut ContactImpulses,
     ) -> Result<ImpulseReport, ContactError>;
 
     /// How long (s) the forces of the last `ImpulseBasedModel::contact_forces` call stay valid when

@@ -53,7 +53,8 @@ use crate::collision::Contact;
 use crate::contact::params::model_params;
 use crate::contact::resting::{ContactClass, RestingContact, RestingError, RestingOptions};
 use crate::contact::{
-    ConfigError, ContactError, ImpulseBasedModel, ModelBase, ModelSpec, ModelStats, ParamDefault,
+    ConfigError, ContactError, ContactImpulses, ImpulseBasedModel, ModelBase, ModelSpec, ModelStats,
+    ParamDefault,
     ParamKind, ParamSpec, ParamValue, Range, SolveReport,
 };
 use crate::dynamics::{Model, State, Wrench};
@@ -423,6 +424,7 @@ impl ImpulseStages for ImpulseModel {
         contacts: &[Contact],
         stage: Stage,
         h: f64,
+        log: &mut ContactImpulses,
     ) -> Result<ImpulseReport, ContactError> {
         let points: Vec<ImpactPoint> = contacts
             .iter()
@@ -445,10 +447,11 @@ impl ImpulseStages for ImpulseModel {
             ..self.sequential
         };
         let mut report =
-            sequential::resolve(model, state, &points, &options, &mut [], respond)?;
+            sequential::resolve(model, state, &points, &options, &mut [], respond, log)?;
         if shock {
+            let options = &self.sequential;
             let shock =
-                sequential::shock_propagation(model, state, &points, &self.sequential, respond)?;
+                sequential::shock_propagation(model, state, &points, options, respond, log)?;
             report.add(&shock);
             // What is left approaching is judged after the last pass.
             report.unresolved = 0;
@@ -510,6 +513,7 @@ impl ImpulseBasedModel for ImpulseModel {
         contacts: &[Contact],
         _h: f64,
         out: &mut [Wrench],
+        log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError> {
         self.horizon = f64::INFINITY;
         let Some(resting) = &mut self.resting else {
@@ -541,6 +545,11 @@ impl ImpulseBasedModel for ImpulseModel {
         for (o, w) in out.iter_mut().zip(&rf.wrenches) {
             o.force += w.force;
             o.torque += w.torque;
+        }
+        for &i in &rf.resting {
+            let c = &contacts[i];
+            let force = rf.normal[i] * c.normal + rf.friction[i];
+            log.force((c.body_a, c.body_b), c.midpoint(), c.normal, force);
         }
         // Baraff's sliding friction holds only until the slip stops: the substep ends there
         // (the loop's force horizon), and the next one finds the contact sticking. With the

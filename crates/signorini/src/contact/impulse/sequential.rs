@@ -29,7 +29,7 @@
 use super::law::{collide, collision_matrix, BodyAtContact, ContactFrame, IntegrationOptions, Law};
 use super::ImpulseReport;
 use crate::collision::Contact;
-use crate::contact::ContactError;
+use crate::contact::{ContactError, ContactImpulses};
 use crate::dynamics::{Model, State};
 use glam::DVec3;
 
@@ -185,12 +185,14 @@ pub fn apply(
     law: Law,
     options: &IntegrationOptions,
 ) -> Result<Option<DVec3>, ContactError> {
-    Ok(apply_held(model, state, &[], p, response, (law, None), options)?.map(|(j, _)| j))
+    let log = &mut ContactImpulses::off();
+    Ok(apply_held(model, state, &[], p, response, (law, None), options, log)?.map(|(j, _)| j))
 }
 
 /// [`apply`] with the bodies flagged in `frozen` held still (infinite mass): the impulse acts on
 /// the other body alone; `laws` = (the law, its fallback when its integration fails). Returns
-/// the impulse and whether the fallback gave it.
+/// the impulse and whether the fallback gave it, and records the impulse in `log`.
+#[allow(clippy::too_many_arguments)]
 fn apply_held(
     model: &Model,
     state: &mut State,
@@ -199,6 +201,7 @@ fn apply_held(
     response: Response,
     laws: (Law, Option<Law>),
     options: &IntegrationOptions,
+    log: &mut ContactImpulses,
 ) -> Result<Option<(DVec3, bool)>, ContactError> {
     let fail = |error: super::law::LawError| ContactError::Law {
         body_a: model.bodies[p.body_a].name.clone(),
@@ -229,6 +232,7 @@ fn apply_held(
         (Err(error), None) => return Err(fail(error)),
     };
     let j = add_impulse(model, state, frozen, p, frame.to_world(c.impulse));
+    log.impulse((p.body_a, p.body_b), p.point, p.normal, j);
     Ok(Some((j, fell_back)))
 }
 
@@ -251,7 +255,8 @@ fn add_impulse(model: &Model, state: &mut State, frozen: &[bool], p: &ImpactPoin
 /// sweep applies no impulse or `options.max_sweeps` sweeps are done. Bodies that received an
 /// impulse are flagged in `touched` (indexed by body; pass an empty slice to skip). The report's
 /// `unresolved` counts the points `respond` still wants an impulse at after the last sweep, and
-/// `unresolved_speed` is the fastest approach −u_n among them.
+/// `unresolved_speed` is the fastest approach −u_n among them. Each impulse applied is recorded
+/// in `log`.
 pub fn resolve(
     model: &Model,
     state: &mut State,
@@ -259,8 +264,9 @@ pub fn resolve(
     options: &SequentialOptions,
     touched: &mut [bool],
     respond: impl FnMut(&ImpactPoint, f64) -> Response,
+    log: &mut ContactImpulses,
 ) -> Result<ImpulseReport, ContactError> {
-    resolve_held(model, state, points, options, &[], touched, respond)
+    resolve_held(model, state, points, options, (&[], touched), respond, log)
 }
 
 /// [`resolve`] with the bodies flagged in `frozen` held still (an empty slice freezes nothing).
@@ -269,9 +275,9 @@ fn resolve_held(
     state: &mut State,
     points: &[ImpactPoint],
     options: &SequentialOptions,
-    frozen: &[bool],
-    touched: &mut [bool],
+    (frozen, touched): (&[bool], &mut [bool]),
     mut respond: impl FnMut(&ImpactPoint, f64) -> Response,
+    log: &mut ContactImpulses,
 ) -> Result<ImpulseReport, ContactError> {
     let mut report = ImpulseReport::default();
     if points.is_empty() {
@@ -286,8 +292,16 @@ fn resolve_held(
             let p = &points[i];
             let response = respond(p, normal_velocity(state, p));
             let laws = (options.law, options.fallback);
-            let applied_here =
-                apply_held(model, state, frozen, p, response, laws, &options.integration)?;
+            let applied_here = apply_held(
+                model,
+                state,
+                frozen,
+                p,
+                response,
+                laws,
+                &options.integration,
+                log,
+            )?;
             if let Some((_, fell_back)) = applied_here {
                 report.law_fallbacks += fell_back as u64;
                 applied += 1;
@@ -364,12 +378,14 @@ pub fn contact_levels(model: &Model, points: &[ImpactPoint]) -> Vec<usize> {
 /// bodies above within this pass (their weight reaches them through the next step's contact
 /// stage). Points joining bodies of no level (not supported by a fixed body) are left to the
 /// ordinary sweeps. Returns the sweeps' report (points still approaching counted as usual).
+/// The impulses go into `log` as applied to B; a frozen A does not receive its −J.
 pub fn shock_propagation(
     model: &Model,
     state: &mut State,
     points: &[ImpactPoint],
     options: &SequentialOptions,
     mut respond: impl FnMut(&ImpactPoint, f64) -> Response,
+    log: &mut ContactImpulses,
 ) -> Result<ImpulseReport, ContactError> {
     let level = contact_levels(model, points);
     let top = level
@@ -389,7 +405,8 @@ pub fn shock_propagation(
             })
             .copied()
             .collect();
-        let r = resolve_held(model, state, &here, options, &frozen, &mut [], &mut respond)?;
+        let held = (frozen.as_slice(), &mut [][..]);
+        let r = resolve_held(model, state, &here, options, held, &mut respond, log)?;
         report.add(&r);
         for (i, f) in frozen.iter_mut().enumerate() {
             if level[i] == l {

@@ -11,9 +11,11 @@ use super::assemble::StepLcp;
 use super::constraints::Constraint;
 use super::passes::Passes;
 use super::{Peg, TRAP_DEPTH};
-use crate::contact::ModelStats;
+use crate::contact::{ContactImpulses, ModelStats};
+use crate::dynamics::jacobian::row_direction;
 use crate::dynamics::Wrench;
 use crate::geometry::Feature;
+use glam::DVec3;
 use nalgebra::DVector;
 
 /// What the last step's subproblem held.
@@ -83,22 +85,53 @@ pub(super) fn count_traps(
     stats
 }
 
+/// Each constraint's impulse p n + Σ_j β_j d_j (N s, on B of its primary, at the primary's
+/// midpoint) of the solution `z` of `lcp` into `log`. The directions are the rows' own (the
+/// normals and tangents where the linearization took them), so the record is exactly the
+/// impulse the step applied.
+fn record_impulses(
+    constraints: &[Constraint],
+    lcp: &StepLcp,
+    z: &DVector<f64>,
+    (k, offsets): (usize, &[Option<usize>]),
+    log: &mut ContactImpulses,
+) {
+    let np = constraints.len();
+    let direction = |j: usize, r: usize| {
+        row_direction(&lcp.rows[r], offsets[constraints[j].primary.body_b])
+    };
+    let normals: Vec<DVec3> = (0..np).map(|j| direction(j, j)).collect();
+    let mut impulses: Vec<DVec3> = (0..np).map(|j| z[j] * normals[j]).collect();
+    for (f, &j) in lcp.frictional.iter().enumerate() {
+        for i in 0..k {
+            let r = np + f * k + i;
+            impulses[j] += z[r] * direction(j, r);
+        }
+    }
+    for ((c, n), impulse) in constraints.iter().zip(normals).zip(impulses) {
+        let p = &c.primary;
+        log.impulse((p.body_a, p.body_b), p.midpoint(), n, impulse);
+    }
+}
+
 impl Peg {
-    /// End the step with the kept pass of `passes`: its forces into `out`, `constraints` cut to
-    /// the ones it solved, its [`PegStats`] (step `h`) and its solution remembered (k friction
-    /// directions).
+    /// End the step with the kept pass of `passes`: its forces into `out` and each
+    /// constraint's impulse into `log`, `constraints` cut to the ones it solved, its
+    /// [`PegStats`] (step `h`) and its solution remembered (k friction directions; `offsets`
+    /// of the bodies' velocities).
     pub(super) fn map_back(
         &mut self,
         passes: Passes,
         constraints: &mut Vec<Constraint>,
-        h: f64,
-        k: usize,
+        (h, k, offsets): (f64, usize, &[Option<usize>]),
         out: &mut [Wrench],
+        log: &mut ContactImpulses,
     ) -> ModelStats {
         let kept = passes.kept;
         out.copy_from_slice(&kept.forces);
         constraints.truncate(kept.count);
         let (lcp, z, report) = kept.solved;
+        record_impulses(constraints, &lcp, &z, (k, offsets), log);
         let np = constraints.len();
         let mut stats = count_traps(constraints, &lcp, &z, h, passes.pass);
         stats.passes_dropped = passes.dropped;

@@ -94,7 +94,7 @@ use super::params::model_params;
 use super::time_stepping::{self, SolverChain};
 use super::VelocityProblem;
 use super::{
-    ConfigError, ContactError, ModelBase, ModelSpec, ModelStats, ParamDefault, ParamKind,
+    ContactImpulses, ConfigError, ContactError, ModelBase, ModelSpec, ModelStats, ParamDefault, ParamKind,
     ParamSpec, ParamValue, Range, VelocityLevelModel,
 };
 use crate::collision::potential::{self, PotentialSet};
@@ -324,6 +324,7 @@ impl VelocityLevelModel for Peg {
         problem: &VelocityProblem,
         contacts: &[Contact],
         out: &mut [Wrench],
+        log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError> {
         let (model, state, h) = (problem.model, problem.state, problem.h);
         if self.radii.len() != model.bodies.len() {
@@ -350,6 +351,6 @@ impl VelocityLevelModel for Peg {
             detection,
             out,
         )?;
-        Ok(self.map_back(passes, &mut constraints, h, k, out))
+        Ok(self.map_back(passes, &mut constraints, (h, k, problem.offsets()), out, log))
     }
 }
