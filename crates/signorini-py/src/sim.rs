@@ -544,8 +544,8 @@ impl Simulation {
     /// The contacts of the current state (those of the last step, or detected now for the
     /// initial state), k of them: body_a, body_b (k,) int64 body indices; points_a, points_b
     /// (k, 3) world points on A and on B (m); normals (k, 3) unit normals from A towards B;
-    /// gaps (k,) signed gaps ψ = (p_b − p_a)·n (m, negative when penetrating). Contact forces
-    /// and impulses are not exposed by the library and so are not here.
+    /// gaps (k,) signed gaps ψ = (p_b − p_a)·n (m, negative when penetrating). The impulse each
+    /// contact carried is `contact_impulses()`.
     fn contacts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let mut sim = self.lock()?;
         let cs = sim.contacts();
@@ -560,6 +560,29 @@ impl Simulation {
         d.set_item("normals", rows3(py, cs, |c| c.normal)?)?;
         let gaps: Vec<f64> = cs.iter().map(|c| c.gap).collect();
         d.set_item("gaps", array1(py, gaps))?;
+        Ok(d)
+    }
+
+    /// What each contact point pushed with over the last step, k entries (one per body pair and
+    /// point, in the order the contact model applied them; empty before the first step):
+    /// body_a, body_b (k,) int64; points (k, 3) world points where the impulse acts (m);
+    /// normals (k, 3) unit contact normals from A to B; impulses (k, 3) the impulse on B over
+    /// the step (N s, world axes; A receives the opposite); normal_impulses (k,) its component
+    /// along the normal (N s). Divided by the step (`time_step`) it is the mean contact force.
+    fn contact_impulses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let sim = self.lock()?;
+        let js = sim.contact_impulses();
+        let d = PyDict::new(py);
+        let idx = |f: fn(&signorini::ContactImpulse) -> usize| -> Vec<i64> {
+            js.iter().map(|j| f(j) as i64).collect()
+        };
+        d.set_item("body_a", array1(py, idx(|j| j.body_a)))?;
+        d.set_item("body_b", array1(py, idx(|j| j.body_b)))?;
+        d.set_item("points", rows3(py, js, |j| j.point)?)?;
+        d.set_item("normals", rows3(py, js, |j| j.normal)?)?;
+        d.set_item("impulses", rows3(py, js, |j| j.impulse)?)?;
+        let normal: Vec<f64> = js.iter().map(|j| j.normal_impulse()).collect();
+        d.set_item("normal_impulses", array1(py, normal))?;
         Ok(d)
     }
 

@@ -114,3 +114,41 @@ def test_box_stack_penalty_penetration_is_load_over_stiffness(examples):
     # After 1 s the critically damped springs (time constant 1/ω = 0.5 ms) have settled to far
     # below 1e-6 relative; 1e-6 relative (4e-11 m) is the tolerance.
     assert report.max_penetration == pytest.approx(predicted, rel=1e-6)
+
+
+def test_contact_impulses_carry_each_box_of_the_stack(examples):
+    # Stewart–Trinkle holds the 10-box stack still, so over a step the contacts under box k carry
+    # the 10 − k boxes of 1 kg above and on it: (10 − k) m g h, and each box's net contact impulse
+    # is its weight's m g h. The LCP is solved to a scaled residual of 1e-8 (the model's
+    # tolerance); 1e-7 relative leaves room for it and fails any misattributed contact.
+    sim = signorini.Simulation.from_file(
+        examples / "box_stack.toml", model="stewart-trinkle", duration=1.0
+    )
+    assert len(sim.contact_impulses()["impulses"]) == 0  # nothing before the first step
+    sim.step(100)
+    h = sim.time_step
+    ci = sim.contact_impulses()
+    k = len(ci["normal_impulses"])
+    assert ci["impulses"].shape == ci["points"].shape == ci["normals"].shape == (k, 3)
+    assert ci["body_a"].dtype == np.int64 and ci["normal_impulses"].shape == (k,)
+    np.testing.assert_allclose(
+        ci["normal_impulses"], np.einsum("ij,ij->i", ci["impulses"], ci["normals"]), atol=1e-15
+    )
+    names = sim.body_names
+    for box in range(10):
+        below = names.index("ground") if box == 0 else names.index(f"box{box - 1}")
+        b = names.index(f"box{box}")
+        pair = ((ci["body_a"] == below) & (ci["body_b"] == b)) | (
+            (ci["body_a"] == b) & (ci["body_b"] == below)
+        )
+        up = np.sign(ci["normals"][pair, 2])  # +1 when B is the box above
+        carried = np.sum(up * ci["impulses"][pair, 2])
+        expected = (10 - box) * 1.0 * G * h
+        assert carried == pytest.approx(expected, rel=1e-7), (box, carried, expected)
+    # Net on each box: its weight.
+    net = np.zeros((len(names), 3))
+    np.add.at(net, ci["body_b"], ci["impulses"])
+    np.add.at(net, ci["body_a"], -ci["impulses"])
+    for box in range(10):
+        b = names.index(f"box{box}")
+        np.testing.assert_allclose(net[b], [0.0, 0.0, G * h], rtol=0, atol=1e-7 * G * h)

@@ -127,6 +127,14 @@ class ContactsDict(TypedDict):
     normals: FloatArray
     gaps: FloatArray
 
+class ContactImpulsesDict(TypedDict):
+    body_a: npt.NDArray[np.int64]
+    body_b: npt.NDArray[np.int64]
+    points: FloatArray
+    normals: FloatArray
+    impulses: FloatArray
+    normal_impulses: FloatArray
+
 class Simulation:
     """A scene being simulated; steps exactly as the ``signorini`` command does."""
 
@@ -210,7 +218,12 @@ class Simulation:
         """The whole state at once (copies)."""
     def contacts(self) -> ContactsDict:
         """Contacts of the current state: body indices, points on A and B (m), normals A → B,
-        signed gaps (m, negative when penetrating). No forces or impulses (not exposed)."""
+        signed gaps (m, negative when penetrating). Their impulses: ``contact_impulses()``."""
+    def contact_impulses(self) -> ContactImpulsesDict:
+        """What each contact point pushed with over the last step: body indices, the point (m),
+        the unit normal A → B, the impulse on B (N s, world axes; A gets the opposite) and its
+        normal component (N s). One entry per body pair and point; empty before the first
+        step. Divided by ``time_step``, the mean contact force (N)."""
     def set_force(
         self,
         body: Union[int, str],
