@@ -570,7 +570,7 @@ impl Simulation {
     /// the step (N s, world axes; A receives the opposite); normal_impulses (k,) its component
     /// along the normal (N s). Divided by the step (`time_step`) it is the mean contact force.
     fn contact_impulses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let sim = self.lock()?;
+        let mut sim = self.lock()?;
         let js = sim.contact_impulses();
         let d = PyDict::new(py);
         let idx = |f: fn(&signorini::ContactImpulse) -> usize| -> Vec<i64> {

@@ -186,9 +186,10 @@ impl Workspace {
     }
 
     /// The impulse each contact point carried over the last step (`contact::impulses`): one
-    /// entry per (A, B, point), in the order the model first applied them.
-    pub fn contact_impulses(&self) -> &[ContactImpulse] {
-        self.impulses.entries()
+    /// entry per (A, B, point), in the order the model first applied them (merged on the first
+    /// call after a step).
+    pub fn contact_impulses(&mut self) -> &[ContactImpulse] {
+        self.impulses.merged()
     }
 }
 
@@ -337,7 +338,6 @@ pub fn advance(
             impulse::advance(model, state, ws, m.as_mut(), h, clock, &mut log)
         }
     };
-    log.merge();
     ws.impulses = log;
     let checked = attempt.and_then(|a| {
         through::check(model, &start, start_time, state, contact_model, &mut ws.through)?;

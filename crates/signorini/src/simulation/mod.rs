@@ -190,7 +190,7 @@ impl Simulation {
     /// model applied them (`docs/library.md` says what each model records). Empty before the
     /// first step. Summed over a body's entries, it is the momentum contact gave the body in the
     /// step: m (v⁺ − v) = h (m g + applied force) + Σ_B J − Σ_A J.
-    pub fn contact_impulses(&self) -> &[ContactImpulse] {
+    pub fn contact_impulses(&mut self) -> &[ContactImpulse] {
         self.workspace.contact_impulses()
     }
 
