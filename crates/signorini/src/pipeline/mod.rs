@@ -406,16 +406,8 @@ fn advance_force(
     )
     .map_err(&fail)?;
     if integrator == Integrator::ImplicitEuler {
-        let t0 = Instant::now();
-        let (forces, implicit) =
-            implicit::end_of_step_forces(model, state, h, &wrenches, &elements);
-        add_element_forces(state, &elements, &forces, &mut wrenches);
-        record_element_forces(&elements, &forces, log);
-        let seconds = t0.elapsed().as_secs_f64();
-        times.solve += seconds;
-        if !elements.is_empty() {
-            model_stats.solve = Some(implicit_report(&implicit, seconds));
-        }
+        let solve = element_forces(model, state, h, (&mut wrenches, &elements), log, &mut times);
+        model_stats.solve = solve.or(model_stats.solve);
     }
     let mut work = measure_work.then(|| power(model, state, &wrenches));
     match integrator {
@@ -502,6 +494,26 @@ fn force_evaluation(
             contact_model.contact_forces(model, state, contacts, h, out, log)
         }
     })
+}
+
+/// `implicit-euler`'s end of the step: the force elements' end-of-step forces
+/// (`implicit::end_of_step_forces`) added into `wrenches` and recorded in `log`, timed as the
+/// solve; its report when there were elements.
+fn element_forces(
+    model: &Model,
+    state: &State,
+    h: f64,
+    (wrenches, elements): (&mut [Wrench], &[ForceElement]),
+    log: &mut ContactImpulses,
+    times: &mut StageTimes,
+) -> Option<SolveReport> {
+    let t0 = Instant::now();
+    let (forces, implicit) = implicit::end_of_step_forces(model, state, h, wrenches, elements);
+    add_element_forces(state, elements, &forces, wrenches);
+    record_element_forces(elements, &forces, log);
+    let seconds = t0.elapsed().as_secs_f64();
+    times.solve += seconds;
+    (!elements.is_empty()).then(|| implicit_report(&implicit, seconds))
 }
 
 /// Each element's end-of-step force `forces[i]` (N) into `log` (held for its current weight,
