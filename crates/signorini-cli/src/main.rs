@@ -81,6 +81,10 @@ enum Command {
         /// Frames per simulated second in replay.html.
         #[arg(long, default_value_t = replay::DEFAULT_FPS, requires = "html")]
         fps: f64,
+        /// Also write impulses.csv: at each trajectory output time, the impulse (N s) each
+        /// contact point carried over the step that ended there (docs/outputs.md).
+        #[arg(long)]
+        impulses: bool,
     },
     /// Write replay.html, a page that replays a run in a browser, from the run's output
     /// directory (scene.json, trajectory.csv, metrics.csv; contacts.csv if recorded).
@@ -189,7 +193,8 @@ fn main() -> ExitCode {
             out,
             html,
             fps,
-        } => cmd_run(&scene, &overrides, out, html.then_some(fps)),
+            impulses,
+        } => cmd_run(&scene, &overrides, out, html.then_some(fps), impulses),
         Command::View { out_dir, fps } => cmd_view(&out_dir, fps),
         Command::Check { scene } => cmd_check(&scene),
         Command::Models => {
@@ -380,6 +385,7 @@ fn cmd_run(
     o: &Overrides,
     out: Option<PathBuf>,
     html_fps: Option<f64>,
+    impulses: bool,
 ) -> Result<(), Failure> {
     if let Some(fps) = html_fps {
         if !(fps.is_finite() && (1.0..=1e5).contains(&fps)) {
@@ -426,6 +432,7 @@ fn cmd_run(
         out_dir: &out_dir,
         interrupt: Some(interrupt),
         contacts: html_fps.map(|fps| 1.0 / fps),
+        impulses,
     };
     let mut last = 0;
     let time_step = settings.time_step;

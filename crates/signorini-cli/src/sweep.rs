@@ -305,6 +305,7 @@ pub fn cmd_sweep(path: &Path, axes: Vec<Axis>, opts: SweepOptions) -> Result<(),
                     out_dir: &dirs[k],
                     interrupt: Some(interrupt),
                     contacts: None,
+                    impulses: false,
                 };
                 let outcome: Outcome =
                     run(&cfg, &mut sim, &mut |_, _| {}).map_err(|e| e.to_string());

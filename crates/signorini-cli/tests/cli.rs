@@ -3129,3 +3129,91 @@ fn view_of_an_incomplete_directory_names_the_missing_file() {
     o.expect_code(2, "--fps 0");
     assert!(o.stderr.contains("--fps"), "{}", o.stderr);
 }
+
+// ---------------------------------------------------------------------------------------------
+// `run --impulses`: impulses.csv (docs/outputs.md)
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn run_impulses_writes_what_each_contact_carried_and_the_ground_carries_the_stack() {
+    // The 10-box stack (1 kg cubes) under stewart-trinkle for 0.05 s, rows every step: at each
+    // output time the ground's contacts carry the whole stack, 10 m g h (N s), and each box's
+    // net contact impulse is its own m g h. The LCP is solved to a scaled residual of 1e-8;
+    // 1e-7 relative leaves room for it and fails a misattributed or missing contact.
+    let tmp = TempDir::new("run-impulses");
+    let out = tmp.join("out");
+    let args = [
+        "run",
+        example!("box_stack.toml"),
+        "--model",
+        "stewart-trinkle",
+        "--duration",
+        "0.05",
+        "--impulses",
+        "--out",
+        s(&out),
+    ];
+    signorini(tmp.path(), &args).expect_code(0, "run --impulses");
+    let csv = Csv::read(&out.join("impulses.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "time,body_a,body_b,x,y,z,nx,ny,nz,jx,jy,jz,jn"
+    );
+    csv.assert_well_formed("impulses.csv", &["body_a", "body_b"]);
+    let (h, g) = (1e-3, 9.81);
+    let times = csv.f64s("time");
+    let (a, b) = (csv.col("body_a"), csv.col("body_b"));
+    let jz = csv.f64s("jz");
+    let mut steps: Vec<f64> = times.clone();
+    steps.dedup();
+    assert_eq!(
+        steps.len(),
+        50,
+        "one record per step (trajectory rows every step)"
+    );
+    for t in steps {
+        let rows: Vec<usize> = (0..csv.rows.len()).filter(|&i| times[i] == t).collect();
+        let ground: f64 = rows
+            .iter()
+            .filter(|&&i| csv.rows[i][a] == "ground" || csv.rows[i][b] == "ground")
+            // The impulse on the box: jz when the box is B, −jz when it is A.
+            .map(|&i| {
+                if csv.rows[i][a] == "ground" {
+                    jz[i]
+                } else {
+                    -jz[i]
+                }
+            })
+            .sum();
+        assert!(
+            (ground - 10.0 * g * h).abs() <= 1e-7 * 10.0 * g * h,
+            "t = {t}: the ground carries {ground} N s"
+        );
+        for k in 0..10 {
+            let name = format!("box{k}");
+            let net: f64 = rows
+                .iter()
+                .map(|&i| {
+                    let on_b = f64::from(u8::from(csv.rows[i][b] == name));
+                    let on_a = f64::from(u8::from(csv.rows[i][a] == name));
+                    (on_b - on_a) * jz[i]
+                })
+                .sum();
+            assert!(
+                (net - g * h).abs() <= 1e-7 * g * h,
+                "t = {t}: {name}'s net contact impulse {net} N s"
+            );
+        }
+    }
+    // A run without --impulses leaves no impulses.csv behind, not even a stale one.
+    let args = [
+        "run",
+        example!("box_stack.toml"),
+        "--duration",
+        "0.01",
+        "--out",
+        s(&out),
+    ];
+    signorini(tmp.path(), &args).expect_code(0, "run without --impulses");
+    assert!(!out.join("impulses.csv").exists());
+}

@@ -55,6 +55,7 @@ fn simulate(dir: &Path, contacts: Option<f64>) {
     let scene = scene::build(parse_scene(SCENE, "hammer.toml").unwrap()).unwrap();
     let mut sim = Simulation::new(scene, None, &[]).unwrap();
     let cfg = RunConfig {
+        impulses: false,
         trajectory_interval: 0.01,
         out_dir: dir,
         interrupt: None,

@@ -33,6 +33,10 @@ pub struct RunConfig<'a> {
     /// output times, at most one time per this many seconds ([`Decimator`]; 0 = at every output
     /// time). The CLI's `run --html` sets it to the replay page's frame interval.
     pub contacts: Option<f64>,
+    /// Also write `impulses.csv`: at each trajectory output time after the start, the impulse
+    /// each contact point carried over the step that ended there
+    /// ([`Simulation::contact_impulses`]; the CLI's `run --impulses`).
+    pub impulses: bool,
 }
 
 /// Picks output times at most one per `interval` (s): the first time offered, then the first
@@ -225,6 +229,7 @@ impl Writer {
 
 pub const TRAJECTORY_HEADER: &str = "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
 pub const CONTACTS_HEADER: &str = "time,body_a,body_b,piece_a,piece_b,x,y,z,nx,ny,nz,gap";
+pub const IMPULSES_HEADER: &str = "time,body_a,body_b,x,y,z,nx,ny,nz,jx,jy,jz,jn";
 pub const METRICS_HEADER: &str = "time,kinetic_energy,potential_energy,total_energy,max_penetration,contacts,active_points,step_seconds,broad_seconds,narrow_seconds,model_seconds,solve_seconds,integrate_seconds,lcp_rows,solver,solver_iterations,solver_residual,solver_failed,islands,time_step,collisions,microcollisions,contact_impulses,impulse_sweeps,unresolved,unresolved_speed,substeps";
 
 fn trajectory_rows(model: &Model, state: &State, w: &mut Writer) -> Result<(), RunError> {
@@ -287,6 +292,40 @@ fn contact_rows(sim: &mut Simulation, w: &mut Writer) -> Result<(), RunError> {
             n.y,
             n.z,
             c.gap
+        );
+        w.line(&s)?;
+        s.clear();
+    }
+    Ok(())
+}
+
+/// One `impulses.csv` row per contact point of the last step's record: where the impulse acts,
+/// the unit normal from A to B, the impulse on B (N s; A receives the opposite) and its normal
+/// component.
+fn impulse_rows(sim: &mut Simulation, w: &mut Writer) -> Result<(), RunError> {
+    use std::fmt::Write as _;
+    let time = sim.state().time;
+    let impulses = sim.contact_impulses().to_vec();
+    let model = sim.model();
+    let mut s = String::new();
+    for j in &impulses {
+        let (p, n, i) = (j.point, j.normal, j.impulse);
+        let _ = write!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            time,
+            model.bodies[j.body_a].name,
+            model.bodies[j.body_b].name,
+            p.x,
+            p.y,
+            p.z,
+            n.x,
+            n.y,
+            n.z,
+            i.x,
+            i.y,
+            i.z,
+            j.normal_impulse()
         );
         w.line(&s)?;
         s.clear();
@@ -399,6 +438,13 @@ pub fn run(
         remove_stale(&contacts_path)?;
         None
     };
+    let impulses_path = cfg.out_dir.join("impulses.csv");
+    let mut impulse_file = if cfg.impulses {
+        Some(Writer::create(impulses_path, IMPULSES_HEADER)?)
+    } else {
+        remove_stale(&impulses_path)?;
+        None
+    };
     let start = Instant::now();
     let mut last_flush = start;
 
@@ -433,6 +479,9 @@ pub fn run(
                         contact_rows(sim, w)?;
                     }
                 }
+                if let Some(w) = impulse_file.as_mut() {
+                    impulse_rows(sim, w)?;
+                }
             }
             interrupted = true;
             break;
@@ -454,6 +503,9 @@ pub fn run(
                     contact_rows(sim, w)?;
                 }
             }
+            if let Some(w) = impulse_file.as_mut() {
+                impulse_rows(sim, w)?;
+            }
             last_traj = sim.state().time;
         }
         let state = sim.state();
@@ -466,6 +518,9 @@ pub fn run(
             if let Some((w, _)) = contact_file.as_mut() {
                 w.flush()?;
             }
+            if let Some(w) = impulse_file.as_mut() {
+                w.flush()?;
+            }
             last_flush = Instant::now();
         }
         totals.add(&report, state, ke);
@@ -475,6 +530,9 @@ pub fn run(
     traj.flush()?;
     metrics.flush()?;
     if let Some((w, _)) = contact_file.as_mut() {
+        w.flush()?;
+    }
+    if let Some(w) = impulse_file.as_mut() {
         w.flush()?;
     }
     let mut summary = totals.summary(start.elapsed().as_secs_f64(), sim, error);
