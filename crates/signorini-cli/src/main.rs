@@ -480,11 +480,14 @@ fn cmd_run(
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     // The optional files the run was asked for.
-    let extra = [(html_fps.is_some(), ", contacts.csv"), (impulses, ", impulses.csv")]
-        .iter()
-        .filter(|(asked, _)| *asked)
-        .map(|(_, name)| *name)
-        .collect::<String>();
+    let extra = [
+        (html_fps.is_some(), ", contacts.csv"),
+        (impulses, ", impulses.csv"),
+    ]
+    .iter()
+    .filter(|(asked, _)| *asked)
+    .map(|(_, name)| *name)
+    .collect::<String>();
     match plot::plot_run(&out_dir, &title) {
         Ok(_) => say!(
             "wrote {}/{{scene.json, trajectory.csv, metrics.csv, summary.json{extra}, energy.png, penetration.png}}",

@@ -133,6 +133,29 @@ pub trait ImpulseBasedModel: ModelBase + ImpulseStages {
         out: &mut [Wrench],
         log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError>;
+
+    /// Does [`linearised_forces`](Self::linearised_forces) give force elements (so that under
+    /// `implicit-euler` the loop takes them implicitly)? False by default.
+    fn linearises(&self) -> bool {
+        false
+    }
+
+    /// The continuous forces for the `implicit-euler` integrator, as [`ForceModel`]'s: what is
+    /// taken as it is into `out`, the spring–dampers into `elements`, which the loop takes at
+    /// the end of the substep. The default linearises nothing: `contact_forces`.
+    #[allow(clippy::too_many_arguments)]
+    fn linearised_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        h: f64,
+        out: &mut [Wrench],
+        _elements: &mut Vec<ForceElement>,
+        log: &mut ContactImpulses,
+    ) -> Result<ModelStats, ContactError> {
+        self.contact_forces(model, state, contacts, h, out, log)
+    }
 }
 
 /// A contact model, by the way it couples to the step.
@@ -226,6 +249,12 @@ impl ContactModel {
     /// True for velocity-level time stepping (always integrated by semi-implicit Euler).
     pub fn velocity_level(&self) -> bool {
         self.coupling() == Coupling::VelocityLevel
+    }
+
+    /// An impulse-based model whose continuous forces are force elements (the hybrid's
+    /// penalty), taken implicitly under `implicit-euler`.
+    pub fn impulse_loop_linearises(&self) -> bool {
+        matches!(self, ContactModel::ImpulseBased(m) if m.linearises())
     }
 
     /// The impulse loop of an impulse-based model; `None` for the other kinds.

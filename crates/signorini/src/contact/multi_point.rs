@@ -195,8 +195,6 @@ pub struct MultiPoint {
     kv_per_kg: Option<f64>,
     ki_per_kg: f64,
     max_recovery_speed: f64,
-    /// Integrated by an explicit loop whatever the scene's integrator (the hybrid's substeps).
-    explicit: bool,
     forgetting: f64,
     exact_bottom: bool,
     kt: Option<f64>,
@@ -229,7 +227,6 @@ impl MultiPoint {
             kv_per_kg: p.kv_per_kg,
             ki_per_kg: p.ki_per_kg,
             max_recovery_speed: p.max_recovery_speed,
-            explicit: false,
             forgetting: p.forgetting,
             exact_bottom: p.bottom == "exact",
             kt: p.friction_stiffness,
@@ -620,20 +617,10 @@ impl MultiPoint {
         self.pair_forces(model, state, (group, g), cap, out)
     }
 
-    /// The same model for a loop that integrates its forces explicitly whatever the scene's
-    /// integrator (the hybrid's substeps): default gains inside the explicit stable region.
-    pub fn integrated_explicitly(mut self) -> Self {
-        self.explicit = true;
-        self
-    }
-
-    /// The integrator the forces are integrated by.
+    /// The integrator the forces are integrated by: the scene's (the hybrid's impulse loop
+    /// takes implicit-euler's force elements at the end of each substep as the force step does).
     fn integrator(&self, model: &Model) -> Integrator {
-        if self.explicit {
-            Integrator::SemiImplicitEuler
-        } else {
-            model.settings.integrator
-        }
+        model.settings.integrator
     }
 
     /// The depth cap of the springs under `implicit-euler`: (push-out speed, h).

@@ -56,8 +56,8 @@
 //! step's first contacts. Stage times: detections at trial states go to broad/narrow, trial and
 //! final integrations to integrate, the impulse stages and forces to model (solver time to solve).
 use super::{
-    check_depths, check_state, detect, evaluate_forces, Attempt, Clock, StageTimes, StepError,
-    StepReport, Workspace,
+    check_depths, check_state, detect, element_forces, evaluate_forces, Attempt, Clock,
+    StageTimes, StepError, StepReport, Workspace,
 };
 use crate::collision::{max_penetration, Contact};
 use crate::contact::impulse::{
@@ -65,7 +65,8 @@ use crate::contact::impulse::{
 };
 use crate::contact::{ContactError, ContactImpulses, ImpulseBasedModel, ModelStats};
 use crate::dynamics::integrate::{accelerations, rotate_by, semi_implicit_euler};
-use crate::dynamics::{Model, State, Wrench};
+use crate::dynamics::implicit::ForceElement;
+use crate::dynamics::{Integrator, Model, State, Wrench};
 use crate::geometry::Feature;
 use std::time::Instant;
 
@@ -215,6 +216,8 @@ struct ImpulseStep<'a> {
     /// The model's statistics of the step's first force evaluation.
     first_stats: Option<ModelStats>,
     wrenches: Vec<Wrench>,
+    /// The model's force elements of a substep (`implicit-euler`).
+    elements: Vec<ForceElement>,
     trial: State,
     /// The step's contact impulses (`contact::impulses`).
     log: &'a mut ContactImpulses,
@@ -257,7 +260,10 @@ impl ImpulseStep<'_> {
 
     /// The model's continuous forces at `state`, held over at most `h` (s), into `wrenches`;
     /// recorded in the log as held for 1 s, from the log index returned (the caller scales them
-    /// by the substep once its length is known).
+    /// by the substep once its length is known). Under `implicit-euler` the model's force
+    /// elements are taken at the end of a substep of `h` (`dynamics::implicit`, as the force
+    /// step takes them); a substep the time-of-impact regression cuts shorter holds those
+    /// forces for less time than they were solved for (less impulse, no more energy).
     fn forces(
         &mut self,
         state: &State,
@@ -267,11 +273,24 @@ impl ImpulseStep<'_> {
         let (model, cm, log) = (self.model, &mut *self.contact_model, &mut *self.log);
         let mark = log.len();
         log.hold_forces_for(1.0);
-        evaluate_forces(model, state, &mut self.wrenches, &mut self.times, |out| {
-            cm.contact_forces(model, state, &ws.contacts, h, out, log)
-        })
-        .map(|stats| (stats, mark))
-        .map_err(|e| self.fail(e))
+        let implicit = model.settings.integrator == Integrator::ImplicitEuler;
+        let elements = &mut self.elements;
+        elements.clear();
+        let evaluated = evaluate_forces(model, state, &mut self.wrenches, &mut self.times, |out| {
+            if implicit {
+                cm.linearised_forces(model, state, &ws.contacts, h, out, elements, log)
+            } else {
+                cm.contact_forces(model, state, &ws.contacts, h, out, log)
+            }
+        });
+        let mut stats = evaluated.map_err(|e| self.fail(e))?;
+        let log = &mut *self.log;
+        if implicit {
+            let wrenches = (&mut self.wrenches[..], &self.elements[..]);
+            let solve = element_forces(model, state, h, wrenches, log, &mut self.times);
+            stats.solve = solve.or(stats.solve);
+        }
+        Ok((stats, mark))
     }
 
     /// The step reports its first force evaluation's statistics, unless a later substep's
@@ -403,6 +422,7 @@ pub(super) fn advance(
         impulses: ImpulseReport::default(),
         first_stats: None,
         wrenches: std::mem::take(&mut ws.wrenches),
+        elements: std::mem::take(&mut ws.elements),
         trial: std::mem::take(&mut ws.stage),
         log,
     };
@@ -413,6 +433,7 @@ pub(super) fn advance(
         LoopVariant::Guendelman => step.guendelman(state, ws),
     };
     ws.wrenches = std::mem::take(&mut step.wrenches);
+    ws.elements = std::mem::take(&mut step.elements);
     ws.stage = std::mem::take(&mut step.trial);
     result?;
     state.time = match clock {

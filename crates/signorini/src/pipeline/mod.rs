@@ -499,7 +499,7 @@ fn force_evaluation(
 /// `implicit-euler`'s end of the step: the force elements' end-of-step forces
 /// (`implicit::end_of_step_forces`) added into `wrenches` and recorded in `log`, timed as the
 /// solve; its report when there were elements.
-fn element_forces(
+pub(crate) fn element_forces(
     model: &Model,
     state: &State,
     h: f64,

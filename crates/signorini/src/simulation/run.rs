@@ -680,6 +680,10 @@ fn write_summary(cfg: &RunConfig, sim: &Simulation, s: &RunSummary) -> Result<()
         "model": { "name": cm.spec().name, "parameters": params },
         "integrator": if cm.velocity_level() {
             "semi-implicit-euler (velocity-level time stepping)"
+        } else if cm.impulse_loop_linearises()
+            && m.settings.integrator == crate::dynamics::Integrator::ImplicitEuler
+        {
+            "semi-implicit-euler (impulse loop), penalty force elements by implicit-euler"
         } else if cm.impulse_loop().is_some() {
             "semi-implicit-euler (impulse loop)"
         } else {

@@ -47,6 +47,7 @@ use crate::contact::{
     ParamDefault,
     ParamKind, ParamSpec, ParamValue, Range,
 };
+use crate::dynamics::implicit::ForceElement;
 use crate::dynamics::{Model, State, Wrench};
 use glam::DVec3;
 use std::collections::BTreeMap;
@@ -188,7 +189,7 @@ impl Hybrid {
                 max_toi_iterations: p.max_toi_iterations,
             },
             stop_unresolved: p.on_unresolved == "stop",
-            penalty: MultiPoint::new(&values[OWN..])?.integrated_explicitly(),
+            penalty: MultiPoint::new(&values[OWN..])?,
             phases: BTreeMap::new(),
             last_transitions: Vec::new(),
             pending: BTreeMap::new(),
@@ -430,5 +431,26 @@ impl ImpulseBasedModel for Hybrid {
     ) -> Result<ModelStats, ContactError> {
         let resting = self.resting_contacts(contacts);
         ForceModel::contact_forces(&mut self.penalty, model, state, &resting, h, out, log)
+    }
+
+    fn linearises(&self) -> bool {
+        true
+    }
+
+    /// The same penalty as force elements, for `implicit-euler` (the loop takes them at the end
+    /// of each substep).
+    fn linearised_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        contacts: &[Contact],
+        h: f64,
+        out: &mut [Wrench],
+        elements: &mut Vec<ForceElement>,
+        log: &mut ContactImpulses,
+    ) -> Result<ModelStats, ContactError> {
+        let resting = self.resting_contacts(contacts);
+        let penalty = &mut self.penalty;
+        ForceModel::linearised_forces(penalty, model, state, &resting, h, out, elements, log)
     }
 }
