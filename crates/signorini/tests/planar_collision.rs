@@ -21,7 +21,10 @@ fn contacts(a: &Placed, b: &Placed, margin: f64) -> Vec<Contact2> {
     shape_pair(a, b, margin, &mut out);
     for c in &out {
         // The convention every routine keeps: ψ = (p_b − p_a)·n, n a unit vector.
-        assert!(((c.point_b - c.point_a).dot(c.normal) - c.gap).abs() < TOL, "{c:?}");
+        assert!(
+            ((c.point_b - c.point_a).dot(c.normal) - c.gap).abs() < TOL,
+            "{c:?}"
+        );
         assert!((c.normal.length() - 1.0).abs() < TOL, "{c:?}");
     }
     out
@@ -53,7 +56,10 @@ fn box_resting_on_a_wider_box_touches_at_its_two_bottom_corners() {
     }
     let mut xs: Vec<f64> = cs.iter().map(|c| c.point_b.x).collect();
     xs.sort_by(f64::total_cmp);
-    assert!((xs[0] - 0.1).abs() < TOL && (xs[1] - 0.5).abs() < TOL, "{xs:?}");
+    assert!(
+        (xs[0] - 0.1).abs() < TOL && (xs[1] - 0.5).abs() < TOL,
+        "{xs:?}"
+    );
     check_symmetry(&a, &b, 0.0);
 }
 
@@ -64,7 +70,10 @@ fn overhanging_box_is_clipped_at_the_reference_edge_end() {
     let b = placed(rect(0.4, 0.2), 0.9, 0.6 - 0.02, 0.0);
     let cs = contacts(&a, &b, 0.0);
     assert_eq!(cs.len(), 2, "{cs:?}");
-    let right = cs.iter().max_by(|p, q| p.point_b.x.total_cmp(&q.point_b.x)).unwrap();
+    let right = cs
+        .iter()
+        .max_by(|p, q| p.point_b.x.total_cmp(&q.point_b.x))
+        .unwrap();
     assert!((right.point_b.x - 1.0).abs() < TOL, "{right:?}");
     assert!(matches!(right.feature_a, Feature2::Vertex(_)), "{right:?}");
     assert!(matches!(right.feature_b, Feature2::Edge(_)), "{right:?}");
@@ -75,13 +84,23 @@ fn tilted_box_corner_into_a_box_face() {
     // B turned 45°: one corner at depth 0.01 below A's top face.
     let half_diag = 0.1 * 2f64.sqrt();
     let a = placed(rect(2.0, 1.0), 0.0, 0.0, 0.0);
-    let b = placed(rect(0.2, 0.2), 0.0, 0.5 + half_diag - 0.01, std::f64::consts::FRAC_PI_4);
+    let b = placed(
+        rect(0.2, 0.2),
+        0.0,
+        0.5 + half_diag - 0.01,
+        std::f64::consts::FRAC_PI_4,
+    );
     let cs = contacts(&a, &b, 0.0);
     assert_eq!(cs.len(), 1, "{cs:?}");
     assert!((cs[0].gap + 0.01).abs() < TOL);
     assert!(cs[0].point_b.x.abs() < TOL);
     // Separated by 0.02 along the normal: within a margin of 0.05, none within 0.01.
-    let b = placed(rect(0.2, 0.2), 0.0, 0.5 + half_diag + 0.02, std::f64::consts::FRAC_PI_4);
+    let b = placed(
+        rect(0.2, 0.2),
+        0.0,
+        0.5 + half_diag + 0.02,
+        std::f64::consts::FRAC_PI_4,
+    );
     assert_eq!(contacts(&a, &b, 0.01).len(), 0);
     let cs = contacts(&a, &b, 0.05);
     assert_eq!(cs.len(), 1);
@@ -93,21 +112,32 @@ fn polygon_on_a_line() {
     // Half-plane y ≤ 0 (normal +y through the origin); a triangle with one vertex 3 mm below.
     let line = placed(PlanarShape::Line { normal: DVec2::Y }, 0.0, 0.0, 0.0);
     let tri = PlanarShape::Polygon(
-        ConvexPolygon::from_points(&[DVec2::new(0.0, -0.003), DVec2::new(1.0, 0.5), DVec2::new(-1.0, 0.5)])
-            .unwrap(),
+        ConvexPolygon::from_points(&[
+            DVec2::new(0.0, -0.003),
+            DVec2::new(1.0, 0.5),
+            DVec2::new(-1.0, 0.5),
+        ])
+        .unwrap(),
     );
     let t = placed(tri, 0.0, 0.0, 0.0);
     let cs = contacts(&line, &t, 0.0);
     assert_eq!(cs.len(), 1);
     assert!((cs[0].gap + 0.003).abs() < TOL);
-    assert!((cs[0].normal - DVec2::Y).length() < TOL, "normal from the line (A) to the polygon");
+    assert!(
+        (cs[0].normal - DVec2::Y).length() < TOL,
+        "normal from the line (A) to the polygon"
+    );
     assert_eq!(cs[0].feature_a, Feature2::Surface);
     check_symmetry(&line, &t, 0.0);
     // A tilted line: normal (−sin α, cos α).
     let alpha: f64 = 0.3;
     let ramp = placed(PlanarShape::Line { normal: DVec2::Y }, 0.0, 0.0, alpha);
     let sq = placed(rect(0.2, 0.2), 0.0, 0.0, alpha);
-    assert_eq!(contacts(&ramp, &sq, 0.0).len(), 2, "the square centred on the line: 2 corners in");
+    assert_eq!(
+        contacts(&ramp, &sq, 0.0).len(),
+        2,
+        "the square centred on the line: 2 corners in"
+    );
     let cs = contacts(&ramp, &sq, 0.2);
     assert_eq!(cs.len(), 4, "and 2 out by 0.1 m, within a margin of 0.2 m");
     for c in &cs {
@@ -136,7 +166,10 @@ fn disk_on_a_line() {
     let cs = contacts(&d, &line, 0.0);
     assert_eq!(cs.len(), 1);
     assert!((cs[0].gap + 0.05).abs() < TOL);
-    assert!((cs[0].normal + DVec2::Y).length() < TOL, "disk (A) → line (B): −y");
+    assert!(
+        (cs[0].normal + DVec2::Y).length() < TOL,
+        "disk (A) → line (B): −y"
+    );
     assert!((cs[0].point_b - DVec2::new(3.0, 1.0)).length() < TOL);
     check_symmetry(&d, &line, 0.0);
 }
@@ -168,7 +201,10 @@ fn disk_against_polygon_face_vertex_and_inside() {
 
 #[test]
 fn disk_on_a_segment_sees_its_ends() {
-    let seg = PlanarShape::Segment { a: DVec2::new(-1.0, 0.0), b: DVec2::new(1.0, 0.0) };
+    let seg = PlanarShape::Segment {
+        a: DVec2::new(-1.0, 0.0),
+        b: DVec2::new(1.0, 0.0),
+    };
     let s = placed(seg, 0.0, 0.0, 0.0);
     let r = 0.1;
     // Over the middle, resting: gap 0, normal −y (disk A → segment B), side feature.
@@ -185,7 +221,11 @@ fn disk_on_a_segment_sees_its_ends() {
     assert_eq!(cs[0].feature_b, Feature2::Vertex(1));
     assert!((cs[0].point_b - DVec2::new(1.0, 0.0)).length() < TOL);
     let expected = (0.06f64 * 0.06 + r * r).sqrt() - r;
-    assert!((cs[0].gap - expected).abs() < TOL, "{} vs {expected}", cs[0].gap);
+    assert!(
+        (cs[0].gap - expected).abs() < TOL,
+        "{} vs {expected}",
+        cs[0].gap
+    );
     // Past the end by more than its radius: nothing, although an infinite line would touch it.
     let d = placed(PlanarShape::Disk { radius: r }, 1.2, r - 0.01, 0.0);
     assert!(contacts(&d, &s, 1e-3).is_empty());
@@ -198,7 +238,10 @@ fn disk_on_a_segment_sees_its_ends() {
 
 #[test]
 fn polygon_on_a_segment_sees_its_ends() {
-    let seg = PlanarShape::Segment { a: DVec2::new(-1.0, 0.0), b: DVec2::new(1.0, 0.0) };
+    let seg = PlanarShape::Segment {
+        a: DVec2::new(-1.0, 0.0),
+        b: DVec2::new(1.0, 0.0),
+    };
     let s = placed(seg, 0.0, 0.0, 0.0);
     // Resting in the middle, 1 mm deep: two contacts on the top side.
     let b = placed(rect(0.4, 0.2), 0.0, 0.1 - 0.001, 0.0);
@@ -206,7 +249,10 @@ fn polygon_on_a_segment_sees_its_ends() {
     assert_eq!(cs.len(), 2, "{cs:?}");
     for c in &cs {
         assert!((c.gap + 0.001).abs() < TOL);
-        assert!((c.normal + DVec2::Y).length() < TOL, "box (A) → segment (B): −y");
+        assert!(
+            (c.normal + DVec2::Y).length() < TOL,
+            "box (A) → segment (B): −y"
+        );
     }
     // Overhanging the end: the outer contact is at the end point x = 1, not at the corner.
     let b = placed(rect(0.4, 0.2), 1.1, 0.1 - 0.001, 0.0);

@@ -43,8 +43,16 @@ fn regular_polygon_matches_its_closed_form() {
         let a = 0.5 * n as f64 * r * r * (2.0 * PI / n as f64).sin();
         let j = a * r * r * (2.0 + (2.0 * PI / n as f64).cos()) / 6.0;
         assert!(close(p.area, a, 1e-12), "n = {n}: {} vs {a}", p.area);
-        assert!(p.centroid.length() < 1e-15 * n as f64, "n = {n}: {:?}", p.centroid);
-        assert!(close(p.polar_moment, j, 1e-12), "n = {n}: {} vs {j}", p.polar_moment);
+        assert!(
+            p.centroid.length() < 1e-15 * n as f64,
+            "n = {n}: {:?}",
+            p.centroid
+        );
+        assert!(
+            close(p.polar_moment, j, 1e-12),
+            "n = {n}: {} vs {j}",
+            p.polar_moment
+        );
     }
 }
 
@@ -53,23 +61,36 @@ fn triangle_matches_its_closed_form() {
     // Right triangle with legs a, b: A = ab/2, centroid (a/3, b/3),
     // J_c = A (a² + b²) / 18.
     let (a, b) = (0.6, 0.25);
-    let t = ConvexPolygon::from_points(&[DVec2::ZERO, DVec2::new(a, 0.0), DVec2::new(0.0, b)])
-        .unwrap();
+    let t =
+        ConvexPolygon::from_points(&[DVec2::ZERO, DVec2::new(a, 0.0), DVec2::new(0.0, b)]).unwrap();
     let p = mass::polygon(&t);
     assert!(close(p.area, a * b / 2.0, 1e-12));
     assert!((p.centroid - DVec2::new(a / 3.0, b / 3.0)).length() < 1e-15);
-    assert!(close(p.polar_moment, a * b / 2.0 * (a * a + b * b) / 18.0, 1e-12));
+    assert!(close(
+        p.polar_moment,
+        a * b / 2.0 * (a * a + b * b) / 18.0,
+        1e-12
+    ));
 }
 
 #[test]
 fn disk_mass_and_inertia() {
-    let body = PlanarBody::dynamic("d", PlanarShape::Disk { radius: 0.2 }, MassSpec::Mass(3.0), 0)
-        .unwrap();
+    let body = PlanarBody::dynamic(
+        "d",
+        PlanarShape::Disk { radius: 0.2 },
+        MassSpec::Mass(3.0),
+        0,
+    )
+    .unwrap();
     assert_eq!(body.mass, 3.0);
     assert!(close(body.inertia, 0.5 * 3.0 * 0.04, 1e-15));
-    let by_density =
-        PlanarBody::dynamic("d", PlanarShape::Disk { radius: 0.2 }, MassSpec::Density(10.0), 0)
-            .unwrap();
+    let by_density = PlanarBody::dynamic(
+        "d",
+        PlanarShape::Disk { radius: 0.2 },
+        MassSpec::Density(10.0),
+        0,
+    )
+    .unwrap();
     assert!(close(by_density.mass, 10.0 * PI * 0.04, 1e-15));
 }
 
@@ -79,7 +100,9 @@ fn dynamic_polygon_is_recentred_on_its_centroid() {
         .unwrap();
     let body = PlanarBody::dynamic("t", PlanarShape::Polygon(t), MassSpec::Mass(2.0), 0).unwrap();
     assert!((body.com_in_shape_frame - DVec2::new(1.0, 1.0)).length() < 1e-15);
-    let PlanarShape::Polygon(p) = &body.shape else { panic!() };
+    let PlanarShape::Polygon(p) = &body.shape else {
+        panic!()
+    };
     assert!(mass::polygon(p).centroid.length() < 1e-15);
     // I = m J / A = 2 · (A (9 + 9)/18) / A = 2.
     assert!(close(body.inertia, 2.0, 1e-12), "{}", body.inertia);
@@ -113,19 +136,30 @@ fn hull_drops_interior_and_collinear_points_and_orders_counter_clockwise() {
 
 #[test]
 fn degenerate_inputs_are_refused_with_a_reason() {
-    let line: Vec<DVec2> = (0..5).map(|i| DVec2::new(i as f64, 2.0 * i as f64)).collect();
+    let line: Vec<DVec2> = (0..5)
+        .map(|i| DVec2::new(i as f64, 2.0 * i as f64))
+        .collect();
     let e = ConvexPolygon::from_points(&line).unwrap_err();
     assert!(e.contains("no area"), "{e}");
-    assert!(ConvexPolygon::from_points(&[DVec2::ZERO, DVec2::X]).unwrap_err().contains("at least 3"));
-    assert!(ConvexPolygon::from_points(&[DVec2::ZERO, DVec2::X, DVec2::new(f64::NAN, 1.0)])
+    assert!(ConvexPolygon::from_points(&[DVec2::ZERO, DVec2::X])
         .unwrap_err()
-        .contains("not finite"));
+        .contains("at least 3"));
+    assert!(
+        ConvexPolygon::from_points(&[DVec2::ZERO, DVec2::X, DVec2::new(f64::NAN, 1.0)])
+            .unwrap_err()
+            .contains("not finite")
+    );
     assert!(ConvexPolygon::regular(2, 1.0).is_err());
     assert!(ConvexPolygon::regular(5, -1.0).is_err());
     assert!(ConvexPolygon::rectangle(0.0, 1.0).is_err());
     // No area, no dynamic body.
-    let seg = PlanarShape::Segment { a: DVec2::ZERO, b: DVec2::X };
-    assert!(PlanarBody::dynamic("s", seg, MassSpec::Mass(1.0), 0).unwrap_err().contains("fixed"));
+    let seg = PlanarShape::Segment {
+        a: DVec2::ZERO,
+        b: DVec2::X,
+    };
+    assert!(PlanarBody::dynamic("s", seg, MassSpec::Mass(1.0), 0)
+        .unwrap_err()
+        .contains("fixed"));
     let disk = PlanarShape::Disk { radius: 1.0 };
     assert!(PlanarBody::dynamic("d", disk, MassSpec::Mass(f64::NAN), 0).is_err());
 }

@@ -5,7 +5,7 @@
 use signorini::contact::ParamInput;
 use signorini::planar::shape::ConvexPolygon;
 use signorini::planar::{
-    build, Material, MassSpec, PlanarBody, PlanarBodyState, PlanarModel, PlanarSettings,
+    build, MassSpec, Material, PlanarBody, PlanarBodyState, PlanarModel, PlanarSettings,
     PlanarShape, PlanarState, PlanarWorld,
 };
 use signorini::DVec2;
@@ -21,11 +21,22 @@ fn world(
     let (bodies, states): (Vec<_>, Vec<_>) = bodies.into_iter().unzip();
     let m = PlanarModel {
         bodies,
-        materials: vec![Material { name: "default".into(), friction, restitution: 0.0 }],
+        materials: vec![Material {
+            name: "default".into(),
+            friction,
+            restitution: 0.0,
+        }],
         settings,
     };
     let cm = build(model, &[] as &[(String, ParamInput)]).unwrap();
-    PlanarWorld::new(m, PlanarState { time: 0.0, bodies: states }, cm)
+    PlanarWorld::new(
+        m,
+        PlanarState {
+            time: 0.0,
+            bodies: states,
+        },
+        cm,
+    )
 }
 
 fn box_body(name: &str, w: f64, h: f64, m: f64) -> PlanarBody {
@@ -44,7 +55,10 @@ fn incline(alpha: f64, mu: f64, model: &str) -> PlanarWorld {
             (box_body("block", 0.4, 0.1, 2.0), block),
         ],
         mu,
-        PlanarSettings { duration: 1.0, ..PlanarSettings::default() },
+        PlanarSettings {
+            duration: 1.0,
+            ..PlanarSettings::default()
+        },
         model,
     )
 }
@@ -71,11 +85,17 @@ fn block_slides_down_an_incline_at_g_sin_minus_mu_cos() {
             }
         }
         let a = (v[1] - v[0]) / 0.8;
-        println!("{model}: a = {a} (expected {expected}), rel {:e}", (a - expected).abs() / expected);
+        println!(
+            "{model}: a = {a} (expected {expected}), rel {:e}",
+            (a - expected).abs() / expected
+        );
         // The friction cone is exact in 2D and the LCP is solved to a residual of 1e-8 of
         // ‖q‖ ≈ g h, so each step's velocity change is exact to ~1e-10 m/s: over 800 steps the
         // measured acceleration is exact to ~1e-7 relative.
-        assert!((a - expected).abs() < 1e-6 * expected, "{model}: a = {a}, expected {expected}");
+        assert!(
+            (a - expected).abs() < 1e-6 * expected,
+            "{model}: a = {a}, expected {expected}"
+        );
         let pen = w.contacts(0.0).iter().map(|c| -c.gap).fold(0.0, f64::max);
         assert!(pen < 1e-9, "{model}: penetration {pen}");
     }
@@ -106,15 +126,34 @@ fn resting_stack_of_four_boxes_holds() {
             let st = PlanarBodyState::at_rest(DVec2::new(0.0, 0.05 + 0.1 * i as f64), 0.0);
             bodies.push((box_body(&format!("box{i}"), 0.3, 0.1, 1.0), st));
         }
-        let mut w = world(bodies, 0.5, PlanarSettings { duration: 2.0, ..PlanarSettings::default() }, model);
+        let mut w = world(
+            bodies,
+            0.5,
+            PlanarSettings {
+                duration: 2.0,
+                ..PlanarSettings::default()
+            },
+            model,
+        );
         let start: Vec<DVec2> = w.state.bodies.iter().map(|b| b.position).collect();
         let mut worst_pen: f64 = 0.0;
         for _ in 0..2000 {
             let r = w.step().unwrap();
             worst_pen = worst_pen.max(r.max_penetration);
         }
-        let drift = w.state.bodies.iter().zip(&start).map(|(b, s)| (b.position - *s).length()).fold(0.0, f64::max);
-        let spin = w.state.bodies.iter().map(|b| b.angle.abs()).fold(0.0, f64::max);
+        let drift = w
+            .state
+            .bodies
+            .iter()
+            .zip(&start)
+            .map(|(b, s)| (b.position - *s).length())
+            .fold(0.0, f64::max);
+        let spin = w
+            .state
+            .bodies
+            .iter()
+            .map(|b| b.angle.abs())
+            .fold(0.0, f64::max);
         println!("{model}: drift {drift:e} m, angle {spin:e}, max penetration {worst_pen:e} m");
         assert!(drift < 1e-9, "{model}: drift {drift}");
         assert!(spin < 1e-9, "{model}: angle {spin}");
@@ -128,17 +167,36 @@ fn disk_rolls_along_a_segment_and_falls_off_its_end() {
     let v0 = 2.0;
     let seg = PlanarBody::fixed(
         "table",
-        PlanarShape::Segment { a: DVec2::new(-1.0, 0.0), b: DVec2::new(1.0, 0.0) },
+        PlanarShape::Segment {
+            a: DVec2::new(-1.0, 0.0),
+            b: DVec2::new(1.0, 0.0),
+        },
         0,
     );
-    let disk = PlanarBody::dynamic("disk", PlanarShape::Disk { radius: r }, MassSpec::Mass(1.0), 0).unwrap();
+    let disk = PlanarBody::dynamic(
+        "disk",
+        PlanarShape::Disk { radius: r },
+        MassSpec::Mass(1.0),
+        0,
+    )
+    .unwrap();
     // Rolling without slip from the start: ω = −v/r.
-    let st = PlanarBodyState { velocity: DVec2::new(v0, 0.0), angular_velocity: -v0 / r, ..PlanarBodyState::at_rest(DVec2::new(0.0, r), 0.0) };
+    let st = PlanarBodyState {
+        velocity: DVec2::new(v0, 0.0),
+        angular_velocity: -v0 / r,
+        ..PlanarBodyState::at_rest(DVec2::new(0.0, r), 0.0)
+    };
     for model in ["stewart-trinkle", "anitescu-potra"] {
         let mut w = world(
-            vec![(seg.clone(), PlanarBodyState::at_rest(DVec2::ZERO, 0.0)), (disk.clone(), st)],
+            vec![
+                (seg.clone(), PlanarBodyState::at_rest(DVec2::ZERO, 0.0)),
+                (disk.clone(), st),
+            ],
             0.5,
-            PlanarSettings { duration: 1.0, ..PlanarSettings::default() },
+            PlanarSettings {
+                duration: 1.0,
+                ..PlanarSettings::default()
+            },
             model,
         );
         // Until the centre reaches the end (t = 0.5 s), it rolls at v0 on the segment.
@@ -146,16 +204,34 @@ fn disk_rolls_along_a_segment_and_falls_off_its_end() {
             w.step().unwrap();
         }
         let b = w.state.bodies[1];
-        println!("{model}: t = 0.45: x {} y {} vx {} w {}", b.position.x, b.position.y, b.velocity.x, b.angular_velocity);
-        assert!((b.position.y - r).abs() < 1e-9, "{model}: y = {}", b.position.y);
-        assert!((b.velocity.x - v0).abs() < 1e-9, "{model}: vx = {}", b.velocity.x);
-        assert!((b.position.x - 0.9).abs() < 1e-9, "{model}: x = {}", b.position.x);
+        println!(
+            "{model}: t = 0.45: x {} y {} vx {} w {}",
+            b.position.x, b.position.y, b.velocity.x, b.angular_velocity
+        );
+        assert!(
+            (b.position.y - r).abs() < 1e-9,
+            "{model}: y = {}",
+            b.position.y
+        );
+        assert!(
+            (b.velocity.x - v0).abs() < 1e-9,
+            "{model}: vx = {}",
+            b.velocity.x
+        );
+        assert!(
+            (b.position.x - 0.9).abs() < 1e-9,
+            "{model}: x = {}",
+            b.position.x
+        );
         // Then it pivots over the end and falls: below the segment by 1 s, with no contact.
         for _ in 450..1000 {
             w.step().unwrap();
         }
         let b = w.state.bodies[1];
-        println!("{model}: t = 1: x {} y {} vy {}", b.position.x, b.position.y, b.velocity.y);
+        println!(
+            "{model}: t = 1: x {} y {} vy {}",
+            b.position.x, b.position.y, b.velocity.y
+        );
         assert!(b.position.y < -0.5, "{model}: y = {}", b.position.y);
         assert!(b.position.x > 1.0 + r, "{model}: x = {}", b.position.x);
         assert!(w.contacts(0.01).is_empty(), "{model}");
@@ -170,7 +246,10 @@ fn penalty_box_sags_by_g_over_omega_squared() {
     let ground = PlanarBody::fixed("ground", PlanarShape::Line { normal: DVec2::Y }, 0);
     let st = PlanarBodyState::at_rest(DVec2::new(0.0, 0.05), 0.0);
     let mut w = world(
-        vec![(ground, PlanarBodyState::at_rest(DVec2::ZERO, 0.0)), (box_body("b", 0.2, 0.1, 3.0), st)],
+        vec![
+            (ground, PlanarBodyState::at_rest(DVec2::ZERO, 0.0)),
+            (box_body("b", 0.2, 0.1, 3.0), st),
+        ],
         0.5,
         PlanarSettings::default(),
         "deepest-point",
@@ -181,7 +260,10 @@ fn penalty_box_sags_by_g_over_omega_squared() {
     let omega = 0.5 / 1e-3;
     let sag = 0.05 - w.state.bodies[1].position.y;
     println!("sag {sag:e}, expected {:e}", G / (omega * omega));
-    assert!((sag - G / (omega * omega)).abs() < 1e-6 * G / (omega * omega), "sag {sag}");
+    assert!(
+        (sag - G / (omega * omega)).abs() < 1e-6 * G / (omega * omega),
+        "sag {sag}"
+    );
     assert!(w.state.bodies[1].angle.abs() < 1e-12);
 }
 
@@ -223,5 +305,9 @@ fn penalty_block_slides_and_sticks_on_the_incline() {
     // within 0.1 % of the frictionless slide's speed g sin α t = 4.9 m/s. The LCP models hold it
     // to 1e-15 m/s (`block_sticks_on_an_incline_below_the_friction_angle`).
     assert!(v.abs() < 1e-3 * G * alpha.sin() * 1.0, "creeps at {v} m/s");
-    assert!((x - x0).abs() < 1e-3 * 0.5 * G * alpha.sin(), "slid {} m", x - x0);
+    assert!(
+        (x - x0).abs() < 1e-3 * 0.5 * G * alpha.sin(),
+        "slid {} m",
+        x - x0
+    );
 }

@@ -3,25 +3,45 @@
 use signorini::contact::ParamInput;
 use signorini::planar::shape::ConvexPolygon;
 use signorini::planar::{
-    build, Material, MassSpec, PlanarBody, PlanarBodyState, PlanarModel, PlanarSettings,
+    build, MassSpec, Material, PlanarBody, PlanarBodyState, PlanarModel, PlanarSettings,
     PlanarShape, PlanarState, PlanarStepError, PlanarWorld,
 };
 use signorini::DVec2;
 
-fn world(bodies: Vec<(PlanarBody, PlanarBodyState)>, settings: PlanarSettings, model: &str) -> PlanarWorld {
+fn world(
+    bodies: Vec<(PlanarBody, PlanarBodyState)>,
+    settings: PlanarSettings,
+    model: &str,
+) -> PlanarWorld {
     let (bodies, states): (Vec<_>, Vec<_>) = bodies.into_iter().unzip();
     let model_ = PlanarModel {
         bodies,
-        materials: vec![Material { name: "default".into(), friction: 0.5, restitution: 0.0 }],
+        materials: vec![Material {
+            name: "default".into(),
+            friction: 0.5,
+            restitution: 0.0,
+        }],
         settings,
     };
     let cm = build(model, &[] as &[(String, ParamInput)]).unwrap();
-    PlanarWorld::new(model_, PlanarState { time: 0.0, bodies: states }, cm)
+    PlanarWorld::new(
+        model_,
+        PlanarState {
+            time: 0.0,
+            bodies: states,
+        },
+        cm,
+    )
 }
 
 fn box_body(name: &str, w: f64, h: f64, m: f64) -> PlanarBody {
-    PlanarBody::dynamic(name, PlanarShape::Polygon(ConvexPolygon::rectangle(w, h).unwrap()), MassSpec::Mass(m), 0)
-        .unwrap()
+    PlanarBody::dynamic(
+        name,
+        PlanarShape::Polygon(ConvexPolygon::rectangle(w, h).unwrap()),
+        MassSpec::Mass(m),
+        0,
+    )
+    .unwrap()
 }
 
 /// Semi-implicit Euler under constant gravity has the exact discrete solution
@@ -31,10 +51,19 @@ fn box_body(name: &str, w: f64, h: f64, m: f64) -> PlanarBody {
 #[test]
 fn free_flight_is_the_discrete_parabola_of_semi_implicit_euler() {
     for model in ["stewart-trinkle", "anitescu-potra", "deepest-point"] {
-        let s = PlanarSettings { time_step: 1e-3, duration: 1.0, ..PlanarSettings::default() };
+        let s = PlanarSettings {
+            time_step: 1e-3,
+            duration: 1.0,
+            ..PlanarSettings::default()
+        };
         let g = s.gravity;
         let (x0, v0, th0, om) = (DVec2::new(0.5, 2.0), DVec2::new(1.5, 4.0), 0.2, 3.0);
-        let st = PlanarBodyState { position: x0, angle: th0, velocity: v0, angular_velocity: om };
+        let st = PlanarBodyState {
+            position: x0,
+            angle: th0,
+            velocity: v0,
+            angular_velocity: om,
+        };
         let mut w = world(vec![(box_body("b", 0.2, 0.1, 1.0), st)], s, model);
         let n = 1000;
         for _ in 0..n {
@@ -44,8 +73,16 @@ fn free_flight_is_the_discrete_parabola_of_semi_implicit_euler() {
         let b = &w.state.bodies[0];
         let v = v0 + nf * h * g;
         let x = x0 + nf * h * v0 + h * h * g * nf * (nf + 1.0) / 2.0;
-        assert!((b.velocity - v).length() < 1e-12, "{model}: {:?} vs {v:?}", b.velocity);
-        assert!((b.position - x).length() < 1e-12, "{model}: {:?} vs {x:?}", b.position);
+        assert!(
+            (b.velocity - v).length() < 1e-12,
+            "{model}: {:?} vs {v:?}",
+            b.velocity
+        );
+        assert!(
+            (b.position - x).length() < 1e-12,
+            "{model}: {:?} vs {x:?}",
+            b.position
+        );
         assert!((b.angle - (th0 + nf * h * om)).abs() < 1e-12);
         assert_eq!(b.angular_velocity, om);
         // Against the continuous parabola: the first-order error −g h t / 2 exactly.
@@ -60,10 +97,21 @@ fn free_flight_is_the_discrete_parabola_of_semi_implicit_euler() {
 /// (both exact under semi-implicit Euler with no force; rounding only).
 #[test]
 fn spinning_body_conserves_energy_and_momenta() {
-    let s = PlanarSettings { gravity: DVec2::ZERO, ..PlanarSettings::default() };
-    let tri = ConvexPolygon::from_points(&[DVec2::ZERO, DVec2::new(0.3, 0.0), DVec2::new(0.05, 0.2)]).unwrap();
-    let body = PlanarBody::dynamic("t", PlanarShape::Polygon(tri), MassSpec::Density(500.0), 0).unwrap();
-    let st = PlanarBodyState { position: DVec2::new(1.0, -2.0), angle: 0.0, velocity: DVec2::new(-0.3, 0.7), angular_velocity: 25.0 };
+    let s = PlanarSettings {
+        gravity: DVec2::ZERO,
+        ..PlanarSettings::default()
+    };
+    let tri =
+        ConvexPolygon::from_points(&[DVec2::ZERO, DVec2::new(0.3, 0.0), DVec2::new(0.05, 0.2)])
+            .unwrap();
+    let body =
+        PlanarBody::dynamic("t", PlanarShape::Polygon(tri), MassSpec::Density(500.0), 0).unwrap();
+    let st = PlanarBodyState {
+        position: DVec2::new(1.0, -2.0),
+        angle: 0.0,
+        velocity: DVec2::new(-0.3, 0.7),
+        angular_velocity: 25.0,
+    };
     let mut w = world(vec![(body, st)], s, "stewart-trinkle");
     let (e0, (p0, l0)) = (w.state.kinetic_energy(&w.model), w.state.momenta(&w.model));
     for _ in 0..2000 {
@@ -82,7 +130,14 @@ fn stack(model: &str) -> PlanarWorld {
         let st = PlanarBodyState::at_rest(DVec2::new(0.01 * i as f64, 0.05 + 0.1 * i as f64), 0.0);
         bodies.push((box_body(&format!("box{i}"), 0.3, 0.1, 1.0), st));
     }
-    world(bodies, PlanarSettings { duration: 0.5, ..PlanarSettings::default() }, model)
+    world(
+        bodies,
+        PlanarSettings {
+            duration: 0.5,
+            ..PlanarSettings::default()
+        },
+        model,
+    )
 }
 
 /// Two runs of the same world give bit-identical states (no hash order, threads or clocks in the
@@ -100,17 +155,33 @@ fn runs_are_bit_identical() {
             assert_eq!(x.position.y.to_bits(), y.position.y.to_bits(), "{model}");
             assert_eq!(x.angle.to_bits(), y.angle.to_bits(), "{model}");
             assert_eq!(x.velocity.x.to_bits(), y.velocity.x.to_bits(), "{model}");
-            assert_eq!(x.angular_velocity.to_bits(), y.angular_velocity.to_bits(), "{model}");
+            assert_eq!(
+                x.angular_velocity.to_bits(),
+                y.angular_velocity.to_bits(),
+                "{model}"
+            );
         }
     }
 }
 
 #[test]
 fn a_body_faster_than_max_speed_stops_the_run_with_its_name() {
-    let s = PlanarSettings { max_speed: 5.0, ..PlanarSettings::default() };
-    let st = PlanarBodyState { velocity: DVec2::new(0.0, -4.99), ..PlanarBodyState::at_rest(DVec2::new(0.0, 100.0), 0.0) };
-    let mut w = world(vec![(box_body("falling", 0.1, 0.1, 1.0), st)], s, "stewart-trinkle");
-    let err = (0..100).find_map(|_| w.step().err()).expect("stops within 100 steps");
+    let s = PlanarSettings {
+        max_speed: 5.0,
+        ..PlanarSettings::default()
+    };
+    let st = PlanarBodyState {
+        velocity: DVec2::new(0.0, -4.99),
+        ..PlanarBodyState::at_rest(DVec2::new(0.0, 100.0), 0.0)
+    };
+    let mut w = world(
+        vec![(box_body("falling", 0.1, 0.1, 1.0), st)],
+        s,
+        "stewart-trinkle",
+    );
+    let err = (0..100)
+        .find_map(|_| w.step().err())
+        .expect("stops within 100 steps");
     assert!(matches!(err, PlanarStepError::TooFast { .. }), "{err}");
     assert!(err.to_string().contains("`falling`"), "{err}");
 }

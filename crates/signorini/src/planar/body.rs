@@ -103,7 +103,11 @@ impl PlanarBody {
         let (m, inertia) = match mass {
             MassSpec::Mass(m) if m > 0.0 && m.is_finite() => (m, props.inertia_for_mass(m)),
             MassSpec::Density(rho) if rho > 0.0 && rho.is_finite() => props.with_density(rho),
-            _ => return Err(format!("mass and density must be positive and finite, got {mass:?}")),
+            _ => {
+                return Err(format!(
+                    "mass and density must be positive and finite, got {mass:?}"
+                ))
+            }
         };
         if !(m > 0.0 && m.is_finite() && inertia > 0.0 && inertia.is_finite()) {
             return Err(format!(
@@ -278,7 +282,12 @@ impl PlanarState {
     pub fn momenta(&self, model: &PlanarModel) -> (DVec2, f64) {
         let mut p = DVec2::ZERO;
         let mut l = 0.0;
-        for (b, s) in model.bodies.iter().zip(&self.bodies).filter(|(b, _)| !b.fixed) {
+        for (b, s) in model
+            .bodies
+            .iter()
+            .zip(&self.bodies)
+            .filter(|(b, _)| !b.fixed)
+        {
             p += b.mass * s.velocity;
             l += b.inertia * s.angular_velocity
                 + b.mass * super::shape::cross(s.position, s.velocity);

@@ -65,8 +65,10 @@ impl ConvexPolygon {
             };
             for &p in iter {
                 while hull.len() >= start + 2
-                    && cross(hull[hull.len() - 1] - hull[hull.len() - 2], p - hull[hull.len() - 2])
-                        <= 0.0
+                    && cross(
+                        hull[hull.len() - 1] - hull[hull.len() - 2],
+                        p - hull[hull.len() - 2],
+                    ) <= 0.0
                 {
                     hull.pop();
                 }
@@ -99,10 +101,14 @@ impl ConvexPolygon {
     /// at angle 0.
     pub fn regular(sides: usize, radius: f64) -> Result<Self, String> {
         if sides < 3 {
-            return Err(format!("a regular polygon needs at least 3 sides, got {sides}"));
+            return Err(format!(
+                "a regular polygon needs at least 3 sides, got {sides}"
+            ));
         }
         if !(radius > 0.0 && radius.is_finite()) {
-            return Err(format!("the radius must be positive and finite, got {radius}"));
+            return Err(format!(
+                "the radius must be positive and finite, got {radius}"
+            ));
         }
         let step = std::f64::consts::TAU / sides as f64;
         let vertices = (0..sides)
@@ -160,12 +166,19 @@ impl ConvexPolygon {
 pub enum PlanarShape {
     Polygon(ConvexPolygon),
     /// A disk of this radius about the body origin.
-    Disk { radius: f64 },
+    Disk {
+        radius: f64,
+    },
     /// The segment from `a` to `b` (no thickness; fixed bodies only).
-    Segment { a: DVec2, b: DVec2 },
+    Segment {
+        a: DVec2,
+        b: DVec2,
+    },
     /// The line through the body origin with unit `normal`; the solid half-plane is on the side
     /// opposite to the normal (fixed bodies only).
-    Line { normal: DVec2 },
+    Line {
+        normal: DVec2,
+    },
 }
 
 impl PlanarShape {
@@ -199,7 +212,10 @@ impl PlanarShape {
         match self {
             PlanarShape::Polygon(p) => PlanarShape::Polygon(p.translated(-origin)),
             PlanarShape::Disk { radius } => {
-                debug_assert!(origin == DVec2::ZERO, "a disk is centred on its body origin");
+                debug_assert!(
+                    origin == DVec2::ZERO,
+                    "a disk is centred on its body origin"
+                );
                 PlanarShape::Disk { radius: *radius }
             }
             PlanarShape::Segment { a, b } => PlanarShape::Segment {
@@ -207,7 +223,10 @@ impl PlanarShape {
                 b: *b - origin,
             },
             PlanarShape::Line { normal } => {
-                debug_assert!(origin == DVec2::ZERO, "a line passes through its body origin");
+                debug_assert!(
+                    origin == DVec2::ZERO,
+                    "a line passes through its body origin"
+                );
                 PlanarShape::Line { normal: *normal }
             }
         }

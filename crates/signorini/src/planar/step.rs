@@ -93,7 +93,11 @@ impl PlanarWorld {
         for (b, s) in self.model.bodies.iter().zip(&self.state.bodies) {
             if !b.fixed {
                 nu.extend([s.velocity.x, s.velocity.y, s.angular_velocity]);
-                free.extend([s.velocity.x + h * g.x, s.velocity.y + h * g.y, s.angular_velocity]);
+                free.extend([
+                    s.velocity.x + h * g.x,
+                    s.velocity.y + h * g.y,
+                    s.angular_velocity,
+                ]);
             }
         }
         (nu, free)

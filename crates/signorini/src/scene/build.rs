@@ -233,7 +233,13 @@ fn validate_contact(
     desc: &SceneDesc,
     override_name: Option<&str>,
 ) -> Result<Vec<String>, SceneError> {
-    validate_contact_in(&contact::catalog(), "", &desc.file, &desc.contact, override_name)
+    validate_contact_in(
+        &contact::catalog(),
+        "",
+        &desc.file,
+        &desc.contact,
+        override_name,
+    )
 }
 
 /// [`validate_contact`] against the models `specs` (`which` names them in the hint when it is

@@ -88,7 +88,11 @@ pub fn build_planar(desc: PlanarSceneDesc) -> Result<PlanarScene, SceneError> {
         let v = b.state.velocity.length();
         let spin = b.state.angular_velocity.abs() * b.body.shape.bounding_radius();
         if v + spin > max_speed {
-            let key = if spin > v { "angular_velocity" } else { "velocity" };
+            let key = if spin > v {
+                "angular_velocity"
+            } else {
+                "velocity"
+            };
             return Err(SceneError::new(
                 &desc.file,
                 b.line,
@@ -150,7 +154,13 @@ impl PlanarScene {
             .map(|p| (p.name.clone(), p.value.clone()))
             .collect();
         let model = crate::planar::build(name, &params).map_err(|e| {
-            SceneError::new(&self.desc.file, 0, "contact", e.to_string(), "see docs/planar.md")
+            SceneError::new(
+                &self.desc.file,
+                0,
+                "contact",
+                e.to_string(),
+                "see docs/planar.md",
+            )
         })?;
         Ok((model, ignored))
     }

@@ -100,14 +100,16 @@ pub fn run_planar(
     let mut metrics = Writer::create(cfg.out_dir.join("metrics.csv"), METRICS_HEADER_2D)?;
     let start = Instant::now();
     let mut last_flush = start;
+    let touching = world.contacts(0.0);
     let initial = PlanarStepReport {
-        contacts: world.contacts(0.0).len(),
-        max_penetration: world.contacts(0.0).iter().map(|c| -c.gap).fold(0.0, f64::max),
+        contacts: touching.len(),
+        max_penetration: touching.iter().map(|c| -c.gap).fold(0.0, f64::max),
         ..PlanarStepReport::default()
     };
     let mut ok_ke = metric_row(world, &initial, &mut metrics)?;
     trajectory_rows(&world.model, &world.state, &mut traj)?;
-    let (mut max_pen, mut sum_pen, mut rows) = (initial.max_penetration, initial.max_penetration, 1u64);
+    let (mut max_pen, mut sum_pen, mut rows) =
+        (initial.max_penetration, initial.max_penetration, 1u64);
     let mut solver = SolverTotals::default();
     let total = world.planned_steps();
     let h = world.model.settings.time_step;
@@ -154,7 +156,11 @@ pub fn run_planar(
         steps: world.steps,
         simulated_time: world.state.time,
         wall_time: wall,
-        steps_per_second: if wall > 0.0 { world.steps as f64 / wall } else { 0.0 },
+        steps_per_second: if wall > 0.0 {
+            world.steps as f64 / wall
+        } else {
+            0.0
+        },
         max_penetration: max_pen,
         mean_penetration: sum_pen / rows as f64,
         final_kinetic_energy: ok_ke,

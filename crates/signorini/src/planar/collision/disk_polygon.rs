@@ -13,7 +13,10 @@ pub fn disk_polygon(c: DVec2, r: f64, poly: PolyView, margin: f64) -> Option<Con
     // Face of largest separation.
     let (face, sep) = (0..n)
         .map(|i| (i, poly.normals[i].dot(c - poly.vertices[i])))
-        .fold((0, f64::NEG_INFINITY), |best, x| if x.1 > best.1 { x } else { best });
+        .fold(
+            (0, f64::NEG_INFINITY),
+            |best, x| if x.1 > best.1 { x } else { best },
+        );
     if sep - r > margin {
         return None;
     }

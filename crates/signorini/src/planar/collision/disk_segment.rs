@@ -17,7 +17,11 @@ pub fn disk_segment(c: DVec2, r: f64, a: DVec2, b: DVec2, margin: f64) -> Option
     } else if t >= 1.0 {
         (b, Feature2::Vertex(1))
     } else {
-        let side = if segment_normals(a, b)[0].dot(c - a) >= 0.0 { 0 } else { 1 };
+        let side = if segment_normals(a, b)[0].dot(c - a) >= 0.0 {
+            0
+        } else {
+            1
+        };
         (a + t * e, Feature2::Edge(side))
     };
     let d = c - q;
@@ -27,7 +31,11 @@ pub fn disk_segment(c: DVec2, r: f64, a: DVec2, b: DVec2, margin: f64) -> Option
         return None;
     }
     // From the segment towards the disk.
-    let m = if dist > 0.0 { d / dist } else { segment_normals(a, b)[0] };
+    let m = if dist > 0.0 {
+        d / dist
+    } else {
+        segment_normals(a, b)[0]
+    };
     Some(Contact2 {
         body_a: 0,
         body_b: 0,

@@ -88,10 +88,19 @@ pub enum Placed {
         vertices: Vec<DVec2>,
         normals: Vec<DVec2>,
     },
-    Disk { center: DVec2, radius: f64 },
-    Segment { a: DVec2, b: DVec2 },
+    Disk {
+        center: DVec2,
+        radius: f64,
+    },
+    Segment {
+        a: DVec2,
+        b: DVec2,
+    },
     /// The half-plane {p : normal·p ≤ offset}.
-    Line { normal: DVec2, offset: f64 },
+    Line {
+        normal: DVec2,
+        offset: f64,
+    },
 }
 
 impl Placed {
@@ -124,7 +133,10 @@ impl Placed {
         match self {
             Placed::Polygon { vertices, .. } => {
                 let lo = vertices.iter().copied().fold(DVec2::INFINITY, DVec2::min);
-                let hi = vertices.iter().copied().fold(DVec2::NEG_INFINITY, DVec2::max);
+                let hi = vertices
+                    .iter()
+                    .copied()
+                    .fold(DVec2::NEG_INFINITY, DVec2::max);
                 (lo, hi)
             }
             Placed::Disk { center, radius } => (*center - *radius, *center + *radius),
@@ -140,9 +152,16 @@ pub fn shape_pair(a: &Placed, b: &Placed, margin: f64, out: &mut Vec<Contact2>) 
     let start = out.len();
     let mut flip = false;
     match (a, b) {
-        (Placed::Polygon { vertices: va, normals: na }, Placed::Polygon { vertices: vb, normals: nb }) => {
-            polygon_polygon(PolyView::new(va, na), PolyView::new(vb, nb), margin, out)
-        }
+        (
+            Placed::Polygon {
+                vertices: va,
+                normals: na,
+            },
+            Placed::Polygon {
+                vertices: vb,
+                normals: nb,
+            },
+        ) => polygon_polygon(PolyView::new(va, na), PolyView::new(vb, nb), margin, out),
         (Placed::Polygon { vertices, normals }, Placed::Segment { a: s0, b: s1 }) => {
             polygon_segment(PolyView::new(vertices, normals), *s0, *s1, margin, out)
         }
@@ -157,12 +176,19 @@ pub fn shape_pair(a: &Placed, b: &Placed, margin: f64, out: &mut Vec<Contact2>) 
             flip = true;
             shape_pair(b, a, margin, out)
         }
-        (Placed::Disk { center: ca, radius: ra }, Placed::Disk { center: cb, radius: rb }) => {
-            out.extend(disk_disk(*ca, *ra, *cb, *rb, margin))
-        }
-        (Placed::Disk { center, radius }, Placed::Polygon { vertices, normals }) => {
-            out.extend(disk_polygon(*center, *radius, PolyView::new(vertices, normals), margin))
-        }
+        (
+            Placed::Disk {
+                center: ca,
+                radius: ra,
+            },
+            Placed::Disk {
+                center: cb,
+                radius: rb,
+            },
+        ) => out.extend(disk_disk(*ca, *ra, *cb, *rb, margin)),
+        (Placed::Disk { center, radius }, Placed::Polygon { vertices, normals }) => out.extend(
+            disk_polygon(*center, *radius, PolyView::new(vertices, normals), margin),
+        ),
         (Placed::Polygon { .. }, Placed::Disk { .. }) => {
             flip = true;
             shape_pair(b, a, margin, out)
@@ -182,7 +208,10 @@ pub fn shape_pair(a: &Placed, b: &Placed, margin: f64, out: &mut Vec<Contact2>) 
             shape_pair(b, a, margin, out)
         }
         // Shapes without area on both sides: fixed bodies only, never paired.
-        (Placed::Segment { .. } | Placed::Line { .. }, Placed::Segment { .. } | Placed::Line { .. }) => {}
+        (
+            Placed::Segment { .. } | Placed::Line { .. },
+            Placed::Segment { .. } | Placed::Line { .. },
+        ) => {}
     }
     if flip {
         for c in &mut out[start..] {

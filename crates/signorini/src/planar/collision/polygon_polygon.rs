@@ -33,8 +33,16 @@ impl<'a> PolyView<'a> {
     /// Largest distance between two vertices along the axes (m): the polygon's size, for the
     /// reference-face tolerance.
     fn size(&self) -> f64 {
-        let lo = self.vertices.iter().copied().fold(DVec2::INFINITY, DVec2::min);
-        let hi = self.vertices.iter().copied().fold(DVec2::NEG_INFINITY, DVec2::max);
+        let lo = self
+            .vertices
+            .iter()
+            .copied()
+            .fold(DVec2::INFINITY, DVec2::min);
+        let hi = self
+            .vertices
+            .iter()
+            .copied()
+            .fold(DVec2::NEG_INFINITY, DVec2::max);
         (hi - lo).max_element()
     }
 }
@@ -77,7 +85,13 @@ struct ClipPoint {
 
 /// Keeps the part of the segment `pts` with d·p ≤ offset; a point made by the cut lies on the
 /// incident edge `edge` against the reference vertex `vertex`.
-fn clip(pts: [ClipPoint; 2], d: DVec2, offset: f64, edge: u32, vertex: u32) -> Option<[ClipPoint; 2]> {
+fn clip(
+    pts: [ClipPoint; 2],
+    d: DVec2,
+    offset: f64,
+    edge: u32,
+    vertex: u32,
+) -> Option<[ClipPoint; 2]> {
     let s0 = d.dot(pts[0].p) - offset;
     let s1 = d.dot(pts[1].p) - offset;
     let mut out = Vec::with_capacity(2);

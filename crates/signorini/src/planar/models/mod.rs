@@ -51,13 +51,20 @@ impl PlanarContactModel {
 /// unknown names, values out of range and words it does not take are errors naming the
 /// parameter). A 3D-only model (e.g. `peg`, `hunt-crossley`) is an `UnknownModel` listing the
 /// planar ones.
-pub fn build(name: &str, params: &[(String, ParamInput)]) -> Result<PlanarContactModel, ConfigError> {
+pub fn build(
+    name: &str,
+    params: &[(String, ParamInput)],
+) -> Result<PlanarContactModel, ConfigError> {
     let Some(spec) = catalog().into_iter().find(|s| s.name == name) else {
         return Err(ConfigError::UnknownModel {
             name: name.to_string(),
             available: format!(
                 "{} (the models that run in 2D so far)",
-                catalog().iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+                catalog()
+                    .iter()
+                    .map(|s| s.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         });
     };

@@ -27,7 +27,9 @@
 use super::super::body::{PlanarModel, PlanarState};
 use super::super::collision::Contact2;
 use crate::contact::params::model_params;
-use crate::contact::{ContactError, ModelSpec, ParamDefault, ParamKind, ParamSpec, ParamValue, Range};
+use crate::contact::{
+    ContactError, ModelSpec, ParamDefault, ParamKind, ParamSpec, ParamValue, Range,
+};
 use glam::DVec2;
 
 model_params! {
@@ -110,17 +112,27 @@ impl PlanarPenalty {
                     .iter()
                     .take_while(|c| c.body_a == a && c.body_b == b)
                     .count();
-            let pen: Vec<&Contact2> = contacts[start..end].iter().filter(|c| c.gap < 0.0).collect();
+            let pen: Vec<&Contact2> = contacts[start..end]
+                .iter()
+                .filter(|c| c.gap < 0.0)
+                .collect();
             start = end;
             if pen.is_empty() {
                 continue;
             }
             pairs += 1;
-            let deepest = pen.iter().min_by(|x, y| x.gap.total_cmp(&y.gap)).expect("non-empty");
+            let deepest = pen
+                .iter()
+                .min_by(|x, y| x.gap.total_cmp(&y.gap))
+                .expect("non-empty");
             let d = -deepest.gap;
             let n = deepest.normal;
             let weight: f64 = pen.iter().map(|c| -c.gap).sum();
-            let point = pen.iter().map(|c| (-c.gap) * 0.5 * (c.point_a + c.point_b)).sum::<DVec2>() / weight;
+            let point = pen
+                .iter()
+                .map(|c| (-c.gap) * 0.5 * (c.point_a + c.point_b))
+                .sum::<DVec2>()
+                / weight;
             let body = |i: usize| (&model.bodies[i], &state.bodies[i], dofs[i]);
             let (ba, sa, oa) = body(a);
             let (bb, sb, ob) = body(b);
@@ -128,9 +140,14 @@ impl PlanarPenalty {
             let m_pair = inv(inv(ba.mass) + inv(bb.mass));
             let ra = point - sa.position;
             let rb = point - sb.position;
-            let vel = |o: Option<usize>, r: DVec2, s: &super::super::body::PlanarBodyState, free: bool| match o {
+            let vel = |o: Option<usize>,
+                       r: DVec2,
+                       s: &super::super::body::PlanarBodyState,
+                       free: bool| match o {
                 None => DVec2::ZERO,
-                Some(o) if free => DVec2::new(nu_free[o], nu_free[o + 1]) + nu_free[o + 2] * r.perp(),
+                Some(o) if free => {
+                    DVec2::new(nu_free[o], nu_free[o + 1]) + nu_free[o + 2] * r.perp()
+                }
                 Some(_) => s.velocity + s.angular_velocity * r.perp(),
             };
             let v_rel = vel(ob, rb, sb, false) - vel(oa, ra, sa, false);
@@ -152,7 +169,10 @@ impl PlanarPenalty {
                     model: SPEC.name,
                     body_a: ba.name.clone(),
                     body_b: bb.name.clone(),
-                    detail: format!(" (penetration {d:e} m, normal speed {:e} m/s)", v_rel.dot(n)),
+                    detail: format!(
+                        " (penetration {d:e} m, normal speed {:e} m/s)",
+                        v_rel.dot(n)
+                    ),
                 });
             }
             for (o, r, sign) in [(oa, ra, -1.0), (ob, rb, 1.0)] {

@@ -77,9 +77,11 @@ model_params! {
 }
 
 /// stewart-trinkle's table: `recovery` without `"none"` (the ψ/h term is the model).
-const PARAMS_STEWART_TRINKLE: &[ParamSpec] = &crate::contact::params::with_spec::<
-    { PlanarTimeSteppingParams::SPECS.len() },
->(PlanarTimeSteppingParams::SPECS, time_stepping::RECOVERY);
+const PARAMS_STEWART_TRINKLE: &[ParamSpec] =
+    &crate::contact::params::with_spec::<{ PlanarTimeSteppingParams::SPECS.len() }>(
+        PlanarTimeSteppingParams::SPECS,
+        time_stepping::RECOVERY,
+    );
 
 pub const SPEC_STEWART_TRINKLE: ModelSpec = ModelSpec {
     name: "stewart-trinkle",
@@ -113,14 +115,13 @@ struct Row {
 
 impl Row {
     /// The row of direction `d` (A → B) at the contact's points.
-    fn new(model: &PlanarModel, state: &PlanarState, dofs: &[Option<usize>], c: &Contact2, d: DVec2) -> Self {
+    fn new(state: &PlanarState, dofs: &[Option<usize>], c: &Contact2, d: DVec2) -> Self {
         let entry = |body: usize, p: DVec2, sign: f64| {
             dofs[body].map(|o| {
                 let r = p - state.bodies[body].position;
                 (o, [sign * d.x, sign * d.y, sign * (r.x * d.y - r.y * d.x)])
             })
         };
-        let _ = model;
         Row {
             a: entry(c.body_a, c.point_a, -1.0),
             b: entry(c.body_b, c.point_b, 1.0),
@@ -227,11 +228,18 @@ impl PlanarTimeStepping {
         nu_free: &[f64],
         distance: f64,
     ) -> Result<StepSolve, ContactError> {
-        let active: Vec<&Contact2> = contacts.iter().filter(|c| self.is_active(c, distance)).collect();
+        let active: Vec<&Contact2> = contacts
+            .iter()
+            .filter(|c| self.is_active(c, distance))
+            .collect();
         let mut velocity = nu_free.to_vec();
         if active.is_empty() {
             self.previous.clear();
-            return Ok(StepSolve { velocity, report: None, active: 0 });
+            return Ok(StepSolve {
+                velocity,
+                report: None,
+                active: 0,
+            });
         }
         let bound = self.max_recovery_speed;
         let lcp = Lcp::assemble(model, state, &active, nu_free, self.formulation, bound);
@@ -244,16 +252,23 @@ impl PlanarTimeStepping {
             && active.iter().any(|c| c.gap < -time_stepping::OVERLAP_SLOP);
         if corrected && !result.as_ref().is_ok_and(|(_, r)| !r.failed) {
             let paper = Lcp::assemble(model, state, &active, nu_free, self.formulation, 0.0);
-            if let Ok((z, r)) = self.solvers.solve(&paper.problem, &warm, || paper.describe()) {
+            if let Ok((z, r)) = self
+                .solvers
+                .solve(&paper.problem, &warm, || paper.describe())
+            {
                 if !r.failed {
                     result = Ok((z, r));
                 }
             }
         }
         let (z, report) = result?;
-        lcp.apply(&z, model, &mut velocity);
+        lcp.apply(&z, &mut velocity);
         self.remember(&lcp, &active, &z);
-        Ok(StepSolve { velocity, report: Some(report), active: active.len() })
+        Ok(StepSolve {
+            velocity,
+            report: Some(report),
+            active: active.len(),
+        })
     }
 
     fn warm_start(&self, lcp: &Lcp, active: &[&Contact2]) -> DVector<f64> {
@@ -315,7 +330,10 @@ impl Lcp {
         let h = model.settings.time_step;
         let dofs = model.dof_offsets();
         let nc = active.len();
-        let mut rows: Vec<Row> = active.iter().map(|c| Row::new(model, state, &dofs, c, c.normal)).collect();
+        let mut rows: Vec<Row> = active
+            .iter()
+            .map(|c| Row::new(state, &dofs, c, c.normal))
+            .collect();
         let mut friction_index = vec![None; nc];
         let mut mu = Vec::new();
         for (c, contact) in active.iter().enumerate() {
@@ -324,8 +342,8 @@ impl Lcp {
                 friction_index[c] = Some(mu.len());
                 mu.push((c, m));
                 let t = DVec2::new(-contact.normal.y, contact.normal.x);
-                rows.push(Row::new(model, state, &dofs, contact, t));
-                rows.push(Row::new(model, state, &dofs, contact, -t));
+                rows.push(Row::new(state, &dofs, contact, t));
+                rows.push(Row::new(state, &dofs, contact, -t));
             }
         }
         let nf = mu.len();
@@ -346,7 +364,9 @@ impl Lcp {
                 for (oi, gi) in rows[i].entries() {
                     for (oj, gj) in rows[j].entries() {
                         if oi == oj {
-                            w += (0..3).map(|k| gi[k] * inverse_mass[oi + k] * gj[k]).sum::<f64>();
+                            w += (0..3)
+                                .map(|k| gi[k] * inverse_mass[oi + k] * gj[k])
+                                .sum::<f64>();
                         }
                     }
                 }
@@ -398,7 +418,7 @@ impl Lcp {
     }
 
     /// ν⁺ = ν_ℓ + M⁻¹ Gᵀ (p_n, β) (eq. 16).
-    fn apply(&self, z: &DVector<f64>, _model: &PlanarModel, velocity: &mut [f64]) {
+    fn apply(&self, z: &DVector<f64>, velocity: &mut [f64]) {
         for (r, row) in self.rows.iter().enumerate() {
             let p = z[r];
             if p == 0.0 {

@@ -74,7 +74,12 @@ fn direction2(cx: &Cx, v: &Value, key: &str) -> Res<DVec2> {
     let len = d.length();
     if !(len > 0.0 && len.is_finite()) {
         let hint = "give a vector with a nonzero, finite length, e.g. [0.0, 1.0]";
-        return Err(cx.err(v.span().start, key, "the vector must have a nonzero length", hint));
+        return Err(cx.err(
+            v.span().start,
+            key,
+            "the vector must have a nonzero length",
+            hint,
+        ));
     }
     Ok(d / len)
 }
@@ -95,7 +100,9 @@ pub(super) fn parse(cx: &Cx, root: &DeTable) -> Res<PlanarSceneDesc> {
         let section: &str = k.get_ref();
         match v.get_ref() {
             DeValue::Array(a) if section == "material" || section == "body" => items.extend(
-                a.iter().enumerate().map(|(i, e)| (e.span().start, section, Some(i), e)),
+                a.iter()
+                    .enumerate()
+                    .map(|(i, e)| (e.span().start, section, Some(i), e)),
             ),
             _ => items.push((k.span().start.min(v.span().start), section, None, v)),
         }
@@ -119,13 +126,20 @@ pub(super) fn parse(cx: &Cx, root: &DeTable) -> Res<PlanarSceneDesc> {
             }
             (s, _) => {
                 let msg = format!("unknown key `{s}`");
-                return Err(cx.err(pos, s, msg, choices_hint(s, keys::ROOT, "top-level keys of a 2D scene")));
+                return Err(cx.err(
+                    pos,
+                    s,
+                    msg,
+                    choices_hint(s, keys::ROOT, "top-level keys of a 2D scene"),
+                ));
             }
         }
     }
     scene.materials = p.scene.materials.clone();
     if !scene.materials.iter().any(|m| m.name == "default") {
-        scene.materials.insert(0, super::super::desc::MaterialDesc::default_material());
+        scene
+            .materials
+            .insert(0, super::super::desc::MaterialDesc::default_material());
     }
     Ok(scene)
 }
@@ -134,12 +148,23 @@ pub(super) fn parse(cx: &Cx, root: &DeTable) -> Res<PlanarSceneDesc> {
 fn simulation(cx: &Cx, v: &Value) -> Res<PlanarSettings> {
     let t = table(cx, v, "simulation")?;
     for (k, why) in [
-        ("integrator", "2D scenes integrate by semi-implicit Euler (the only planar integrator so far)"),
-        ("adaptive", "adaptive steps are not available in 2D scenes yet"),
+        (
+            "integrator",
+            "2D scenes integrate by semi-implicit Euler (the only planar integrator so far)",
+        ),
+        (
+            "adaptive",
+            "adaptive steps are not available in 2D scenes yet",
+        ),
     ] {
         if let Some(val) = t.get(k) {
             let hint = format!("remove `{k}`: {why}");
-            return Err(cx.err(val.span().start, &format!("simulation.{k}"), format!("`{k}` is not a 2D setting"), hint));
+            return Err(cx.err(
+                val.span().start,
+                &format!("simulation.{k}"),
+                format!("`{k}` is not a 2D setting"),
+                hint,
+            ));
         }
     }
     let mut r = Reader::open(cx, v, "simulation", keys::SIMULATION)?;
@@ -149,7 +174,11 @@ fn simulation(cx: &Cx, v: &Value) -> Res<PlanarSettings> {
         time_step: r.num("time_step", d.time_step, Check::Positive)?,
         duration: r.num("duration", d.duration, Check::Positive)?,
         gravity: r.opt("gravity", vec2)?.unwrap_or(d.gravity),
-        activation_distance: r.num("activation_distance", d.activation_distance, Check::NonNegative)?,
+        activation_distance: r.num(
+            "activation_distance",
+            d.activation_distance,
+            Check::NonNegative,
+        )?,
         max_speed: r.num("max_speed", d.max_speed, Check::Positive)?,
     };
     if let Err((message, hint)) = check_step_plan(s.duration, s.time_step) {
@@ -166,16 +195,26 @@ fn body(p: &Parser, scene: &PlanarSceneDesc, i: usize, v: &Value) -> Res<PlanarB
     let mut r = Reader::open(cx, v, &key, keys::BODY)?;
     let name = r.req_name("name")?;
     if let Some(first) = scene.bodies.iter().find(|b| b.body.name == name) {
-        let hint = format!("body names must be unique; `{name}` is first defined at line {}", first.line);
+        let hint = format!(
+            "body names must be unique; `{name}` is first defined at line {}",
+            first.line
+        );
         return Err(r.err("name", format!("duplicate body name `{name}`"), hint));
     }
     let fixed = r.boolean("fixed", false)?;
     let material_name = p.material_ref(&mut r)?;
     let mass = body_mass(&mut r, fixed)?;
     let position = r.opt("position", vec2)?.unwrap_or(DVec2::ZERO);
-    let angle = match (r.opt_num("angle", Check::Finite)?, r.opt_num("angle_deg", Check::Finite)?) {
+    let angle = match (
+        r.opt_num("angle", Check::Finite)?,
+        r.opt_num("angle_deg", Check::Finite)?,
+    ) {
         (Some(_), Some(_)) => {
-            return Err(r.err("angle_deg", "give either `angle` (rad) or `angle_deg`, not both", "remove one of them"))
+            return Err(r.err(
+                "angle_deg",
+                "give either `angle` (rad) or `angle_deg`, not both",
+                "remove one of them",
+            ))
         }
         (a, d) => a.or(d.map(f64::to_radians)).unwrap_or(0.0),
     };
@@ -203,9 +242,19 @@ fn body(p: &Parser, scene: &PlanarSceneDesc, i: usize, v: &Value) -> Res<PlanarB
     let state = if fixed {
         PlanarBodyState::at_rest(position, angle)
     } else {
-        PlanarBodyState { position: com, angle, velocity, angular_velocity }
+        PlanarBodyState {
+            position: com,
+            angle,
+            velocity,
+            angular_velocity,
+        }
     };
-    Ok(PlanarBodyDesc { body, state, line: cx.line(v.span().start), key })
+    Ok(PlanarBodyDesc {
+        body,
+        state,
+        line: cx.line(v.span().start),
+        key,
+    })
 }
 
 /// Index of `name` among the materials as `parse` will list them: file order, with `default`
@@ -216,26 +265,40 @@ fn material_index(p: &Parser, name: &str) -> usize {
     if name == "default" && offset == 1 {
         return 0;
     }
-    offset + defined.iter().position(|n| *n == name).expect("checked by material_ref")
+    offset
+        + defined
+            .iter()
+            .position(|n| *n == name)
+            .expect("checked by material_ref")
 }
 
 /// None for a fixed body (which must give neither `mass` nor `density`), else exactly one.
 fn body_mass(r: &mut Reader, fixed: bool) -> Res<Option<MassSpec>> {
     if fixed {
-        if let Some(k) = ["mass", "density"].into_iter().find(|k| r.table.contains_key(*k)) {
+        if let Some(k) = ["mass", "density"]
+            .into_iter()
+            .find(|k| r.table.contains_key(*k))
+        {
             let hint = format!("remove `{k}` (or set `fixed = false`)");
             return Err(r.err(k, "fixed bodies do not move and take no mass", hint));
         }
         return Ok(None);
     }
-    match (r.opt_num("mass", Check::Positive)?, r.opt_num("density", Check::Positive)?) {
+    match (
+        r.opt_num("mass", Check::Positive)?,
+        r.opt_num("density", Check::Positive)?,
+    ) {
         (Some(m), None) => Ok(Some(MassSpec::Mass(m))),
         (None, Some(d)) => Ok(Some(MassSpec::Density(d))),
         (None, None) => {
             let hint = "add `mass = <kg>` or `density = <kg/m^2>` (an areal density in 2D), or set `fixed = true`";
             Err(r.err("mass", "a dynamic body needs `mass` or `density`", hint))
         }
-        (Some(_), Some(_)) => Err(r.err("density", "give either `mass` or `density`, not both", "remove one of them")),
+        (Some(_), Some(_)) => Err(r.err(
+            "density",
+            "give either `mass` or `density`, not both",
+            "remove one of them",
+        )),
     }
 }
 
@@ -247,7 +310,8 @@ fn shape(cx: &Cx, v: &Value, key: &str) -> Res<PlanarShape> {
     let mut r = Reader::new(cx, t, pos, key, keys::shape(ty))?;
     r.get("type");
     let built = |r: &Reader, k: &str, res: Result<ConvexPolygon, String>, hint: &str| {
-        res.map(PlanarShape::Polygon).map_err(|why| r.err(k, why, hint.to_string()))
+        res.map(PlanarShape::Polygon)
+            .map_err(|why| r.err(k, why, hint.to_string()))
     };
     let shape = match ty {
         "polygon" => {
@@ -258,22 +322,42 @@ fn shape(cx: &Cx, v: &Value, key: &str) -> Res<PlanarShape> {
         "regular_polygon" => {
             let sides = r.req_int("sides", 3, MAX_POLYGON_POINTS as i64)? as usize;
             let radius = r.req_num("radius", Check::Positive)?;
-            built(&r, "radius", ConvexPolygon::regular(sides, radius), "give a positive radius")?
+            built(
+                &r,
+                "radius",
+                ConvexPolygon::regular(sides, radius),
+                "give a positive radius",
+            )?
         }
         "box" => {
-            let size = r.req("size", "[width, height]", |cx, v, k| vec2_checked(cx, v, k, Check::Positive))?;
-            built(&r, "size", ConvexPolygon::rectangle(size.x, size.y), "give a positive width and height")?
+            let size = r.req("size", "[width, height]", |cx, v, k| {
+                vec2_checked(cx, v, k, Check::Positive)
+            })?;
+            built(
+                &r,
+                "size",
+                ConvexPolygon::rectangle(size.x, size.y),
+                "give a positive width and height",
+            )?
         }
-        "disk" => PlanarShape::Disk { radius: r.req_num("radius", Check::Positive)? },
+        "disk" => PlanarShape::Disk {
+            radius: r.req_num("radius", Check::Positive)?,
+        },
         "segment" => {
             let a = r.req("a", "[x, y]", vec2)?;
             let b = r.req("b", "[x, y]", vec2)?;
             if !((b - a).length() > 0.0) {
-                return Err(r.err("b", "the segment's ends coincide", "give two different points `a` and `b`"));
+                return Err(r.err(
+                    "b",
+                    "the segment's ends coincide",
+                    "give two different points `a` and `b`",
+                ));
             }
             PlanarShape::Segment { a, b }
         }
-        _ => PlanarShape::Line { normal: r.req("normal", "[0.0, 1.0]", direction2)? },
+        _ => PlanarShape::Line {
+            normal: r.req("normal", "[0.0, 1.0]", direction2)?,
+        },
     };
     r.finish()?;
     Ok(shape)
@@ -283,8 +367,15 @@ fn shape(cx: &Cx, v: &Value, key: &str) -> Res<PlanarShape> {
 fn points2(cx: &Cx, v: &Value, key: &str) -> Res<Vec<DVec2>> {
     let items = array(cx, v, key)?;
     if items.len() > MAX_POLYGON_POINTS {
-        let msg = format!("{} points; a polygon takes at most {MAX_POLYGON_POINTS}", items.len());
+        let msg = format!(
+            "{} points; a polygon takes at most {MAX_POLYGON_POINTS}",
+            items.len()
+        );
         return Err(cx.err(v.span().start, key, msg, "give fewer points"));
     }
-    items.iter().enumerate().map(|(i, p)| vec2(cx, p, &format!("{key}[{i}]"))).collect()
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, p)| vec2(cx, p, &format!("{key}[{i}]")))
+        .collect()
 }
