@@ -82,7 +82,7 @@ impl ConvexPolygon {
             .fold(0.0, f64::max);
         let polygon = ConvexPolygon::from_hull(hull);
         let area = polygon.signed_area();
-        if polygon.vertices.len() < 3 || !(area > 1e-12 * size * size) {
+        if polygon.vertices.len() < 3 || area.is_nan() || area <= 1e-12 * size * size {
             return Err("the points span no area (they are collinear or coincide)".into());
         }
         Ok(polygon)

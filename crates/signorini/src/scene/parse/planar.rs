@@ -346,7 +346,7 @@ fn shape(cx: &Cx, v: &Value, key: &str) -> Res<PlanarShape> {
         "segment" => {
             let a = r.req("a", "[x, y]", vec2)?;
             let b = r.req("b", "[x, y]", vec2)?;
-            if !((b - a).length() > 0.0) {
+            if a == b {
                 return Err(r.err(
                     "b",
                     "the segment's ends coincide",
