@@ -18,9 +18,6 @@ pub fn catalog() -> Vec<ModelSpec> {
     ]
 }
 
-/// The model a 2D scene runs when its `[contact]` names none.
-pub const DEFAULT_MODEL: &str = "stewart-trinkle";
-
 /// A planar contact model.
 pub enum PlanarContactModel {
     /// Velocity level: the step's new velocity is an LCP's answer.
