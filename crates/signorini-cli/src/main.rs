@@ -16,6 +16,7 @@ macro_rules! say {
 }
 
 mod experiment;
+mod planar;
 mod sweep;
 
 use anyhow::Context;
@@ -45,7 +46,7 @@ struct Cli {
 
 /// Settings a command line may override.
 #[derive(clap::Args, Clone)]
-struct Overrides {
+pub(crate) struct Overrides {
     /// Contact model (see `signorini models`); overrides the scene's [contact] model.
     #[arg(long)]
     model: Option<String>,
@@ -62,6 +63,19 @@ struct Overrides {
     /// VALUE is a number, a word, or words separated by commas for a list (solvers=pgs,lemke).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     params: Vec<String>,
+}
+
+impl Overrides {
+    /// No overrides (`check`).
+    pub(crate) fn none() -> Self {
+        Overrides {
+            model: None,
+            dt: None,
+            duration: None,
+            integrator: None,
+            params: Vec::new(),
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -171,12 +185,12 @@ enum Command {
 
 /// An error with its exit code.
 #[derive(Debug)]
-struct Failure {
+pub(crate) struct Failure {
     code: u8,
     error: anyhow::Error,
 }
 
-fn input_error(e: impl Into<anyhow::Error>) -> Failure {
+pub(crate) fn input_error(e: impl Into<anyhow::Error>) -> Failure {
     Failure {
         code: 2,
         error: e.into(),
@@ -392,6 +406,9 @@ fn cmd_run(
             return Err(input_error(replay::ReplayError::Fps(fps)));
         }
     }
+    if planar::is_planar(path)? {
+        return planar::run(path, o, out, (html_fps.is_some(), impulses));
+    }
     let mut sim = prepare(path, o)?;
     let out_dir = out.unwrap_or_else(|| {
         PathBuf::from("out").join(
@@ -539,7 +556,7 @@ fn cmd_run(
 /// background job starts so): an interrupt then ends a run cleanly, and SIGTERM is handled either
 /// way (`try_set_handler` refused both in that case). Without a handler, a note on stderr says
 /// what `without` an interrupt leaves.
-fn on_interrupt(without: &str) -> &'static AtomicBool {
+pub(crate) fn on_interrupt(without: &str) -> &'static AtomicBool {
     static INTERRUPT: AtomicBool = AtomicBool::new(false);
     let handler = ctrlc::set_handler(|| {
         if INTERRUPT.swap(true, Ordering::SeqCst) {
@@ -553,16 +570,10 @@ fn on_interrupt(without: &str) -> &'static AtomicBool {
 }
 
 fn cmd_check(path: &Path) -> Result<(), Failure> {
-    let sim = prepare(
-        path,
-        &Overrides {
-            model: None,
-            dt: None,
-            duration: None,
-            integrator: None,
-            params: Vec::new(),
-        },
-    )?;
+    if planar::is_planar(path)? {
+        return planar::check(path);
+    }
+    let sim = prepare(path, &Overrides::none())?;
     let m = sim.model();
     let pieces: usize = m.bodies.iter().map(|b| b.pieces.len()).sum();
     say!(

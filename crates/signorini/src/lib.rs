@@ -51,6 +51,7 @@ layers!(
     geometry,
     metrics,
     pipeline,
+    planar,
     solvers,
     util
 );

@@ -127,8 +127,8 @@ fn the_line_counter_counts_bodies_and_skips_test_modules() {
 /// above it.
 #[test]
 fn layers_never_reach_upward() {
-    // Lowest first; `metrics` reads states and contacts, `experiments` and `simulation` sit on
-    // top with `scene`.
+    // Lowest first; `metrics` reads states and contacts, `planar` (2D dynamics) reuses the
+    // layers below it, `experiments` and `simulation` sit on top with `scene`.
     let order = [
         "util",
         "geometry",
@@ -138,6 +138,7 @@ fn layers_never_reach_upward() {
         "contact",
         "pipeline",
         "metrics",
+        "planar",
         "scene",
         "experiments",
     ];

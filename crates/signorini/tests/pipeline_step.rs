@@ -84,10 +84,19 @@ fn a_cube_deep_in_the_ground_is_pushed_straight_up() {
 }
 
 /// Every bundled example runs its first 0.3 s under its own model without any step error, the
-/// depth check included.
+/// depth check included (2D examples, `dimension = 2`, through the planar step and its checks).
 #[test]
 fn bundled_examples_never_trip_the_depth_check() {
     for f in common::bundled_examples() {
+        if scene::dimension_of_file(&f).unwrap() == 2 {
+            let sc = scene::load_planar(&f).unwrap_or_else(|e| panic!("{e}"));
+            let (model, _) = sc.contact_model(None).unwrap();
+            let mut w = signorini::planar::PlanarWorld::new(sc.model, sc.initial, model);
+            for _ in 0..w.planned_steps().min(300) {
+                w.step().unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            }
+            continue;
+        }
         let mut scene = scene::load(&f).unwrap_or_else(|e| panic!("{e}"));
         scene.model.settings.duration = scene.model.settings.duration.min(0.3);
         simulate(&scene, None, |_, _| {}).unwrap_or_else(|e| panic!("{}: {e}", f.display()));

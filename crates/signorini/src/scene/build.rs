@@ -3,7 +3,7 @@
 //! force pulses are generated from their seeds. Errors found here (a degenerate hull, an unknown
 //! contact parameter) are reported with the file, line and key of the offending table.
 use super::desc::{
-    self, BodyShapeDesc, MassDesc, SceneDesc, ShapeDesc, SpawnMassDesc, SpawnShapeDesc,
+    self, BodyShapeDesc, ContactDesc, MassDesc, SceneDesc, ShapeDesc, SpawnMassDesc, SpawnShapeDesc,
 };
 use super::{load_scene, SceneError};
 use crate::contact::{self, ConfigError, ContactModel, ParamInput};
@@ -233,8 +233,24 @@ fn validate_contact(
     desc: &SceneDesc,
     override_name: Option<&str>,
 ) -> Result<Vec<String>, SceneError> {
-    let c = &desc.contact;
-    let specs = contact::catalog();
+    validate_contact_in(
+        &contact::catalog(),
+        "",
+        &desc.file,
+        &desc.contact,
+        override_name,
+    )
+}
+
+/// [`validate_contact`] against the models `specs` (`which` names them in the hint when it is
+/// not the 3D catalog, e.g. "2D models"): shared by 3D and 2D scenes (`planar.rs`).
+pub(super) fn validate_contact_in(
+    specs: &[contact::ModelSpec],
+    which: &str,
+    file: &str,
+    c: &ContactDesc,
+    override_name: Option<&str>,
+) -> Result<Vec<String>, SceneError> {
     let name = override_name.unwrap_or(&c.model);
     let Some(spec) = specs.iter().find(|s| s.name == name) else {
         let available = specs.iter().map(|s| s.name).collect::<Vec<_>>().join(", ");
@@ -243,12 +259,17 @@ fn validate_contact(
         } else {
             (c.model_line, format!("{}.model", c.key))
         };
+        let hint = if which.is_empty() {
+            format!("use one of: {available} (see `signorini models`)")
+        } else {
+            format!("use one of the {which}: {available} (docs/planar.md)")
+        };
         return Err(SceneError::new(
-            &desc.file,
+            file,
             line,
             key,
             format!("unknown contact model `{name}`"),
-            format!("use one of: {available} (see `signorini models`)"),
+            hint,
         ));
     };
     let mut ignored = Vec::new();
@@ -269,13 +290,7 @@ fn validate_contact(
                 ConfigError::Invalid { expected, .. } => format!("write {expected}"),
                 ConfigError::UnknownModel { .. } => String::new(),
             };
-            return Err(SceneError::new(
-                &desc.file,
-                p.line,
-                &p.key,
-                e.to_string(),
-                hint,
-            ));
+            return Err(SceneError::new(file, p.line, &p.key, e.to_string(), hint));
         }
     }
     Ok(ignored)

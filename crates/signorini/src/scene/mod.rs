@@ -8,10 +8,16 @@ mod build;
 mod desc;
 mod error;
 mod parse;
+mod planar;
 
 pub use build::{build, load, Scene};
 pub use desc::*;
 pub use error::{line_of, LineIndex, SceneError};
 pub use parse::{
-    load_scene, parse_scene, MAX_CONVEX_POINTS, MAX_CYLINDER_SEGMENTS, MAX_RANDOM_CONVEX_POINTS,
+    dimension_of_text, load_scene, parse_planar_scene, parse_scene, MAX_CONVEX_POINTS,
+    MAX_CYLINDER_SEGMENTS, MAX_RANDOM_CONVEX_POINTS,
+};
+pub use planar::{
+    build_planar, dimension_of_file, load_planar, parse_planar, PlanarBodyDesc, PlanarScene,
+    PlanarSceneDesc,
 };

@@ -171,7 +171,7 @@ pub struct SolverTotals {
 }
 
 impl SolverTotals {
-    fn add(&mut self, r: &SolveReport) {
+    pub(super) fn add(&mut self, r: &SolveReport) {
         self.solves += 1;
         self.failures += r.failed as u64;
         self.fallbacks += (r.attempts > 1 && !r.failed) as u64;
@@ -190,13 +190,14 @@ impl SolverTotals {
 /// written). Kept under its old name.
 pub type RunError = Error;
 
-struct Writer {
+/// A CSV file written line by line (shared with `planar_run.rs`).
+pub(super) struct Writer {
     path: PathBuf,
     inner: BufWriter<File>,
 }
 
 impl Writer {
-    fn create(path: PathBuf, header: &str) -> Result<Self, RunError> {
+    pub(super) fn create(path: PathBuf, header: &str) -> Result<Self, RunError> {
         let file = File::create(&path).map_err(|source| RunError::Io {
             path: path.clone(),
             source,
@@ -209,7 +210,7 @@ impl Writer {
         Ok(w)
     }
 
-    fn line(&mut self, s: &str) -> Result<(), RunError> {
+    pub(super) fn line(&mut self, s: &str) -> Result<(), RunError> {
         self.inner
             .write_all(s.as_bytes())
             .and_then(|_| self.inner.write_all(b"\n"))
@@ -219,7 +220,7 @@ impl Writer {
             })
     }
 
-    fn flush(&mut self) -> Result<(), RunError> {
+    pub(super) fn flush(&mut self) -> Result<(), RunError> {
         self.inner.flush().map_err(|source| RunError::Io {
             path: self.path.clone(),
             source,

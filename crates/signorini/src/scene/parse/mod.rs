@@ -24,6 +24,7 @@
 mod bodies;
 mod forces;
 mod hints;
+mod planar;
 mod reader;
 mod sections;
 mod shapes;
@@ -48,7 +49,7 @@ mod keys {
     pub const ROOT: &[&str] = &["simulation", "contact", "material", "body", "force", "random_forces", "spawn", "output"];
     /// Top-level keys that hold arrays of tables (`[[name]]`).
     pub const ARRAY_SECTIONS: &[&str] = &["material", "body", "force", "random_forces", "spawn"];
-    pub const SIMULATION: &[&str] = &["time_step", "duration", "gravity", "integrator", "activation_distance", "max_speed",
+    pub const SIMULATION: &[&str] = &["dimension", "time_step", "duration", "gravity", "integrator", "activation_distance", "max_speed",
                                       "adaptive"];
     pub const ADAPTIVE: &[&str] = &["energy_tolerance", "min_time_step", "max_time_step"];
     pub const MATERIAL: &[&str] = &["name", "friction", "restitution"];
@@ -108,9 +109,9 @@ pub fn load_scene(path: &Path) -> Result<SceneDesc, SceneError> {
     parse_scene(&text, &file)
 }
 
-/// Parses and validates scene `text`; `file` is only used in error messages.
-pub fn parse_scene(text: &str, file: &str) -> Result<SceneDesc, SceneError> {
-    let root = DeTable::parse(text).map_err(|e| {
+/// The TOML document of `text`, or the syntax error at its line.
+fn parse_toml<'i>(text: &'i str, file: &str) -> Result<Spanned<DeTable<'i>>, SceneError> {
+    DeTable::parse(text).map_err(|e| {
         let line = e.span().map_or(0, |s| line_of(text, s.start));
         SceneError::new(
             file,
@@ -119,12 +120,63 @@ pub fn parse_scene(text: &str, file: &str) -> Result<SceneDesc, SceneError> {
             e.message(),
             "check the TOML syntax at this line",
         )
-    })?;
+    })
+}
+
+/// Parses and validates scene `text`; `file` is only used in error messages. A 2D scene
+/// (`dimension = 2`) is an error here, at that key: it is read by [`parse_planar_scene`].
+pub fn parse_scene(text: &str, file: &str) -> Result<SceneDesc, SceneError> {
+    let root = parse_toml(text, file)?;
     let cx = Cx {
         file,
         lines: LineIndex::new(text),
     };
+    if planar::dimension(&cx, root.get_ref())? == 2 {
+        let pos = root
+            .get_ref()
+            .get("simulation")
+            .and_then(|s| s.get_ref().as_table())
+            .and_then(|t| t.get("dimension"))
+            .map_or(0, |v| v.span().start);
+        return Err(cx.err(
+            pos,
+            "simulation.dimension",
+            "this is a 2D scene; this program reads 3D scenes only",
+            "run it with `signorini run` or check it with `signorini check` (they read 2D scenes), or load it with `scene::load_planar`; remove `dimension = 2` for a 3D scene",
+        ));
+    }
     Parser::new(&cx, root.get_ref()).run()
+}
+
+/// The `[simulation] dimension` of scene `text` (2 or 3; 3 when not given).
+pub fn dimension_of_text(text: &str, file: &str) -> Result<u32, SceneError> {
+    let root = parse_toml(text, file)?;
+    let cx = Cx {
+        file,
+        lines: LineIndex::new(text),
+    };
+    planar::dimension(&cx, root.get_ref())
+}
+
+/// Parses and validates the 2D scene `text` (`[simulation] dimension = 2`, required).
+pub fn parse_planar_scene(
+    text: &str,
+    file: &str,
+) -> Result<super::planar::PlanarSceneDesc, SceneError> {
+    let root = parse_toml(text, file)?;
+    let cx = Cx {
+        file,
+        lines: LineIndex::new(text),
+    };
+    if planar::dimension(&cx, root.get_ref())? != 2 {
+        return Err(cx.err(
+            0,
+            "simulation.dimension",
+            "this is a 3D scene (no `dimension = 2` in [simulation])",
+            "add `dimension = 2` to [simulation] for a 2D scene, or load it with `scene::load`",
+        ));
+    }
+    planar::parse(&cx, root.get_ref())
 }
 
 /// What every error needs: the file name and the text's lines, indexed once (every table and

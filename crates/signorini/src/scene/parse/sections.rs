@@ -115,6 +115,7 @@ impl<'a, 'i> Parser<'a, 'i> {
 
     pub(super) fn simulation(&self, v: &'a Value<'i>) -> Res<SimulationDesc> {
         let mut r = Reader::open(self.cx, v, "simulation", keys::SIMULATION)?;
+        r.get("dimension"); // 3, checked before the walk (2D scenes: `planar.rs`)
         let d = SimulationDesc::default();
         let settings = Settings {
             time_step: r.num("time_step", d.time_step, Check::Positive)?,

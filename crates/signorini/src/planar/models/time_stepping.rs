@@ -1,0 +1,434 @@
+//! Velocity-level time stepping in the plane: Stewart–Trinkle (1996) and Anitescu–Potra (1997),
+//! posed as an LCP and solved by the project's solver chain (`contact::time_stepping::
+//! SolverChain`: Lemke first, then the fallbacks, exactly as in 3D).
+//!
+//! The generalized velocity is ν = [vx, vy, ω] per dynamic body and M = diag(m, m, I). With
+//! ν_ℓ = ν + h M⁻¹ f_ext the free velocity (no gyroscopic term in the plane), each step solves for
+//! the impulses over the step and sets (Stewart & Trinkle 1996, eq. 16; PEG paper eq. 5)
+//!
+//! ```text
+//!   ν⁺ = ν_ℓ + M⁻¹ (G_n p_n + D β),        q⁺ = q + h ν⁺   (semi-implicit Euler)
+//! ```
+//!
+//! A contact c between A and B with normal n (A → B) at points p_a, p_b has the normal row
+//! G_n,c = [−nᵀ, −(r_a × n)] on A and [nᵀ, r_b × n] on B (r the point less the centre of mass,
+//! × the scalar cross product). In the plane the friction cone is exact with two directions:
+//! D_c = [t, −t] with t = n turned counter-clockwise by 90°, e = (1, 1). The complementarity
+//! conditions (Stewart & Trinkle 1996, eqs. 21–23, as in `contact/stewart_trinkle.rs`):
+//!
+//! ```text
+//!   0 ≤ p_n,c ⊥ G_n,cᵀ ν⁺ + ψ_c / h ≥ 0          (Anitescu–Potra 1997: no ψ/h for ψ ≥ 0)
+//!   0 ≤ β_c   ⊥ D_cᵀ ν⁺ + e σ_c ≥ 0
+//!   0 ≤ σ_c   ⊥ μ_c p_n,c − eᵀ β_c ≥ 0
+//! ```
+//!
+//! and eliminating ν⁺ with W = G M⁻¹ Gᵀ, G = [G_n D], gives the LCP in z = (p_n, β, σ):
+//!
+//! ```text
+//!   M_lcp = [ W_nn  W_nt  0 ]     q = [ G_nᵀ ν_ℓ + ψ/h ]
+//!           [ W_tn  W_tt  E ]         [ Dᵀ ν_ℓ         ]
+//!           [ μ     −Eᵀ   0 ]         [ 0              ]
+//! ```
+//!
+//! The position term is the 3D models' (`contact::time_stepping::position_term`, issue 16's
+//! bounded recovery, `recovery` and `max_recovery_speed` as in 3D), and so is activation
+//! (Nguyen & Trinkle type 1 `penetrating` / type 2 `anticipating`, with the same derived
+//! activation distance). An Anitescu–Potra step whose corrected LCP no solver meets while a
+//! contact overlaps is solved again with the paper's q, as in 3D.
+//!
+//! What the plane does not need from the 3D model: islands and sparse Lemke (the planar scenes
+//! are small; the whole step is one dense LCP, which `SolverChain::solve` still splits into its
+//! independent blocks).
+use super::super::body::{PlanarModel, PlanarState};
+use super::super::collision::{Contact2, Feature2};
+use crate::contact::params::model_params;
+use crate::contact::time_stepping::{self, SolverChain};
+use crate::contact::{
+    ConfigError, ContactError, ModelSpec, ParamDefault, ParamKind, ParamSpec, ParamValue,
+    SolveReport,
+};
+use crate::solvers::Problem;
+use glam::DVec2;
+use nalgebra::{DMatrix, DVector};
+use std::collections::BTreeMap;
+
+model_params! {
+    /// Parameters of planar `stewart-trinkle` and `anitescu-potra` (the 3D models' without
+    /// `friction_directions`, the cone being exact in the plane, and without the large-island
+    /// settings).
+    pub struct PlanarTimeSteppingParams {
+        activation: &'static str = ParamSpec {
+            name: "activation",
+            unit: "-",
+            default: ParamDefault::Word("anticipating"),
+            description: "which contacts enter the problem: \"anticipating\" (Nguyen-Trinkle type 2: every contact with gap below activation_distance) or \"penetrating\" (type 1: only contacts with gap < 0)",
+            kind: ParamKind::Choice(&["anticipating", "penetrating"]),
+        },
+        activation_distance: Option<f64> = time_stepping::ACTIVATION_DISTANCE,
+        recovery: &'static str = time_stepping::RECOVERY_ANITESCU_POTRA,
+        max_recovery_speed: f64 = time_stepping::MAX_RECOVERY_SPEED,
+        solvers: Vec<&'static str> = time_stepping::SOLVERS,
+        tolerance: f64 = time_stepping::TOLERANCE,
+        max_iterations: usize = time_stepping::MAX_ITERATIONS,
+        max_pivots: Option<usize> = time_stepping::MAX_PIVOTS,
+        relaxation: f64 = time_stepping::RELAXATION,
+        on_failure: &'static str = time_stepping::ON_FAILURE,
+    }
+}
+
+/// stewart-trinkle's table: `recovery` without `"none"` (the ψ/h term is the model).
+const PARAMS_STEWART_TRINKLE: &[ParamSpec] =
+    &crate::contact::params::with_spec::<{ PlanarTimeSteppingParams::SPECS.len() }>(
+        PlanarTimeSteppingParams::SPECS,
+        time_stepping::RECOVERY,
+    );
+
+pub const SPEC_STEWART_TRINKLE: ModelSpec = ModelSpec {
+    name: "stewart-trinkle",
+    summary: "planar velocity-level time stepping (LCP per step) with psi/h stabilization; exact friction cone (two directions)",
+    params: PARAMS_STEWART_TRINKLE,
+};
+
+pub const SPEC_ANITESCU_POTRA: ModelSpec = ModelSpec {
+    name: "anitescu-potra",
+    summary: "planar velocity-level time stepping (LCP per step) without position stabilization of gaps (an existing overlap is removed at a bounded speed); exact friction cone",
+    params: PlanarTimeSteppingParams::SPECS,
+};
+
+/// Which normal constraint the subproblem uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Formulation {
+    StewartTrinkle,
+    AnitescuPotra,
+}
+
+/// A contact's answer at the last step: (p_n, β₊, β₋, σ).
+type Previous = [f64; 4];
+type ContactKey = (usize, usize, Feature2, Feature2);
+
+/// A row of G: the entries on the velocities of body A and body B (none for a fixed body).
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    a: Option<(usize, [f64; 3])>,
+    b: Option<(usize, [f64; 3])>,
+}
+
+impl Row {
+    /// The row of direction `d` (A → B) at the contact's points.
+    fn new(state: &PlanarState, dofs: &[Option<usize>], c: &Contact2, d: DVec2) -> Self {
+        let entry = |body: usize, p: DVec2, sign: f64| {
+            dofs[body].map(|o| {
+                let r = p - state.bodies[body].position;
+                (o, [sign * d.x, sign * d.y, sign * (r.x * d.y - r.y * d.x)])
+            })
+        };
+        Row {
+            a: entry(c.body_a, c.point_a, -1.0),
+            b: entry(c.body_b, c.point_b, 1.0),
+        }
+    }
+
+    fn entries(&self) -> impl Iterator<Item = &(usize, [f64; 3])> {
+        self.a.iter().chain(self.b.iter())
+    }
+
+    fn dot(&self, nu: &[f64]) -> f64 {
+        self.entries()
+            .map(|(o, g)| g[0] * nu[*o] + g[1] * nu[o + 1] + g[2] * nu[o + 2])
+            .sum()
+    }
+}
+
+/// The planar Stewart–Trinkle / Anitescu–Potra model.
+pub struct PlanarTimeStepping {
+    formulation: Formulation,
+    values: Vec<ParamValue>,
+    anticipating: bool,
+    activation_distance: Option<f64>,
+    max_recovery_speed: f64,
+    solvers: SolverChain,
+    previous: BTreeMap<ContactKey, Previous>,
+}
+
+/// What a step's solve gives: the new generalized velocity and the solve's report (None when
+/// no contact was active).
+pub struct StepSolve {
+    pub velocity: Vec<f64>,
+    pub report: Option<SolveReport>,
+    /// Active contacts in the problem.
+    pub active: usize,
+}
+
+impl PlanarTimeStepping {
+    /// `values` in the order of `PlanarTimeSteppingParams::SPECS`.
+    pub fn new(formulation: Formulation, values: &[ParamValue]) -> Result<Self, ConfigError> {
+        let p = PlanarTimeSteppingParams::from_values(values);
+        Ok(PlanarTimeStepping {
+            formulation,
+            values: values.to_vec(),
+            anticipating: p.activation == "anticipating",
+            activation_distance: p.activation_distance,
+            max_recovery_speed: time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
+            solvers: time_stepping::solver_chain!(p)?,
+            previous: BTreeMap::new(),
+        })
+    }
+
+    pub fn spec(&self) -> ModelSpec {
+        match self.formulation {
+            Formulation::StewartTrinkle => SPEC_STEWART_TRINKLE,
+            Formulation::AnitescuPotra => SPEC_ANITESCU_POTRA,
+        }
+    }
+
+    pub fn values(&self) -> &[ParamValue] {
+        &self.values
+    }
+
+    /// The distance below which the narrow phase must report contacts (m): the parameter when
+    /// given; else `simulation.activation_distance` for `penetrating` and, for `anticipating`,
+    /// `simulation.activation_distance + 4 h max_i(|v_i| + |ω_i| r_i + h |g|)` as in 3D.
+    pub fn activation_distance(&self, model: &PlanarModel, state: &PlanarState) -> f64 {
+        if let Some(d) = self.activation_distance {
+            return d;
+        }
+        let s = &model.settings;
+        if !self.anticipating {
+            return s.activation_distance;
+        }
+        let h = s.time_step;
+        let fastest = model
+            .bodies
+            .iter()
+            .zip(&state.bodies)
+            .filter(|(b, _)| !b.fixed)
+            .map(|(b, bs)| {
+                bs.velocity.length()
+                    + bs.angular_velocity.abs() * b.shape.bounding_radius()
+                    + h * s.gravity.length()
+            })
+            .fold(0.0, f64::max);
+        s.activation_distance + 4.0 * h * fastest
+    }
+
+    fn is_active(&self, c: &Contact2, distance: f64) -> bool {
+        if self.anticipating {
+            c.gap < distance
+        } else {
+            c.gap < 0.0
+        }
+    }
+
+    /// One step: the new generalized velocity from the free velocity `nu_free` and the contacts.
+    pub fn solve_step(
+        &mut self,
+        model: &PlanarModel,
+        state: &PlanarState,
+        contacts: &[Contact2],
+        nu_free: &[f64],
+        distance: f64,
+    ) -> Result<StepSolve, ContactError> {
+        let active: Vec<&Contact2> = contacts
+            .iter()
+            .filter(|c| self.is_active(c, distance))
+            .collect();
+        let mut velocity = nu_free.to_vec();
+        if active.is_empty() {
+            self.previous.clear();
+            return Ok(StepSolve {
+                velocity,
+                report: None,
+                active: 0,
+            });
+        }
+        let bound = self.max_recovery_speed;
+        let lcp = Lcp::assemble(model, state, &active, nu_free, self.formulation, bound);
+        let warm = self.warm_start(&lcp, &active);
+        let mut result = self.solvers.solve(&lcp.problem, &warm, || lcp.describe());
+        // Anitescu–Potra's corrected LCP may have no solution where the paper's has (a body
+        // overlapping two facing walls); solve the paper's then, as in 3D.
+        let corrected = self.formulation == Formulation::AnitescuPotra
+            && bound > 0.0
+            && active.iter().any(|c| c.gap < -time_stepping::OVERLAP_SLOP);
+        if corrected && !result.as_ref().is_ok_and(|(_, r)| !r.failed) {
+            let paper = Lcp::assemble(model, state, &active, nu_free, self.formulation, 0.0);
+            if let Ok((z, r)) = self
+                .solvers
+                .solve(&paper.problem, &warm, || paper.describe())
+            {
+                if !r.failed {
+                    result = Ok((z, r));
+                }
+            }
+        }
+        let (z, report) = result?;
+        lcp.apply(&z, &mut velocity);
+        self.remember(&lcp, &active, &z);
+        Ok(StepSolve {
+            velocity,
+            report: Some(report),
+            active: active.len(),
+        })
+    }
+
+    fn warm_start(&self, lcp: &Lcp, active: &[&Contact2]) -> DVector<f64> {
+        let mut warm = DVector::zeros(lcp.problem.len());
+        for (c, contact) in active.iter().enumerate() {
+            if let Some(p) = self.previous.get(&key(contact)) {
+                warm[c] = p[0];
+                if let Some(f) = lcp.friction_index[c] {
+                    warm[lcp.nc + 2 * f] = p[1];
+                    warm[lcp.nc + 2 * f + 1] = p[2];
+                    warm[lcp.nc + 2 * lcp.nf + f] = p[3];
+                }
+            }
+        }
+        warm
+    }
+
+    fn remember(&mut self, lcp: &Lcp, active: &[&Contact2], z: &DVector<f64>) {
+        self.previous.clear();
+        for (c, contact) in active.iter().enumerate() {
+            let mut p = [z[c], 0.0, 0.0, 0.0];
+            if let Some(f) = lcp.friction_index[c] {
+                p[1] = z[lcp.nc + 2 * f];
+                p[2] = z[lcp.nc + 2 * f + 1];
+                p[3] = z[lcp.nc + 2 * lcp.nf + f];
+            }
+            self.previous.insert(key(contact), p);
+        }
+    }
+}
+
+fn key(c: &Contact2) -> ContactKey {
+    (c.body_a, c.body_b, c.feature_a, c.feature_b)
+}
+
+/// One step's LCP and what maps its answer back.
+struct Lcp {
+    problem: Problem,
+    /// G: the normal rows, then (+t, −t) per frictional contact.
+    rows: Vec<Row>,
+    /// Per active contact, its index among the frictional ones.
+    friction_index: Vec<Option<usize>>,
+    nc: usize,
+    nf: usize,
+    inverse_mass: Vec<f64>,
+}
+
+impl Lcp {
+    /// Assemble M_lcp and q (module documentation), the position term of normal rows bounded
+    /// by `bound` m/s.
+    fn assemble(
+        model: &PlanarModel,
+        state: &PlanarState,
+        active: &[&Contact2],
+        nu_free: &[f64],
+        formulation: Formulation,
+        bound: f64,
+    ) -> Self {
+        let h = model.settings.time_step;
+        let dofs = model.dof_offsets();
+        let nc = active.len();
+        let mut rows: Vec<Row> = active
+            .iter()
+            .map(|c| Row::new(state, &dofs, c, c.normal))
+            .collect();
+        let mut friction_index = vec![None; nc];
+        let mut mu = Vec::new();
+        for (c, contact) in active.iter().enumerate() {
+            let m = model.friction(contact.body_a, contact.body_b);
+            if m > 0.0 {
+                friction_index[c] = Some(mu.len());
+                mu.push((c, m));
+                let t = DVec2::new(-contact.normal.y, contact.normal.x);
+                rows.push(Row::new(state, &dofs, contact, t));
+                rows.push(Row::new(state, &dofs, contact, -t));
+            }
+        }
+        let nf = mu.len();
+        let mut inverse_mass = vec![0.0; nu_free.len()];
+        for (b, o) in model.bodies.iter().zip(&dofs) {
+            if let Some(o) = o {
+                let (im, ii) = b.inverse_mass();
+                inverse_mass[*o..o + 3].copy_from_slice(&[im, im, ii]);
+            }
+        }
+        let nr = rows.len(); // nc + 2 nf
+        let n = nr + nf;
+        let mut m = DMatrix::zeros(n, n);
+        // W = G M⁻¹ Gᵀ over the normal and tangent rows.
+        for i in 0..nr {
+            for j in i..nr {
+                let mut w = 0.0;
+                for (oi, gi) in rows[i].entries() {
+                    for (oj, gj) in rows[j].entries() {
+                        if oi == oj {
+                            w += (0..3)
+                                .map(|k| gi[k] * inverse_mass[oi + k] * gj[k])
+                                .sum::<f64>();
+                        }
+                    }
+                }
+                m[(i, j)] = w;
+                m[(j, i)] = w;
+            }
+        }
+        // E, −Eᵀ and μ (eqs. 22–23).
+        for (f, &(c, mu_c)) in mu.iter().enumerate() {
+            let s = nr + f;
+            for r in [nc + 2 * f, nc + 2 * f + 1] {
+                m[(r, s)] = 1.0;
+                m[(s, r)] = -1.0;
+            }
+            m[(s, c)] = mu_c;
+        }
+        let mut q = DVector::zeros(n);
+        for (r, row) in rows.iter().enumerate() {
+            q[r] = row.dot(nu_free);
+        }
+        for (c, contact) in active.iter().enumerate() {
+            q[c] += match formulation {
+                Formulation::StewartTrinkle => time_stepping::position_term(contact.gap, h, bound),
+                // Only an existing overlap beyond the slop (the paper: G_nᵀ ν⁺ ≥ 0).
+                Formulation::AnitescuPotra => time_stepping::position_term(
+                    (contact.gap + time_stepping::OVERLAP_SLOP).min(0.0),
+                    h,
+                    bound,
+                ),
+            };
+        }
+        Lcp {
+            problem: Problem::lcp(m, q),
+            rows,
+            friction_index,
+            nc,
+            nf,
+            inverse_mass,
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "planar LCP of {} rows ({} contacts, {} with friction)",
+            self.problem.len(),
+            self.nc,
+            self.nf
+        )
+    }
+
+    /// ν⁺ = ν_ℓ + M⁻¹ Gᵀ (p_n, β) (eq. 16).
+    fn apply(&self, z: &DVector<f64>, velocity: &mut [f64]) {
+        for (r, row) in self.rows.iter().enumerate() {
+            let p = z[r];
+            if p == 0.0 {
+                continue;
+            }
+            for (o, g) in row.entries() {
+                for k in 0..3 {
+                    velocity[o + k] += self.inverse_mass[o + k] * g[k] * p;
+                }
+            }
+        }
+    }
+}
