@@ -528,18 +528,32 @@ fn cmd_run(
             Err(e) => eprintln!("note: no replay page: {e}"),
         }
     }
-    if summary.interrupted {
+    run_outcome(
+        summary
+            .interrupted
+            .then_some((summary.simulated_time, summary.steps)),
+        summary.error,
+        &out_dir,
+    )
+}
+
+/// How a run that wrote its files ends: exit 130 when it was interrupted at (t (s), step), 1
+/// when it stopped on `error`, success otherwise; each names where the files are.
+pub(crate) fn run_outcome<E: std::error::Error + Send + Sync + 'static>(
+    interrupted: Option<(f64, u64)>,
+    error: Option<E>,
+    out_dir: &Path,
+) -> Result<(), Failure> {
+    if let Some((time, steps)) = interrupted {
         return Err(Failure {
             code: 130,
             error: anyhow::anyhow!(
-                "interrupted at t = {:.6} s (step {}); files in {} hold the steps before it, summary.json says \"interrupted\"",
-                summary.simulated_time,
-                summary.steps,
+                "interrupted at t = {time:.6} s (step {steps}); files in {} hold the steps before it, summary.json says \"interrupted\"",
                 out_dir.display()
             ),
         });
     }
-    match summary.error {
+    match error {
         None => Ok(()),
         Some(e) => Err(Failure {
             code: 1,

@@ -165,25 +165,11 @@ pub fn run(
             eprintln!("note: no plots: {e:#}");
         }
     }
-    if summary.interrupted {
-        return Err(Failure {
-            code: 130,
-            error: anyhow::anyhow!(
-                "interrupted at t = {:.6} s (step {}); files in {} hold the steps before it",
-                summary.simulated_time,
-                summary.steps,
-                out_dir.display()
-            ),
-        });
-    }
-    match summary.error {
-        None => Ok(()),
-        Some(e) => Err(Failure {
-            code: 1,
-            error: anyhow::Error::new(e).context(format!(
-                "the run stopped early; files in {} hold the steps before it",
-                out_dir.display()
-            )),
-        }),
-    }
+    crate::run_outcome(
+        summary
+            .interrupted
+            .then_some((summary.simulated_time, summary.steps)),
+        summary.error,
+        &out_dir,
+    )
 }

@@ -181,18 +181,10 @@ fn write_summary(
 ) -> Result<(), Error> {
     let m = &world.model;
     let cm = &world.contact_model;
-    let params: serde_json::Map<String, serde_json::Value> = cm
-        .parameters()
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_json()))
-        .collect();
+    let params = super::run::parameters_json(cm.parameters());
     let sv = &s.solver;
     let doc = json!({
-        "status": match (&s.error, s.interrupted) {
-            (Some(_), _) => "failed",
-            (None, true) => "interrupted",
-            (None, false) => "completed",
-        },
+        "status": super::run::status(s.error.is_some(), s.interrupted),
         "error": s.error.as_ref().map(|e| e.to_string()),
         "scene": scene.desc.file,
         "dimension": 2,

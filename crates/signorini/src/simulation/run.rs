@@ -662,20 +662,31 @@ fn metric_row(
     Ok(ke)
 }
 
-fn write_summary(cfg: &RunConfig, sim: &Simulation, s: &RunSummary) -> Result<(), RunError> {
-    let (m, cm) = (sim.model(), sim.contact_model());
-    let params: serde_json::Map<String, serde_json::Value> = cm
-        .parameters()
+/// `summary.json`'s `status`: a run that stopped on an error failed, whether interrupted or not.
+pub(crate) fn status(failed: bool, interrupted: bool) -> &'static str {
+    match (failed, interrupted) {
+        (true, _) => "failed",
+        (false, true) => "interrupted",
+        (false, false) => "completed",
+    }
+}
+
+/// `summary.json`'s `model.parameters`: name → value in effect.
+pub(crate) fn parameters_json(
+    params: Vec<(&'static str, crate::contact::ParamValue)>,
+) -> serde_json::Map<String, serde_json::Value> {
+    params
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_json()))
-        .collect();
+        .collect()
+}
+
+fn write_summary(cfg: &RunConfig, sim: &Simulation, s: &RunSummary) -> Result<(), RunError> {
+    let (m, cm) = (sim.model(), sim.contact_model());
+    let params = parameters_json(cm.parameters());
     let t = &s.stage_seconds;
     let doc = json!({
-        "status": match (&s.error, s.interrupted) {
-            (Some(_), _) => "failed",
-            (None, true) => "interrupted",
-            (None, false) => "completed",
-        },
+        "status": status(s.error.is_some(), s.interrupted),
         "error": s.error.as_ref().map(|e| e.to_string()),
         "scene": sim.scene().desc.file,
         "model": { "name": cm.spec().name, "parameters": params },
