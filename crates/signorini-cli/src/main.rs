@@ -180,6 +180,18 @@ enum Command {
         /// Directory of the scene files (default: examples, relative to the current directory).
         #[arg(long, value_name = "DIR")]
         examples: Option<PathBuf>,
+        /// pose-statistics: drops per part and model (default 1000; --quick: 8).
+        #[arg(long, value_name = "N")]
+        drops: Option<u64>,
+        /// pose-statistics: one part only (cube, cap, button; default: all three).
+        #[arg(long, value_name = "PART")]
+        part: Option<String>,
+        /// pose-statistics: one contact model only (default: hunt-crossley and impulse).
+        #[arg(long, value_name = "MODEL")]
+        model: Option<String>,
+        /// pose-statistics: first seed; drop i uses seed S + i (default 1).
+        #[arg(long, value_name = "S")]
+        seed: Option<u64>,
     },
 }
 
@@ -255,6 +267,10 @@ fn main() -> ExitCode {
             out,
             quick,
             examples,
+            drops,
+            part,
+            model,
+            seed,
         } => experiment::cmd_experiment(
             name.as_deref(),
             list,
@@ -262,6 +278,12 @@ fn main() -> ExitCode {
                 out,
                 quick,
                 examples,
+                pose: experiment::PoseOptions {
+                    drops,
+                    part,
+                    model,
+                    seed,
+                },
             },
         ),
     };

@@ -336,6 +336,110 @@ pub fn band_chart(path: &Path, axes: &Axes, bands: &[Band]) -> Result<()> {
     Ok(())
 }
 
+/// One series of a bar chart: a value per category and, optionally, an interval per category
+/// drawn as an error bar.
+pub struct BarGroup {
+    pub label: String,
+    pub values: Vec<f64>,
+    /// (low, high) per category, or none (values without an interval, e.g. a paper's figures).
+    pub intervals: Option<Vec<(f64, f64)>>,
+}
+
+/// Draw grouped bars into a PNG of 900 × 500 pixels: one cluster per category, one bar per group
+/// side by side, error bars where a group has intervals; the y axis from 0. Every value and
+/// interval must be finite and every group as long as `categories` (an error otherwise, never
+/// dropped).
+pub fn bar_chart(path: &Path, axes: &Axes, categories: &[String], groups: &[BarGroup]) -> Result<()> {
+    register_font();
+    let n = categories.len();
+    if n == 0 || groups.is_empty() {
+        return Err(anyhow!("nothing to plot for {}", path.display()));
+    }
+    let mut top: f64 = 0.0;
+    for g in groups {
+        let ok_len = g.values.len() == n && g.intervals.as_ref().is_none_or(|iv| iv.len() == n);
+        if !ok_len {
+            return Err(anyhow!("{}: {} does not have {n} categories", path.display(), g.label));
+        }
+        let all = g.values.iter().copied().chain(
+            g.intervals
+                .iter()
+                .flatten()
+                .flat_map(|&(lo, hi)| [lo, hi]),
+        );
+        for v in all {
+            if !v.is_finite() {
+                return Err(anyhow!("{}: {} has a value {v}", path.display(), g.label));
+            }
+            top = top.max(v);
+        }
+    }
+    let top = if top > 0.0 { top * 1.15 } else { 1.0 };
+    let root = BitMapBackend::new(path, (900, 500)).into_drawing_area();
+    let draw_err = |e: &dyn std::fmt::Display| anyhow!("drawing {}: {e}", path.display());
+    root.fill(&WHITE).map_err(|e| draw_err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(axes.title, ("sans-serif", 20))
+        .margin(12)
+        .margin_right(30)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..n as f64, 0.0..top)
+        .map_err(|e| draw_err(&e))?;
+    // No numeric x labels: each category's name is written under its cluster below.
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .x_desc(axes.x_label)
+        .y_desc(axes.y_label)
+        .label_style(("sans-serif", 14))
+        .draw()
+        .map_err(|e| draw_err(&e))?;
+    let centred = TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    for (i, name) in categories.iter().enumerate() {
+        let (px, py) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
+        root.draw(&Text::new(name.clone(), (px, py + 6), centred.clone()))
+            .map_err(|e| draw_err(&e))?;
+    }
+    let colors = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
+    // Each cluster fills 80 % of its unit; bars side by side within it.
+    let width = 0.8 / groups.len() as f64;
+    for (j, g) in groups.iter().enumerate() {
+        let color = colors[j % colors.len()];
+        let x0 = |i: usize| i as f64 + 0.1 + j as f64 * width;
+        chart
+            .draw_series(g.values.iter().enumerate().map(|(i, &v)| {
+                Rectangle::new([(x0(i), 0.0), (x0(i) + width * 0.9, v)], color.mix(0.6).filled())
+            }))
+            .map_err(|e| draw_err(&e))?
+            .label(g.label.clone())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.mix(0.6).filled()));
+        if let Some(iv) = &g.intervals {
+            let bars = iv.iter().enumerate().flat_map(|(i, &(lo, hi))| {
+                let xm = x0(i) + width * 0.45;
+                let cap = width * 0.2;
+                [
+                    PathElement::new(vec![(xm, lo), (xm, hi)], BLACK.stroke_width(1)),
+                    PathElement::new(vec![(xm - cap, lo), (xm + cap, lo)], BLACK.stroke_width(1)),
+                    PathElement::new(vec![(xm - cap, hi), (xm + cap, hi)], BLACK.stroke_width(1)),
+                ]
+            });
+            chart.draw_series(bars).map_err(|e| draw_err(&e))?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .draw()
+        .map_err(|e| draw_err(&e))?;
+    root.present().map_err(|e| draw_err(&e))?;
+    Ok(())
+}
+
 /// One cell of a grid chart: its lines of text and its fill colour (red, green, blue).
 pub struct Cell {
     pub lines: Vec<String>,

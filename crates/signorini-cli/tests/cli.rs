@@ -1119,7 +1119,7 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
 // 8. `experiment`
 // ---------------------------------------------------------------------------------------------
 
-const EXPERIMENTS: [&str; 14] = [
+const EXPERIMENTS: [&str; 15] = [
     "activation",
     "ramp",
     "box-stack",
@@ -1134,6 +1134,7 @@ const EXPERIMENTS: [&str; 14] = [
     "thin-plate",
     "pour-3d",
     "robustness",
+    "pose-statistics",
 ];
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 const EXAMPLES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");

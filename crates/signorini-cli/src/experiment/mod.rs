@@ -5,9 +5,11 @@ mod complementarity;
 mod impulse;
 mod peg;
 mod penalty;
+mod pose;
 mod robustness;
 
-use crate::plot::{self, Axes, Band, Grid, Mark, Series};
+use crate::plot::{self, Axes, Band, BarGroup, Grid, Mark, Series};
+pub use pose::PoseOptions;
 use crate::progress::Progress;
 use crate::{input_error, Failure};
 use anyhow::anyhow;
@@ -23,7 +25,7 @@ struct Experiment {
     run: fn(&mut Context) -> Result<(), Failure>,
 }
 
-const EXPERIMENTS: [Experiment; 14] = [
+const EXPERIMENTS: [Experiment; 15] = [
     Experiment {
         name: "activation",
         summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
@@ -94,6 +96,11 @@ const EXPERIMENTS: [Experiment; 14] = [
         summary: "every contact model on its defaults: 10-box stack at h = 1e-3 and 1/240, 64-box bin, cube started in the ground, perturbed cube; pass/fail against issue 16's targets",
         run: robustness::robustness,
     },
+    Experiment {
+        name: "pose-statistics",
+        summary: "cube, insulator cap and stereo button dropped from random orientations under a penalty and an impulse model: resting-pose frequencies, chi-square of the fair die, the paper's tables 1-2 (Deguet 1998 §5)",
+        run: pose::pose_statistics,
+    },
 ];
 
 /// Options of the `experiment` command.
@@ -104,6 +111,8 @@ pub struct Options {
     pub quick: bool,
     /// Where the scenes are (default `examples`).
     pub examples: Option<PathBuf>,
+    /// `pose-statistics` only: `--drops`, `--part`, `--model`, `--seed`.
+    pub pose: PoseOptions,
 }
 
 /// The experiments' names with one-line descriptions, one a line.
@@ -120,7 +129,7 @@ pub fn cmd_experiment(name: Option<&str>, list: bool, o: Options) -> Result<(), 
     let name = match name {
         Some(n) if !list => n,
         _ => {
-            say!("experiments (signorini experiment NAME [--quick] [--out DIR] [--examples DIR]):");
+            say!("experiments (signorini experiment NAME [--quick] [--out DIR] [--examples DIR]; pose-statistics also [--drops N] [--part cube|cap|button] [--model M] [--seed S]):");
             say!("{}", listing());
             return Ok(());
         }
@@ -131,12 +140,18 @@ pub fn cmd_experiment(name: Option<&str>, list: bool, o: Options) -> Result<(), 
             listing()
         )));
     };
+    if e.name != "pose-statistics" && o.pose.any() {
+        return Err(input_error(anyhow!(
+            "--drops, --part, --model and --seed are options of pose-statistics only, not of `{name}`"
+        )));
+    }
     let mut cx = Context {
         examples: o.examples.unwrap_or_else(|| PathBuf::from("examples")),
         out: o
             .out
             .unwrap_or_else(|| PathBuf::from("out").join(format!("experiment-{name}"))),
         quick: o.quick,
+        pose: o.pose,
         label: format!("experiment {name}"),
         bar: None,
         written: Vec::new(),
@@ -158,6 +173,8 @@ pub(super) struct Context {
     pub(super) examples: PathBuf,
     pub(super) out: PathBuf,
     pub(super) quick: bool,
+    /// `pose-statistics`' own options.
+    pub(super) pose: PoseOptions,
     /// How the heartbeat names the command.
     pub(super) label: String,
     pub(super) bar: Option<Progress>,
@@ -286,6 +303,23 @@ impl Context {
     /// that cannot be drawn is a note.
     pub(super) fn grid_plot(&mut self, name: &str, grid: &Grid) {
         match plot::grid_chart(&self.out.join(name), grid) {
+            Ok(()) => self.written.push(name.to_string()),
+            Err(e) => eprintln!("note: no {name}: {e:#}"),
+        }
+    }
+}
+
+impl Context {
+    /// Draw `<out>/<name>` as grouped bars with error bars (`plot::bar_chart`); like `plot`, a
+    /// plot that cannot be drawn is a note.
+    pub(super) fn bar_plot(
+        &mut self,
+        name: &str,
+        axes: &Axes,
+        categories: &[String],
+        groups: &[BarGroup],
+    ) {
+        match plot::bar_chart(&self.out.join(name), axes, categories, groups) {
             Ok(()) => self.written.push(name.to_string()),
             Err(e) => eprintln!("note: no {name}: {e:#}"),
         }

@@ -7,6 +7,7 @@ pub mod complementarity;
 pub mod impulse;
 pub mod peg;
 pub mod penalty;
+pub mod pose;
 pub mod robustness;
 
 use crate::dynamics::State;
