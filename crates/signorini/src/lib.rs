@@ -50,6 +50,7 @@ layers!(
     experiments,
     geometry,
     metrics,
+    multibody,
     pipeline,
     solvers,
     util
