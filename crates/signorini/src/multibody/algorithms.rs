@@ -221,9 +221,12 @@ pub fn crba<'w>(
         let oi = tree.v_offset(i);
         for k in 0..n {
             // F = I^c_i S_i; H_ii = S_iᵀ F
+            // (one triangle, mirrored: H exactly symmetric whatever the round-off of I^c)
             cols[k] = ws.ia[i].mul_motion(&tree.s_cols[oi + k]);
-            for l in 0..n {
-                ws.h[(oi + l, oi + k)] = tree.s_cols[oi + l].dot(&cols[k]);
+            for l in 0..=k {
+                let hlk = tree.s_cols[oi + l].dot(&cols[k]);
+                ws.h[(oi + l, oi + k)] = hlk;
+                ws.h[(oi + k, oi + l)] = hlk;
             }
             ws.h[(oi + k, oi + k)] += tree.armature[oi + k];
         }

@@ -63,7 +63,8 @@ pub fn random_tree(rng: &mut Rng, n: usize, branched: bool, gravity: DVec3) -> T
             _ if branched => Some(rng.below(i)),
             _ => Some(i - 1),
         };
-        let mut link = Link::new(&format!("l{i}"), parent, joint, m, com, j).at(random_pose(rng, 0.4));
+        let mut link =
+            Link::new(&format!("l{i}"), parent, joint, m, com, j).at(random_pose(rng, 0.4));
         if rng.next_f64() < 0.5 {
             link = link.armature(rng.uniform(0.01, 0.1));
         }
