@@ -57,8 +57,9 @@ pub struct Workspace {
     u_cols: Vec<Force>,
     /// u = τ − Sᵀ pᴬ per degree of freedom.
     u: Vec<f64>,
-    /// D⁻¹ per link (nv × nv, row stride 6).
-    d_inv: Vec<[f64; 36]>,
+    /// Per link: 1/D for one degree of freedom, else the Cholesky factor L of D = L Lᵀ
+    /// (nv × nv, row stride 6).
+    d_factor: Vec<[f64; 36]>,
     links: Vec<LinkKinematics>,
     /// The joint-space mass matrix written by [`crba`].
     h: DMatrix<f64>,
@@ -78,7 +79,7 @@ impl Workspace {
             f: vec![Force::ZERO; n],
             u_cols: vec![Force::ZERO; nv],
             u: vec![0.0; nv],
-            d_inv: vec![[0.0; 36]; n],
+            d_factor: vec![[0.0; 36]; n],
             links: vec![
                 LinkKinematics {
                     rotation: DMat3::IDENTITY,
@@ -116,7 +117,17 @@ fn world_acceleration(tree: &Tree) -> Motion {
 fn kinematics(tree: &Tree, ws: &mut Workspace, q: &[f64], v: Option<&[f64]>) {
     for (i, link) in tree.links().iter().enumerate() {
         let xj = link.joint.transform(tree.joint_q(i, q));
-        ws.x_up[i] = xj.compose(&tree.x_tree[i]);
+        let xt = &tree.x_tree[i];
+        ws.x_up[i] = if tree.x_tree_pure_translation[i] {
+            // X_J xlt(r_T) = (E_J, r_T + r_J): the common case of a joint frame not rotated
+            // from its parent's, without the 3 × 3 product.
+            Transform {
+                e: xj.e,
+                r: xt.r + xj.r,
+            }
+        } else {
+            xj.compose(xt)
+        };
         let Some(v) = v else { continue };
         let o = tree.v_offset(i);
         let mut vj = Motion::ZERO;
@@ -296,18 +307,21 @@ pub(super) fn aba_unchecked(
             None => a0,
         };
         let mut a = ws.x_up[i].apply_motion(&ap) + ws.c[i];
+        if n == 1 {
+            let qdd_i = ws.d_factor[i][0] * (ws.u[o] - a.dot(&ws.u_cols[o]));
+            qdd[o] = qdd_i;
+            ws.a[i] = a + tree.s_cols[o].scale(qdd_i);
+            continue;
+        }
+        // q̈ = D⁻¹ r = L⁻ᵀ L⁻¹ r with D = L Lᵀ
         let mut r = [0.0; 6];
         for (k, rk) in r.iter_mut().enumerate().take(n) {
             *rk = ws.u[o + k] - a.dot(&ws.u_cols[o + k]);
         }
-        let d = &ws.d_inv[i];
-        for k in 0..n {
-            let mut s = 0.0;
-            for (j, rj) in r.iter().enumerate().take(n) {
-                s += d[6 * k + j] * rj;
-            }
-            qdd[o + k] = s;
-        }
+        let l = &ws.d_factor[i];
+        solve_lower(n, l, &mut r);
+        solve_lower_transposed(n, l, &mut r);
+        qdd[o..o + n].copy_from_slice(&r[..n]);
         for k in 0..n {
             a += tree.s_cols[o + k].scale(qdd[o + k]);
         }
@@ -328,36 +342,47 @@ fn articulate(
     let link = &tree.links()[i];
     let n = link.joint.nv();
     let o = tree.v_offset(i);
-    let mut d = [0.0; 36];
+    if n == 1 {
+        return articulate_one(tree, ws, tau, i, o);
+    }
+    let d = &mut ws.d_factor[i];
     for k in 0..n {
         let s = &tree.s_cols[o + k];
         ws.u_cols[o + k] = ws.ia[i].mul_motion(s);
         ws.u[o + k] = tau[o + k] - s.dot(&ws.pa[i]);
     }
     for j in 0..n {
-        for k in 0..n {
+        for k in 0..=j {
             d[6 * j + k] = tree.s_cols[o + j].dot(&ws.u_cols[o + k]);
         }
         d[6 * j + j] += tree.armature[o + j];
     }
-    if !spd_inverse(n, &mut d) {
+    if !cholesky(n, d) {
         return Err(MultibodyError::SingularJoint {
             link: link.name.clone(),
         });
     }
-    ws.d_inv[i] = d;
     let Some(p) = link.parent else {
         return Ok(());
     };
+    // U D⁻¹ Uᵀ = W Wᵀ and U D⁻¹ u = W y with W = U L⁻ᵀ (W Lᵀ = U, column by column) and
+    // y = L⁻¹ u.
+    let l = &ws.d_factor[i];
+    let mut w = [Force::ZERO; 6];
+    let mut y = [0.0; 6];
+    y[..n].copy_from_slice(&ws.u[o..o + n]);
+    solve_lower(n, l, &mut y);
     let mut ia = ws.ia[i];
     let mut pa = ws.pa[i];
-    for j in 0..n {
-        let mut dinv_u = 0.0;
-        for k in 0..n {
-            ia.sub_outer(&ws.u_cols[o + j], &ws.u_cols[o + k], d[6 * j + k]);
-            dinv_u += d[6 * j + k] * ws.u[o + k];
+    for m in 0..n {
+        let mut wm = ws.u_cols[o + m];
+        for k in 0..m {
+            wm -= w[k].scale(l[6 * m + k]);
         }
-        pa += ws.u_cols[o + j].scale(dinv_u);
+        wm = wm.scale(1.0 / l[6 * m + m]);
+        w[m] = wm;
+        ia.sub_outer(&wm, &wm, 1.0);
+        pa += wm.scale(y[m]);
     }
     pa += ia.mul_motion(&ws.c[i]);
     let x = &ws.x_up[i];
@@ -368,56 +393,86 @@ fn articulate(
     Ok(())
 }
 
-/// Invert the symmetric positive definite n × n matrix in `m` (row stride 6, n ≤ 6) in place
-/// by Cholesky factorization; false if a pivot is not positive (and `m` is then unspecified).
-fn spd_inverse(n: usize, m: &mut [f64; 36]) -> bool {
-    if n == 1 {
-        let d = m[0];
-        m[0] = 1.0 / d;
-        return d > 0.0 && d.is_finite();
+/// [`articulate`] for a joint of one degree of freedom (revolute, prismatic): the same
+/// equations with scalar D and u, written out (most joints of a robot are these).
+fn articulate_one(
+    tree: &Tree,
+    ws: &mut Workspace,
+    tau: &[f64],
+    i: usize,
+    o: usize,
+) -> Result<(), MultibodyError> {
+    let s = &tree.s_cols[o];
+    let u_col = ws.ia[i].mul_motion(s);
+    let d = s.dot(&u_col) + tree.armature[o];
+    if !(d > 0.0 && d.is_finite()) {
+        return Err(MultibodyError::SingularJoint {
+            link: tree.links()[i].name.clone(),
+        });
     }
-    // L Lᵀ = m, L lower triangular in `l`.
-    let mut l = [0.0; 36];
+    let dinv = 1.0 / d;
+    let u = tau[o] - s.dot(&ws.pa[i]);
+    ws.u_cols[o] = u_col;
+    ws.u[o] = u;
+    ws.d_factor[i][0] = dinv;
+    let Some(p) = tree.links()[i].parent else {
+        return Ok(());
+    };
+    let mut ia = ws.ia[i];
+    ia.sub_outer(&u_col, &u_col, dinv);
+    let pa = ws.pa[i] + ia.mul_motion(&ws.c[i]) + u_col.scale(dinv * u);
+    let x = &ws.x_up[i];
+    let iap = ia.transform_to_parent(x);
+    let pap = x.transpose_apply_force(&pa);
+    ws.ia[p] += iap;
+    ws.pa[p] += pap;
+    Ok(())
+}
+
+/// Cholesky factor L (lower, L Lᵀ = m) of the symmetric positive definite n × n matrix whose
+/// lower triangle is in `m` (row stride 6, n ≤ 6), in place; false if a pivot is not positive.
+fn cholesky(n: usize, m: &mut [f64; 36]) -> bool {
     for j in 0..n {
         let mut s = m[6 * j + j];
         for k in 0..j {
-            s -= l[6 * j + k] * l[6 * j + k];
+            s -= m[6 * j + k] * m[6 * j + k];
         }
         if !(s > 0.0 && s.is_finite()) {
             return false;
         }
         let ljj = s.sqrt();
-        l[6 * j + j] = ljj;
+        m[6 * j + j] = ljj;
         for i in j + 1..n {
             let mut s = m[6 * i + j];
             for k in 0..j {
-                s -= l[6 * i + k] * l[6 * j + k];
+                s -= m[6 * i + k] * m[6 * j + k];
             }
-            l[6 * i + j] = s / ljj;
-        }
-    }
-    // Columns of m⁻¹: solve L Lᵀ x = e_c.
-    for c in 0..n {
-        let mut y = [0.0; 6];
-        for i in 0..n {
-            let mut s = if i == c { 1.0 } else { 0.0 };
-            for k in 0..i {
-                s -= l[6 * i + k] * y[k];
-            }
-            y[i] = s / l[6 * i + i];
-        }
-        for i in (0..n).rev() {
-            let mut s = y[i];
-            for k in i + 1..n {
-                s -= l[6 * k + i] * y[k];
-            }
-            y[i] = s / l[6 * i + i];
-        }
-        for i in 0..n {
-            m[6 * i + c] = y[i];
+            m[6 * i + j] = s / ljj;
         }
     }
     true
+}
+
+/// x ← L⁻¹ x.
+fn solve_lower(n: usize, l: &[f64; 36], x: &mut [f64; 6]) {
+    for i in 0..n {
+        let mut s = x[i];
+        for k in 0..i {
+            s -= l[6 * i + k] * x[k];
+        }
+        x[i] = s / l[6 * i + i];
+    }
+}
+
+/// x ← L⁻ᵀ x.
+fn solve_lower_transposed(n: usize, l: &[f64; 36], x: &mut [f64; 6]) {
+    for i in (0..n).rev() {
+        let mut s = x[i];
+        for k in i + 1..n {
+            s -= l[6 * k + i] * x[k];
+        }
+        x[i] = s / l[6 * i + i];
+    }
 }
 
 /// Forward kinematics: every link's world pose and velocity at (q, v).

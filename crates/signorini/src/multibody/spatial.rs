@@ -325,10 +325,12 @@ impl ArticulatedInertia {
         let a1 = et * self.a * x.e;
         let b1 = et * self.b * x.e;
         let c1 = et * self.c * x.e;
-        let rx = skew(x.r);
-        let b2 = b1 + rx * c1;
+        // r× M column by column (r × m_k), and M r× = −(r× Mᵀ)ᵀ.
+        let r = x.r;
+        let rx_mul = |m: DMat3| DMat3::from_cols(r.cross(m.x_axis), r.cross(m.y_axis), r.cross(m.z_axis));
+        let b2 = b1 + rx_mul(c1);
         ArticulatedInertia {
-            a: a1 + rx * b1.transpose() - b2 * rx,
+            a: a1 + rx_mul(b1.transpose()) + rx_mul(b2.transpose()).transpose(),
             b: b2,
             c: c1,
         }

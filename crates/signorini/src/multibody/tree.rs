@@ -95,6 +95,8 @@ pub struct Tree {
     pub(super) inertias: Vec<RigidInertia>,
     /// X_T: parent coordinates → joint frame coordinates.
     pub(super) x_tree: Vec<Transform>,
+    /// Is X_T a pure translation (its rotation exactly the identity)?
+    pub(super) x_tree_pure_translation: Vec<bool>,
     /// The motion subspace columns of every degree of freedom, in v order.
     pub(super) s_cols: Vec<Motion>,
     /// The armature of every degree of freedom, in v order.
@@ -149,6 +151,7 @@ impl Tree {
             nq,
             nv,
             inertias,
+            x_tree_pure_translation: x_tree.iter().map(|x| x.e == DMat3::IDENTITY).collect(),
             x_tree,
             s_cols,
             armature,
