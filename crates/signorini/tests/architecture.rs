@@ -133,6 +133,7 @@ fn layers_never_reach_upward() {
         "util",
         "geometry",
         "dynamics",
+        "multibody",
         "collision",
         "solvers",
         "contact",
