@@ -16,7 +16,9 @@ use signorini::util::rng::Rng;
 
 /// (tree, q, v, τ) cases: for each shape (serial, branched) and size (1, 2, 5, 12 links),
 /// three random trees with a random state and random joint forces (±5 N m or N).
-fn cases() -> Vec<(String, Tree, Vec<f64>, Vec<f64>, Vec<f64>)> {
+type Case = (String, Tree, Vec<f64>, Vec<f64>, Vec<f64>);
+
+fn cases() -> Vec<Case> {
     let mut rng = Rng::new(18);
     let mut out = Vec::new();
     for branched in [false, true] {

@@ -26,6 +26,7 @@ fn energy(tree: &Tree, ws: &mut Workspace, q: &[f64], v: &[f64]) -> f64 {
     kinetic_energy(tree, ws, q, v).unwrap() + potential_energy(tree, ws, q).unwrap()
 }
 
+#[allow(clippy::too_many_arguments)]
 /// Run n steps, calling `each(k, q, v)` after step k.
 fn run(
     tree: &Tree,

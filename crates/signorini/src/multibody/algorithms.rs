@@ -207,6 +207,7 @@ pub fn bias_forces(
 
 /// The joint-space mass matrix H(q) by the composite-rigid-body algorithm (RBDA Table 6.2),
 /// armature on the diagonal: symmetric positive definite, ½ vᵀ H v the kinetic energy.
+#[allow(clippy::needless_range_loop)] // k indexes S, H and the columns together
 pub fn crba<'w>(
     tree: &Tree,
     ws: &'w mut Workspace,

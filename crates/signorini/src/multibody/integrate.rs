@@ -145,6 +145,7 @@ fn euler(
     Ok(())
 }
 
+#[allow(clippy::needless_range_loop)] // k indexes eight stage vectors together
 fn rk4(
     tree: &Tree,
     ws: &mut Workspace,
