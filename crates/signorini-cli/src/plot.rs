@@ -349,7 +349,12 @@ pub struct BarGroup {
 /// side by side, error bars where a group has intervals; the y axis from 0. Every value and
 /// interval must be finite and every group as long as `categories` (an error otherwise, never
 /// dropped).
-pub fn bar_chart(path: &Path, axes: &Axes, categories: &[String], groups: &[BarGroup]) -> Result<()> {
+pub fn bar_chart(
+    path: &Path,
+    axes: &Axes,
+    categories: &[String],
+    groups: &[BarGroup],
+) -> Result<()> {
     register_font();
     let n = categories.len();
     if n == 0 || groups.is_empty() {
@@ -359,14 +364,17 @@ pub fn bar_chart(path: &Path, axes: &Axes, categories: &[String], groups: &[BarG
     for g in groups {
         let ok_len = g.values.len() == n && g.intervals.as_ref().is_none_or(|iv| iv.len() == n);
         if !ok_len {
-            return Err(anyhow!("{}: {} does not have {n} categories", path.display(), g.label));
+            return Err(anyhow!(
+                "{}: {} does not have {n} categories",
+                path.display(),
+                g.label
+            ));
         }
-        let all = g.values.iter().copied().chain(
-            g.intervals
-                .iter()
-                .flatten()
-                .flat_map(|&(lo, hi)| [lo, hi]),
-        );
+        let all = g
+            .values
+            .iter()
+            .copied()
+            .chain(g.intervals.iter().flatten().flat_map(|&(lo, hi)| [lo, hi]));
         for v in all {
             if !v.is_finite() {
                 return Err(anyhow!("{}: {} has a value {v}", path.display(), g.label));
@@ -396,7 +404,8 @@ pub fn bar_chart(path: &Path, axes: &Axes, categories: &[String], groups: &[BarG
         .label_style(("sans-serif", 14))
         .draw()
         .map_err(|e| draw_err(&e))?;
-    let centred = TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    let centred =
+        TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
     for (i, name) in categories.iter().enumerate() {
         let (px, py) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
         root.draw(&Text::new(name.clone(), (px, py + 6), centred.clone()))
@@ -410,11 +419,16 @@ pub fn bar_chart(path: &Path, axes: &Axes, categories: &[String], groups: &[BarG
         let x0 = |i: usize| i as f64 + 0.1 + j as f64 * width;
         chart
             .draw_series(g.values.iter().enumerate().map(|(i, &v)| {
-                Rectangle::new([(x0(i), 0.0), (x0(i) + width * 0.9, v)], color.mix(0.6).filled())
+                Rectangle::new(
+                    [(x0(i), 0.0), (x0(i) + width * 0.9, v)],
+                    color.mix(0.6).filled(),
+                )
             }))
             .map_err(|e| draw_err(&e))?
             .label(g.label.clone())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.mix(0.6).filled()));
+            .legend(move |(x, y)| {
+                Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.mix(0.6).filled())
+            });
         if let Some(iv) = &g.intervals {
             let bars = iv.iter().enumerate().flat_map(|(i, &(lo, hi))| {
                 let xm = x0(i) + width * 0.45;

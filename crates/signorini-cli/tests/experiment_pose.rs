@@ -42,7 +42,10 @@ fn csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
 }
 
 fn col(header: &[String], name: &str) -> usize {
-    header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name}"))
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name}"))
 }
 
 #[test]
@@ -51,18 +54,34 @@ fn quick_pose_statistics_writes_its_files() {
     let out = dir.join("out");
     let (code, stdout, stderr) = signorini(
         &dir,
-        &["experiment", "pose-statistics", "--quick", "--out", out.to_str().unwrap()],
+        &[
+            "experiment",
+            "pose-statistics",
+            "--quick",
+            "--out",
+            out.to_str().unwrap(),
+        ],
     );
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     // Per drop: 8 drops × 3 parts × 2 models, seeds 1..8 in order for each.
     let (h, rows) = csv(&out.join("pose_drops.csv"));
     assert_eq!(rows.len(), 48);
-    let (part, model, seed, outcome) =
-        (col(&h, "part"), col(&h, "model"), col(&h, "seed"), col(&h, "outcome"));
+    let (part, model, seed, outcome) = (
+        col(&h, "part"),
+        col(&h, "model"),
+        col(&h, "seed"),
+        col(&h, "outcome"),
+    );
     for (i, r) in rows.iter().enumerate() {
         assert_eq!(r[seed], (i % 8 + 1).to_string(), "{r:?}");
-        assert!(["cube", "cap", "button"].contains(&r[part].as_str()), "{r:?}");
-        assert!(["hunt-crossley", "impulse"].contains(&r[model].as_str()), "{r:?}");
+        assert!(
+            ["cube", "cap", "button"].contains(&r[part].as_str()),
+            "{r:?}"
+        );
+        assert!(
+            ["hunt-crossley", "impulse"].contains(&r[model].as_str()),
+            "{r:?}"
+        );
     }
     // Frequencies: the counts add up to the classified drops of the per-drop file.
     let (fh, frows) = csv(&out.join("pose_frequencies.csv"));
@@ -84,9 +103,15 @@ fn quick_pose_statistics_writes_its_files() {
     }
     // The cube's expected 1/6 and the paper's table 1 (pose 1: 46.0 % in its physical tests).
     let expected = col(&fh, "expected");
-    assert!(frows.iter().filter(|r| r[fpart] == "cube").all(|r| r[expected].parse::<f64>().unwrap() == 1.0 / 6.0));
+    assert!(frows
+        .iter()
+        .filter(|r| r[fpart] == "cube")
+        .all(|r| r[expected].parse::<f64>().unwrap() == 1.0 / 6.0));
     let phys = col(&fh, "paper_physical_percent");
-    assert!(frows.iter().any(|r| r[fpart] == "cap" && r[phys] == "46"), "{frows:?}");
+    assert!(
+        frows.iter().any(|r| r[fpart] == "cap" && r[phys] == "46"),
+        "{frows:?}"
+    );
     // Summary: the cube has a chi-square p-value in [0, 1].
     let (sh, srows) = csv(&out.join("pose_summary.csv"));
     assert_eq!(srows.len(), 6);
@@ -107,10 +132,24 @@ fn bad_pose_options_exit_2() {
     let dir = temp_dir("bad");
     let cases: [&[&str]; 5] = [
         &["experiment", "pose-statistics", "--part", "teapot"],
-        &["experiment", "pose-statistics", "--model", "no-such-model", "--drops", "1"],
+        &[
+            "experiment",
+            "pose-statistics",
+            "--model",
+            "no-such-model",
+            "--drops",
+            "1",
+        ],
         &["experiment", "pose-statistics", "--drops", "0"],
         &["experiment", "ramp", "--drops", "10"],
-        &["experiment", "pose-statistics", "--seed", "18446744073709551615", "--drops", "2"],
+        &[
+            "experiment",
+            "pose-statistics",
+            "--seed",
+            "18446744073709551615",
+            "--drops",
+            "2",
+        ],
     ];
     for args in cases {
         let (code, _, stderr) = signorini(&dir, args);

@@ -52,12 +52,19 @@ fn cap_and_button_orientations_classify_as_their_poses() {
     let cap = dropper(PartKind::Cap, DEFAULT_PENALTY);
     // Closed end (+z) down: "top"; open end down: "open"; on the side, any yaw about the axis.
     assert_eq!(cap.classify(resting_on(DVec3::Z, 0.2)).0, Outcome::Pose(0));
-    assert_eq!(cap.classify(resting_on(DVec3::NEG_Z, 1.0)).0, Outcome::Pose(1));
+    assert_eq!(
+        cap.classify(resting_on(DVec3::NEG_Z, 1.0)).0,
+        Outcome::Pose(1)
+    );
     for k in 0..12 {
         // The prism's side faces are at angles (k + ½) 30° (vertices at k 30°).
         let a = (k as f64 + 0.5) * 30f64.to_radians();
         let n = DVec3::new(a.cos(), a.sin(), 0.0);
-        assert_eq!(cap.classify(resting_on(n, 0.7)).0, Outcome::Pose(2), "side {k}");
+        assert_eq!(
+            cap.classify(resting_on(n, 0.7)).0,
+            Outcome::Pose(2),
+            "side {k}"
+        );
     }
     // Rolled onto the edge between two side faces (15° from each): still on its side. Tilted 10°
     // off its closed end: leaning.
@@ -76,7 +83,11 @@ fn cap_and_button_orientations_classify_as_their_poses() {
         (DVec3::NEG_X, 3),
     ];
     for (n, pose) in cases {
-        assert_eq!(button.classify(resting_on(n, -0.5)).0, Outcome::Pose(pose), "{n}");
+        assert_eq!(
+            button.classify(resting_on(n, -0.5)).0,
+            Outcome::Pose(pose),
+            "{n}"
+        );
     }
     // The hulls are the prism and the box: 14 and 6 faces.
     assert_eq!(cap.hull().faces.len(), 14);
@@ -97,8 +108,17 @@ fn a_cube_set_down_on_face_k_comes_to_rest_on_face_k_under_both_models() {
             let mut sim = signorini::simulation::Simulation::new(scene, None, &[]).unwrap();
             sim.run_until(0.5, |_, _| {}).unwrap();
             let b = &sim.state().bodies[1];
-            assert_eq!(d.classify(b.orientation).0, Outcome::Pose(k), "{model} face {}", k + 1);
-            assert!(b.velocity.length() < 1e-3, "{model}: still moving {}", b.velocity);
+            assert_eq!(
+                d.classify(b.orientation).0,
+                Outcome::Pose(k),
+                "{model} face {}",
+                k + 1
+            );
+            assert!(
+                b.velocity.length() < 1e-3,
+                "{model}: still moving {}",
+                b.velocity
+            );
         }
     }
 }
@@ -129,7 +149,10 @@ fn chi_square_p_values_match_tables() {
     // ln Γ(n) = ln (n − 1)!, Γ(½) = √π.
     let mut fact = 1.0_f64;
     for n in 1..20 {
-        assert!((ln_gamma(n as f64) - fact.ln()).abs() < 1e-12, "ln_gamma({n})");
+        assert!(
+            (ln_gamma(n as f64) - fact.ln()).abs() < 1e-12,
+            "ln_gamma({n})"
+        );
         fact *= n as f64;
     }
     assert!((ln_gamma(0.5) - std::f64::consts::PI.sqrt().ln()).abs() < 1e-14);
@@ -148,7 +171,10 @@ fn wilson_intervals_and_the_papers_error_measure() {
     let (lo, hi) = wilson_interval(0, 10);
     assert!(lo == 0.0 && (hi - 0.277_532).abs() < 1e-6, "{lo} {hi}");
     let (lo, hi) = wilson_interval(5, 10);
-    assert!((lo - 0.236_593).abs() < 1e-6 && (hi - 0.763_407).abs() < 1e-6, "{lo} {hi}");
+    assert!(
+        (lo - 0.236_593).abs() < 1e-6 && (hi - 0.763_407).abs() < 1e-6,
+        "{lo} {hi}"
+    );
     // The paper's own errors recomputed from its tables 1 and 2 (printed to 0.1).
     let e = |sim: &[f64], phys: &[f64]| paper_error(sim, phys);
     assert!((e(PAPER_CAP.impulse, PAPER_CAP.physical) - 4.0).abs() < 0.06);
@@ -162,10 +188,16 @@ fn wilson_intervals_and_the_papers_error_measure() {
 
 #[test]
 fn monte_carlo_is_identical_on_one_and_two_threads() {
-    for (kind, model) in [(PartKind::Cube, DEFAULT_PENALTY), (PartKind::Button, DEFAULT_IMPULSE)] {
+    for (kind, model) in [
+        (PartKind::Cube, DEFAULT_PENALTY),
+        (PartKind::Button, DEFAULT_IMPULSE),
+    ] {
         let d = dropper(kind, model);
         let run = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
             pool.install(|| monte_carlo(&d, 100..112, &|_| {}))
         };
         let (one, two) = (run(1), run(2));
@@ -178,8 +210,14 @@ fn monte_carlo_is_identical_on_one_and_two_threads() {
         assert_eq!(format!("{one:?}"), format!("{two:?}"), "{model}");
         // And a drop is a function of its seed alone (not of the run it is part of).
         assert_eq!(format!("{:?}", d.drop(105)), format!("{:?}", one[5]));
-        let classified = one.iter().filter(|x| matches!(x.outcome, Outcome::Pose(_))).count();
-        assert!(classified >= 10, "{model}: {classified} of 12 classified: {one:?}");
+        let classified = one
+            .iter()
+            .filter(|x| matches!(x.outcome, Outcome::Pose(_)))
+            .count();
+        assert!(
+            classified >= 10,
+            "{model}: {classified} of 12 classified: {one:?}"
+        );
     }
 }
 
@@ -205,6 +243,9 @@ fn a_dropped_cube_is_a_fair_die() {
     eprintln!("cube, {DEFAULT_IMPULSE}: counts {c:?}, chi2 = {stat:.3} (dof {dof}), p = {p:.4}");
     assert!(p > 0.01, "chi2 = {stat}, p = {p}: counts {c:?}");
     for f in frequencies(&d.part, &drops) {
-        assert!(f.ci_low < 1.0 / 6.0 + 0.05 && f.ci_high > 1.0 / 6.0 - 0.05, "{f:?}");
+        assert!(
+            f.ci_low < 1.0 / 6.0 + 0.05 && f.ci_high > 1.0 / 6.0 - 0.05,
+            "{f:?}"
+        );
     }
 }

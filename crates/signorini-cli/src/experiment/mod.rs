@@ -9,10 +9,10 @@ mod pose;
 mod robustness;
 
 use crate::plot::{self, Axes, Band, BarGroup, Grid, Mark, Series};
-pub use pose::PoseOptions;
 use crate::progress::Progress;
 use crate::{input_error, Failure};
 use anyhow::anyhow;
+pub use pose::PoseOptions;
 use signorini::scene::{self, Scene};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

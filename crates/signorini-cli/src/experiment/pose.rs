@@ -58,20 +58,27 @@ pub(super) fn pose_statistics(cx: &mut Context) -> Result<(), Failure> {
         None => PartKind::ALL.to_vec(),
         Some(name) => vec![PartKind::from_name(name).ok_or_else(|| {
             let names: Vec<_> = PartKind::ALL.iter().map(|k| k.name()).collect();
-            input_error(anyhow!("unknown part `{name}`; the parts are {}", names.join(", ")))
+            input_error(anyhow!(
+                "unknown part `{name}`; the parts are {}",
+                names.join(", ")
+            ))
         })?],
     };
     let models: Vec<String> = match &o.model {
         None => vec![DEFAULT_PENALTY.into(), DEFAULT_IMPULSE.into()],
         Some(m) => vec![m.clone()],
     };
-    let n = o.drops.unwrap_or(if cx.quick { QUICK_DROPS } else { DROPS });
+    let n = o
+        .drops
+        .unwrap_or(if cx.quick { QUICK_DROPS } else { DROPS });
     if n == 0 {
         return Err(input_error(anyhow!("--drops 0: give at least one drop")));
     }
     let seed = o.seed.unwrap_or(SEED);
     let seeds = seed..seed.checked_add(n).ok_or_else(|| {
-        input_error(anyhow!("--seed {seed} with --drops {n} runs past the largest seed"))
+        input_error(anyhow!(
+            "--seed {seed} with --drops {n} runs past the largest seed"
+        ))
     })?;
     // Every (part, model) builds before any drop runs: a bad model or parameter is bad input.
     let mut droppers = Vec::new();
@@ -86,7 +93,11 @@ pub(super) fn pose_statistics(cx: &mut Context) -> Result<(), Failure> {
     let bar = cx.bar.clone();
     let mut runs = Vec::new();
     for dropper in droppers {
-        let what = format!("{} under {}", dropper.part.kind.name(), dropper.settings.model);
+        let what = format!(
+            "{} under {}",
+            dropper.part.kind.name(),
+            dropper.settings.model
+        );
         if let Some(b) = bar.as_ref().and_then(|b| b.bar()) {
             b.set_message(what.clone());
         }
@@ -246,7 +257,13 @@ fn report(cx: &mut Context, runs: &[Run], n: u64, seed: u64) -> Result<(), Failu
                     "",
                     "",
                     "",
-                    format!("{}: {}/{}/{}", k + 1, t.impulse[k], t.penalty[k], t.physical[k])
+                    format!(
+                        "{}: {}/{}/{}",
+                        k + 1,
+                        t.impulse[k],
+                        t.penalty[k],
+                        t.physical[k]
+                    )
                 );
                 freq_rows.push(format!(
                     "{pname},{model},none,0,{},0,,,,{},{},{},{}",
@@ -328,7 +345,10 @@ fn report(cx: &mut Context, runs: &[Run], n: u64, seed: u64) -> Result<(), Failu
 /// die's 1/6 or the paper's physical frequencies (rank-matched).
 fn plots(cx: &mut Context, runs: &[Run]) {
     for kind in PartKind::ALL {
-        let these: Vec<&Run> = runs.iter().filter(|r| r.dropper.part.kind == kind).collect();
+        let these: Vec<&Run> = runs
+            .iter()
+            .filter(|r| r.dropper.part.kind == kind)
+            .collect();
         let Some(first) = these.first() else { continue };
         let part = &first.dropper.part;
         let mut groups = Vec::new();
@@ -340,7 +360,11 @@ fn plots(cx: &mut Context, runs: &[Run]) {
             groups.push(BarGroup {
                 label: format!("{} (n = {})", r.dropper.settings.model, f[0].total),
                 values: f.iter().map(|f| 100.0 * f.frequency).collect(),
-                intervals: Some(f.iter().map(|f| (100.0 * f.ci_low, 100.0 * f.ci_high)).collect()),
+                intervals: Some(
+                    f.iter()
+                        .map(|f| (100.0 * f.ci_low, 100.0 * f.ci_high))
+                        .collect(),
+                ),
             });
         }
         if groups.is_empty() {
@@ -359,7 +383,10 @@ fn plots(cx: &mut Context, runs: &[Run]) {
             let ranks = pose::ranks(&ours);
             groups.push(BarGroup {
                 label: "paper: physical tests (by rank)".into(),
-                values: ranks.iter().map(|&k| t.physical.get(k).copied().unwrap_or(0.0)).collect(),
+                values: ranks
+                    .iter()
+                    .map(|&k| t.physical.get(k).copied().unwrap_or(0.0))
+                    .collect(),
                 intervals: None,
             });
         }
@@ -375,6 +402,11 @@ fn plots(cx: &mut Context, runs: &[Run]) {
             log_x: false,
             log_y: false,
         };
-        cx.bar_plot(&format!("pose_statistics_{}.png", kind.name()), &axes, &categories, &groups);
+        cx.bar_plot(
+            &format!("pose_statistics_{}.png", kind.name()),
+            &axes,
+            &categories,
+            &groups,
+        );
     }
 }
