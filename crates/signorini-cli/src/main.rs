@@ -341,18 +341,7 @@ fn prepare_scene(
         })?;
     }
     for p in &o.params {
-        let Some((name, value)) = p.split_once('=') else {
-            return Err(input_error(anyhow::anyhow!(
-                "--param `{p}` is not NAME=VALUE, e.g. --param activation=penetrating"
-            )));
-        };
-        let value = if let Ok(v) = value.parse::<f64>() {
-            ParamInput::Number(v)
-        } else if value.contains(',') {
-            ParamInput::List(value.split(',').map(|w| w.trim().to_string()).collect())
-        } else {
-            ParamInput::Word(value.to_string())
-        };
+        let (name, value) = parse_param(p)?;
         override_params(
             &mut scene,
             o.model.as_deref(),
@@ -414,6 +403,23 @@ fn report_page(path: &Path, s: &replay::PageStats) {
             None => "no contacts.csv (run with --html to record contacts)".into(),
         }
     );
+}
+
+/// One `--param NAME=VALUE`: VALUE is a number, a word, or words separated by commas.
+pub(crate) fn parse_param(p: &str) -> Result<(&str, ParamInput), Failure> {
+    let Some((name, value)) = p.split_once('=') else {
+        return Err(input_error(anyhow::anyhow!(
+            "--param `{p}` is not NAME=VALUE, e.g. --param activation=penetrating"
+        )));
+    };
+    let value = if let Ok(v) = value.parse::<f64>() {
+        ParamInput::Number(v)
+    } else if value.contains(',') {
+        ParamInput::List(value.split(',').map(|w| w.trim().to_string()).collect())
+    } else {
+        ParamInput::Word(value.to_string())
+    };
+    Ok((name, value))
 }
 
 fn cmd_run(

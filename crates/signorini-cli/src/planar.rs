@@ -4,7 +4,6 @@
 //! mean what they mean in 3D; `--integrator`, `--html` and `--impulses` are refused (2D runs integrate by
 //! semi-implicit Euler and have no replay page yet).
 use crate::{input_error, Failure, Overrides};
-use signorini::contact::ParamInput;
 use signorini::planar::PlanarWorld;
 use signorini::scene::{self, ParamDesc, PlanarScene};
 use signorini::simulation::planar_run::{run_planar, warnings};
@@ -51,18 +50,7 @@ fn prepare(path: &Path, o: &Overrides) -> Result<(PlanarScene, PlanarWorld), Fai
         )));
     }
     for p in &o.params {
-        let Some((name, value)) = p.split_once('=') else {
-            return Err(input_error(anyhow::anyhow!(
-                "--param `{p}` is not NAME=VALUE, e.g. --param activation=penetrating"
-            )));
-        };
-        let value = if let Ok(v) = value.parse::<f64>() {
-            ParamInput::Number(v)
-        } else if value.contains(',') {
-            ParamInput::List(value.split(',').map(|w| w.trim().to_string()).collect())
-        } else {
-            ParamInput::Word(value.to_string())
-        };
+        let (name, value) = crate::parse_param(p)?;
         // A later value of a parameter wins (`resolve_params`), as in 3D.
         sc.desc.contact.params.push(ParamDesc {
             name: name.to_string(),

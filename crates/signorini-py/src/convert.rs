@@ -99,6 +99,11 @@ pub fn rows3<'py, T>(
     array2(py, data, 3)
 }
 
+/// One field of every item: a column of a per-contact array.
+pub fn column<T, U>(items: &[T], f: impl Fn(&T) -> U) -> Vec<U> {
+    items.iter().map(f).collect()
+}
+
 /// A JSON value (a parameter as summary.json writes it) as a Python object: number → float,
 /// string → str, list → list, null → None, other → its JSON text.
 pub fn json<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {

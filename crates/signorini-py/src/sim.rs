@@ -1,6 +1,6 @@
 //! `Scene`, `Simulation` and `StepReport`: the library's `Scene`, `Simulation` and
 //! `StepReport` as Python classes.
-use crate::convert::{self, array1, array2, rows3};
+use crate::convert::{self, array1, array2, column, rows3};
 use crate::errors::{self, to_py};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -550,16 +550,12 @@ impl Simulation {
         let mut sim = self.lock()?;
         let cs = sim.contacts();
         let d = PyDict::new(py);
-        let idx = |f: fn(&signorini::Contact) -> usize| -> Vec<i64> {
-            cs.iter().map(|c| f(c) as i64).collect()
-        };
-        d.set_item("body_a", array1(py, idx(|c| c.body_a)))?;
-        d.set_item("body_b", array1(py, idx(|c| c.body_b)))?;
+        d.set_item("body_a", array1(py, column(cs, |c| c.body_a as i64)))?;
+        d.set_item("body_b", array1(py, column(cs, |c| c.body_b as i64)))?;
         d.set_item("points_a", rows3(py, cs, |c| c.point_a)?)?;
         d.set_item("points_b", rows3(py, cs, |c| c.point_b)?)?;
         d.set_item("normals", rows3(py, cs, |c| c.normal)?)?;
-        let gaps: Vec<f64> = cs.iter().map(|c| c.gap).collect();
-        d.set_item("gaps", array1(py, gaps))?;
+        d.set_item("gaps", array1(py, column(cs, |c| c.gap)))?;
         Ok(d)
     }
 
@@ -573,15 +569,12 @@ impl Simulation {
         let mut sim = self.lock()?;
         let js = sim.contact_impulses();
         let d = PyDict::new(py);
-        let idx = |f: fn(&signorini::ContactImpulse) -> usize| -> Vec<i64> {
-            js.iter().map(|j| f(j) as i64).collect()
-        };
-        d.set_item("body_a", array1(py, idx(|j| j.body_a)))?;
-        d.set_item("body_b", array1(py, idx(|j| j.body_b)))?;
+        d.set_item("body_a", array1(py, column(js, |j| j.body_a as i64)))?;
+        d.set_item("body_b", array1(py, column(js, |j| j.body_b as i64)))?;
         d.set_item("points", rows3(py, js, |j| j.point)?)?;
         d.set_item("normals", rows3(py, js, |j| j.normal)?)?;
         d.set_item("impulses", rows3(py, js, |j| j.impulse)?)?;
-        let normal: Vec<f64> = js.iter().map(|j| j.normal_impulse()).collect();
+        let normal = column(js, |j| j.normal_impulse());
         d.set_item("normal_impulses", array1(py, normal))?;
         Ok(d)
     }
