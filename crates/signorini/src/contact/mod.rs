@@ -10,6 +10,7 @@
 //! Every model declares its parameters once (`params::model_params!`); [`build`] makes a model
 //! from its name and the scene's parameters.
 pub mod cone;
+pub mod convex_relaxation;
 pub mod coupling;
 pub mod deepest_point;
 pub mod hunt_crossley;
@@ -53,6 +54,7 @@ pub fn catalog() -> Vec<ModelSpec> {
         multi_point::SPEC,
         stewart_trinkle::SPEC_STEWART_TRINKLE,
         stewart_trinkle::SPEC_ANITESCU_POTRA,
+        convex_relaxation::SPEC,
         peg::SPEC,
         impulse::model::SPEC,
         impulse::hybrid::SPEC,
@@ -229,6 +231,9 @@ pub fn build(name: &str, params: &[(String, ParamInput)]) -> Result<ContactModel
                 stewart_trinkle::Formulation::AnitescuPotra,
                 &values,
             )?))
+        }
+        convex_relaxation::NAME => {
+            VelocityLevel(Box::new(stewart_trinkle::TimeStepping::relaxed(&values)?))
         }
         peg::NAME => VelocityLevel(Box::new(peg::Peg::new(&values)?)),
         impulse::model::NAME => ImpulseBased(Box::new(impulse::model::ImpulseModel::new(&values)?)),

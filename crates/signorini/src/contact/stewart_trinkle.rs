@@ -87,7 +87,7 @@
 use super::params::model_params;
 use super::time_stepping::{self, SolverChain};
 use super::VelocityProblem;
-use super::{cone, islands, ContactImpulses, ModelSpec, SolveReport};
+use super::{cone, convex_relaxation, islands, ContactImpulses, ModelSpec, SolveReport};
 use super::{
     ConfigError, ContactError, ModelBase, ModelStats, ParamDefault, ParamKind, ParamSpec,
     ParamValue, Range, VelocityLevelModel,
@@ -244,6 +244,9 @@ pub struct TimeStepping {
     max_recovery_speed: f64,
     directions: usize,
     solvers: SolverChain,
+    /// `anitescu-convex`: each island's step is the convex relaxation (`convex_relaxation.rs`),
+    /// solved by Newton's method with these settings, instead of the LCP.
+    relaxed: Option<convex_relaxation::Settings>,
     /// Bounding radius of each body about its centre of mass (m), computed on first use.
     radii: Vec<f64>,
     /// Last step's solution per contact.
@@ -265,6 +268,26 @@ impl TimeStepping {
             directions: p.friction_directions,
             solvers: time_stepping::solver_chain!(p)?
                 .with_large_problems(Some((p.large_island_rows, p.large_island_sweeps))),
+            relaxed: None,
+            radii: Vec::new(),
+            previous: FastMap::default(),
+            previous_by_pair: FastMap::default(),
+        })
+    }
+
+    /// `anitescu-convex`, `values` in the order of `convex_relaxation::ConvexParams::SPECS`.
+    pub fn relaxed(values: &[ParamValue]) -> Result<Self, ConfigError> {
+        let p = convex_relaxation::ConvexParams::from_values(values);
+        Ok(TimeStepping {
+            formulation: Formulation::StewartTrinkle,
+            values: values.to_vec(),
+            anticipating: p.activation == "anticipating",
+            activation_distance: p.activation_distance,
+            max_recovery_speed: time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
+            directions: p.friction_directions,
+            // Not used: every island goes to the relaxation.
+            solvers: SolverChain::new(&["lemke"], p.tolerance, p.max_iterations, None, 1.0, p.on_failure)?,
+            relaxed: Some(convex_relaxation::Settings::from(&p)),
             radii: Vec::new(),
             previous: FastMap::default(),
             previous_by_pair: FastMap::default(),
@@ -308,6 +331,9 @@ impl TimeStepping {
 
 impl ModelBase for TimeStepping {
     fn spec(&self) -> ModelSpec {
+        if self.relaxed.is_some() {
+            return convex_relaxation::SPEC;
+        }
         match self.formulation {
             Formulation::StewartTrinkle => SPEC_STEWART_TRINKLE,
             Formulation::AnitescuPotra => SPEC_ANITESCU_POTRA,
@@ -485,6 +511,9 @@ impl TimeStepping {
         island: &[usize],
     ) -> Result<IslandSolve, ContactError> {
         let bound = self.max_recovery_speed;
+        if let Some(settings) = &self.relaxed {
+            return self.solve_island_relaxed(problem, active, island, settings);
+        }
         let first = self.solve_island_bounded(problem, active, island, bound);
         let corrected = self.formulation == Formulation::AnitescuPotra
             && bound > 0.0
@@ -506,20 +535,56 @@ impl TimeStepping {
         }
     }
 
-    /// [`solve_island`](Self::solve_island) with the position term bounded by `bound` (m/s).
-    fn solve_island_bounded(
+    /// `anitescu-convex`'s island: the convex relaxation from last step's answers of the same
+    /// contacts, its answer read as z = (p_n, β, σ) (`convex_relaxation.rs`). One that misses
+    /// its tolerance stops the run (`on_failure = "stop"`) or is used and marked failed.
+    fn solve_island_relaxed(
         &self,
         problem: &VelocityProblem,
         active: &[&Contact],
         island: &[usize],
-        bound: f64,
+        settings: &convex_relaxation::Settings,
     ) -> Result<IslandSolve, ContactError> {
+        let t0 = Instant::now();
         let contacts: Vec<&Contact> = island.iter().map(|&a| active[a]).collect();
         let k = self.directions;
-        let parts = StepRows::new(self.formulation, k, problem, &contacts, bound);
-        let (nc, nf, n) = (contacts.len(), parts.frictional.len(), parts.q.len());
-        let nt = nf * k;
+        let bound = self.max_recovery_speed;
+        let parts = StepRows::new(Formulation::StewartTrinkle, k, problem, &contacts, bound);
+        let (warm, _) = self.warm_start(&contacts, &parts);
+        let relaxed = convex_relaxation::solve(&parts, problem, &warm, settings);
+        let failed = !relaxed.status.is_solved();
+        if failed && settings.stop_on_failure {
+            return Err(ContactError::NotSolved {
+                problem: relaxed.describe(),
+                tolerance: settings.options.tolerance,
+                attempts: vec![relaxed.attempt()],
+            });
+        }
+        let report = SolveReport {
+            rows: parts.q.len(),
+            solver: convex_relaxation::SOLVER,
+            iterations: relaxed.iterations,
+            residual: relaxed.residual,
+            attempts: 1,
+            seconds: t0.elapsed().as_secs_f64(),
+            failed,
+            islands: 1,
+        };
+        Ok(IslandSolve {
+            z: relaxed.z,
+            basic: Vec::new(),
+            rows: parts.rows,
+            frictional: parts.frictional,
+            report,
+        })
+    }
 
+    /// Last step's answers of `contacts`, in the order of the rows `parts`: z (zero where a
+    /// contact has none) and the rows that were basic at the end of Lemke's method (empty when
+    /// none is known).
+    fn warm_start(&self, contacts: &[&Contact], parts: &StepRows) -> (DVector<f64>, Vec<bool>) {
+        let (nc, k, n) = (contacts.len(), self.directions, parts.q.len());
+        let nt = parts.frictional.len() * k;
         let mut warm = DVector::zeros(n);
         let mut basic = vec![false; n];
         let mut any_basic = false;
@@ -551,6 +616,23 @@ impl TimeStepping {
         if !any_basic {
             basic.clear();
         }
+        (warm, basic)
+    }
+
+    /// [`solve_island`](Self::solve_island) with the position term bounded by `bound` (m/s).
+    fn solve_island_bounded(
+        &self,
+        problem: &VelocityProblem,
+        active: &[&Contact],
+        island: &[usize],
+        bound: f64,
+    ) -> Result<IslandSolve, ContactError> {
+        let contacts: Vec<&Contact> = island.iter().map(|&a| active[a]).collect();
+        let k = self.directions;
+        let parts = StepRows::new(self.formulation, k, problem, &contacts, bound);
+        let (nc, nf, n) = (contacts.len(), parts.frictional.len(), parts.q.len());
+
+        let (warm, basic) = self.warm_start(&contacts, &parts);
 
         // The warm start reads the matrix through the operator; only a miss stores it.
         let operator = StepOperator::new(&parts, problem);

@@ -27,6 +27,7 @@ pub mod lemke_sparse;
 pub mod pgs;
 pub mod sparse;
 pub mod block_cholesky;
+pub mod convex;
 pub mod sparse_lu;
 
 use nalgebra::{DMatrix, DVector};

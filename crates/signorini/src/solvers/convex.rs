@@ -1,0 +1,493 @@
+//! Velocity-space Newton solve of a contact step posed as a strictly convex quadratic program:
+//! Anitescu's cone-complementarity relaxation with a polyhedral (pyramidal) cone.
+//!
+//! # Problem
+//!
+//! Bodies ("nodes") with 6 × 6 mass blocks M_k and a free velocity ν* (what the step reaches
+//! without contact), and unilateral constraint rows e, each touching at most two nodes:
+//!
+//! ```text
+//!   minimise  ½ (ν − ν*)ᵀ M (ν − ν*)     subject to   g_e(ν) = A_e ν + b_e ≥ 0   for every row e.
+//! ```
+//!
+//! Its KKT conditions are the contact step: M (ν − ν*) = Σ_e A_eᵀ λ_e with 0 ≤ λ_e ⊥ g_e(ν) ≥ 0,
+//! λ_e the impulse along row e (N s when A_e is a unit direction at a point). When each contact
+//! contributes the k edges A_e = n + μ d_j of its friction pyramid (`contact/stewart_trinkle.rs`
+//! builds them), this is Anitescu's convex relaxation of the Stewart–Trinkle step (M. Anitescu,
+//! "Optimization-based simulation of nonsmooth rigid multibody dynamics", Math. Programming 105
+//! (2006) 113–143, eq. (21) with a polyhedral cone); the same problem MuJoCo's pyramidal cone and
+//! Drake's SAP pose, without their regularization. ν is unique (M is positive definite); λ need
+//! not be (four coplanar points of a face span three directions).
+//!
+//! # Method: augmented Lagrangian, each subproblem by Newton's method
+//!
+//! With multipliers λ and a penalty D_e = ρ / W_ee per row (W_ee = A_e M⁻¹ A_eᵀ, so ρ is the
+//! dimensionless stiffness of a row relative to the mass it moves), the method of multipliers
+//! (Rockafellar, "The multiplier method of Hestenes and Powell applied to convex programming",
+//! JOTA 12 (1973) 555–562) minimises
+//!
+//! ```text
+//!   L(ν; λ) = ½ (ν − ν*)ᵀ M (ν − ν*) + Σ_e 1/(2 D_e) max(0, λ_e − D_e g_e(ν))²
+//! ```
+//!
+//! over ν, then sets λ_e ← max(0, λ_e − D_e g_e(ν)), until the KKT conditions hold to the
+//! tolerance. L is convex, piecewise quadratic and continuously differentiable; its gradient is
+//! M (ν − ν*) − Σ_e A_eᵀ f_e with f_e = max(0, λ_e − D_e g_e), its (generalized) Hessian
+//! H = M + Σ_{f_e > 0} D_e A_eᵀ A_e. Each Newton step solves H d = −∇L with a block Cholesky
+//! factorization over the nodes' contact graph (`block_cholesky.rs`: 6 × nodes unknowns whatever
+//! the number of rows) and takes the exact minimiser of L along d (L' along d is continuous,
+//! increasing and piecewise linear; its root is found by walking its breakpoints in order). A
+//! step whose active set {f_e > 0} at the new ν is the one its H was built on lands on the
+//! subproblem's minimiser, which ends the subproblem; on a resting pile that is the first step.
+//!
+//! Unlike a penalty (or MuJoCo's and SAP's regularized) solve, the answer does not depend on ρ:
+//! the multiplier update removes the violation λ_e / D_e a fixed penalty leaves, by a factor of
+//! about ρ per update where W is well conditioned. ρ sets how many updates that takes and how
+//! hard each subproblem is: a stiff row stops the line search where it becomes active, so with
+//! a large ρ Newton's method adds rows to the active set a few at a time. The first subproblem
+//! therefore takes ρ = [`INITIAL_PENALTY`] = 1e2 (as soft as MuJoCo's or SAP's near-rigid
+//! contact: it finds the active set in a few steps), and each update multiplies ρ by
+//! [`PENALTY_GROWTH`] = 1e2 up to [`PENALTY`] = 1e8. Measured on the 64-box bin
+//! (`docs/solvers.md`): with ρ fixed at 1e6 a solve of a 60-body island took 55 Newton steps on
+//! average, with ρ fixed at 1e3 or 1e4 the updates gained too little (a third of the solves hit
+//! the update limit), with this schedule 45 steps and 4 updates; capped at 1e6, a few islands
+//! of the settling pile stalled at a KKT residual of 1.2e-8 for 30 updates (rows whose
+//! Delassus directions are nearly dependent converge at 1/(1 + ρ σ) per update, σ their small
+//! eigenvalue), capped at 1e8 none did. H's condition number then reaches ~1e10, so each Newton
+//! system gets one step of iterative refinement.
+//!
+//! # Ends
+//!
+//! The KKT residual, in velocity units scaled by the problem's ‖q‖∞ = max_e |A_e ν* + b_e|:
+//!
+//! ```text
+//!   r = max_e |min(W_ee λ_e, g_e(ν))| / ‖q‖∞
+//! ```
+//!
+//! (W_ee λ_e is the velocity change λ_e alone makes along row e). `Solved` when r ≤ tolerance;
+//! `IterationLimit` when `max_iterations` Newton steps (over all subproblems) were made first;
+//! `Singular` when H could not be factored (only round-off on a wildly scaled problem: M is
+//! positive definite); `Malformed` for a non-finite or mis-shaped input. The answer is always the
+//! last iterate.
+use super::block_cholesky::BlockCholesky;
+use super::Status;
+use crate::dynamics::jacobian::JacobianRow;
+use nalgebra::{Matrix6, Vector6};
+
+/// The largest ρ: a row's penalty stiffness relative to the mass it moves (dimensionless). Larger
+/// makes each multiplier update gain more and H worse conditioned (module documentation).
+pub const PENALTY: f64 = 1e8;
+
+/// ρ of the first subproblem, multiplied by `PENALTY_GROWTH` at each update up to `PENALTY`.
+pub const INITIAL_PENALTY: f64 = 1e2;
+pub const PENALTY_GROWTH: f64 = 1e2;
+
+/// The convex step: see the module documentation. Rows' blocks are indexed by node: a block at
+/// offset o acts on node o / 6 (offsets 6 k, local to this problem).
+pub struct ConvexProblem<'a> {
+    /// M_k of each node (symmetric positive definite; kg and kg m² for a rigid body's
+    /// [v; ω] in world axes).
+    pub mass: &'a [Matrix6<f64>],
+    /// ν*, 6 per node (m/s, rad/s).
+    pub free_velocity: &'a [f64],
+    /// A_e, at most two blocks each.
+    pub rows: &'a [JacobianRow],
+    /// b_e (m/s): g_e = A_e ν + b_e.
+    pub bias: &'a [f64],
+}
+
+/// Options of [`solve`].
+#[derive(Clone, Copy, Debug)]
+pub struct ConvexOptions {
+    /// Bound on the scaled KKT residual (dimensionless).
+    pub tolerance: f64,
+    /// Newton steps over all subproblems.
+    pub max_iterations: usize,
+    /// Multiplier updates.
+    pub max_updates: usize,
+}
+
+impl Default for ConvexOptions {
+    fn default() -> Self {
+        ConvexOptions {
+            tolerance: 1e-10,
+            max_iterations: 300,
+            max_updates: 30,
+        }
+    }
+}
+
+/// What [`solve`] found.
+#[derive(Clone, Debug)]
+pub struct ConvexSolve {
+    /// ν (6 per node).
+    pub velocity: Vec<f64>,
+    /// λ_e ≥ 0 per row.
+    pub impulses: Vec<f64>,
+    pub status: Status,
+    /// Newton steps (each one factorization of H).
+    pub iterations: usize,
+    /// Multiplier updates.
+    pub updates: usize,
+    /// The scaled KKT residual of (ν, λ).
+    pub residual: f64,
+}
+
+/// Solve `problem` from the multipliers `warm` (one per row, read as max(0, ·); None: zero).
+pub fn solve(problem: &ConvexProblem, warm: Option<&[f64]>, options: &ConvexOptions) -> ConvexSolve {
+    let nodes = problem.mass.len();
+    let rows = problem.rows.len();
+    let malformed = |why: &str| ConvexSolve {
+        impulses: vec![0.0; rows],
+        velocity: problem.free_velocity.to_vec(),
+        status: Status::BadProblem(why.into()),
+        iterations: 0,
+        updates: 0,
+        residual: f64::INFINITY,
+    };
+    let shaped = problem.free_velocity.len() == 6 * nodes
+        && problem.bias.len() == rows
+        && warm.is_none_or(|w| w.len() == rows)
+        && problem
+            .rows
+            .iter()
+            .all(|r| r.blocks.iter().all(|(o, _)| o % 6 == 0 && o / 6 < nodes));
+    let finite = problem.free_velocity.iter().chain(problem.bias).all(|v| v.is_finite())
+        && problem.mass.iter().all(|m| m.iter().all(|v| v.is_finite()))
+        && problem
+            .rows
+            .iter()
+            .all(|r| r.blocks.iter().all(|(_, b)| b.iter().all(|v| v.is_finite())));
+    if !shaped {
+        return malformed("the rows, bias, warm start and free velocity do not match the nodes");
+    }
+    if !finite {
+        return malformed("a mass block, row, bias or free velocity entry is not finite");
+    }
+    let Some(inverse) = problem
+        .mass
+        .iter()
+        .map(|m| m.cholesky().map(|c| c.inverse()))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return malformed("a mass block is not positive definite");
+    };
+    Solver::new(problem, inverse).run(warm, options)
+}
+
+/// The state of one solve.
+struct Solver<'a> {
+    p: &'a ConvexProblem<'a>,
+    /// M_k⁻¹ of each node.
+    inverse: Vec<Matrix6<f64>>,
+    /// D_e = ρ / W_ee (N s per m/s).
+    penalty: Vec<f64>,
+    /// W_ee (m/s per N s).
+    self_delassus: Vec<f64>,
+    /// ‖q‖∞ = max_e |A_e ν* + b_e| (m/s), the residual's scale.
+    scale: f64,
+}
+
+impl<'a> Solver<'a> {
+    fn new(p: &'a ConvexProblem<'a>, inverse: Vec<Matrix6<f64>>) -> Self {
+        let self_delassus: Vec<f64> = p
+            .rows
+            .iter()
+            .map(|r| {
+                r.blocks
+                    .iter()
+                    .map(|(o, b)| {
+                        let v = Vector6::from_column_slice(b);
+                        v.dot(&(inverse[o / 6] * v))
+                    })
+                    .sum::<f64>()
+            })
+            .collect();
+        // Set for each subproblem (`set_penalty`). A row that moves nothing (W_ee = 0: both
+        // bodies fixed) keeps none; no ν can meet it, which the residual then shows.
+        let penalty = vec![0.0; self_delassus.len()];
+        let scale = p
+            .rows
+            .iter()
+            .zip(p.bias)
+            .map(|(r, b)| (r.dot(p.free_velocity) + b).abs())
+            .fold(0.0, f64::max);
+        Solver {
+            p,
+            inverse,
+            penalty,
+            self_delassus,
+            scale,
+        }
+    }
+
+    fn run(&mut self, warm: Option<&[f64]>, options: &ConvexOptions) -> ConvexSolve {
+        let rows = self.p.rows.len();
+        let mut lambda: Vec<f64> = match warm {
+            Some(w) => w.iter().map(|&x| x.max(0.0)).collect(),
+            None => vec![0.0; rows],
+        };
+        // Start where the warm multipliers alone would take the bodies: ν* + M⁻¹ Σ A_eᵀ λ_e.
+        let mut nu = self.p.free_velocity.to_vec();
+        let mut push = vec![0.0; nu.len()];
+        for (row, &l) in self.p.rows.iter().zip(&lambda) {
+            add_transposed(row, l, &mut push);
+        }
+        for (k, m_inv) in self.inverse.iter().enumerate() {
+            let y = m_inv * Vector6::from_column_slice(&push[6 * k..6 * k + 6]);
+            for i in 0..6 {
+                nu[6 * k + i] += y[i];
+            }
+        }
+
+        let mut iterations = 0;
+        let mut updates = 0;
+        // ρ of the first subproblem: INITIAL_PENALTY from a cold start, stiffer from a warm start
+        // that already meets the rows to r₀, so that the penalty's own violation (≈ 1/ρ of the
+        // velocity changes) stays below the start's.
+        let start = self.residual(&nu, &lambda);
+        let mut rho = (INITIAL_PENALTY / start.max(f64::MIN_POSITIVE)).clamp(INITIAL_PENALTY, PENALTY);
+        self.set_penalty(rho);
+        loop {
+            let residual = self.residual(&nu, &lambda);
+            let done = |status| ConvexSolve {
+                velocity: nu.clone(),
+                impulses: lambda.clone(),
+                status,
+                iterations,
+                updates,
+                residual,
+            };
+            if !residual.is_finite() {
+                return done(Status::Inaccurate);
+            }
+            if residual <= options.tolerance {
+                return done(Status::Solved);
+            }
+            if iterations >= options.max_iterations || updates >= options.max_updates {
+                return done(Status::IterationLimit);
+            }
+            match self.minimise(&lambda, &mut nu, options.max_iterations - iterations) {
+                Ok(steps) => iterations += steps,
+                Err(steps) => {
+                    iterations += steps;
+                    return ConvexSolve {
+                        velocity: nu,
+                        impulses: lambda,
+                        status: Status::Singular,
+                        iterations,
+                        updates,
+                        residual,
+                    };
+                }
+            }
+            // λ_e ← max(0, λ_e − D_e g_e(ν)).
+            for (e, row) in self.p.rows.iter().enumerate() {
+                let g = row.dot(&nu) + self.p.bias[e];
+                lambda[e] = (lambda[e] - self.penalty[e] * g).max(0.0);
+            }
+            updates += 1;
+            // Stiffer each update, up to PENALTY.
+            rho = (rho * PENALTY_GROWTH).min(PENALTY);
+            self.set_penalty(rho);
+        }
+    }
+
+    /// D_e = ρ / W_ee for every row that moves something.
+    fn set_penalty(&mut self, rho: f64) {
+        for (d, &w) in self.penalty.iter_mut().zip(&self.self_delassus) {
+            if w > 0.0 {
+                *d = rho / w;
+            }
+        }
+    }
+
+    /// max_e |min(W_ee λ_e, g_e)| / ‖q‖∞ (the module documentation's r).
+    fn residual(&self, nu: &[f64], lambda: &[f64]) -> f64 {
+        let mut r: f64 = 0.0;
+        for (e, row) in self.p.rows.iter().enumerate() {
+            let g = row.dot(nu) + self.p.bias[e];
+            let m = (self.self_delassus[e] * lambda[e]).min(g).abs();
+            if m.is_nan() {
+                return f64::INFINITY;
+            }
+            r = r.max(m);
+        }
+        if self.scale > 0.0 {
+            r / self.scale
+        } else {
+            r
+        }
+    }
+
+    /// c_e = λ_e − D_e g_e(ν) of every row: f_e = max(0, c_e).
+    fn trial(&self, lambda: &[f64], nu: &[f64]) -> Vec<f64> {
+        self.p
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(e, row)| lambda[e] - self.penalty[e] * (row.dot(nu) + self.p.bias[e]))
+            .collect()
+    }
+
+    /// Minimise L(·; λ) from `nu` by Newton's method with exact line search, at most `limit`
+    /// steps. Ok(steps) at the minimiser or the limit; Err(steps) when H could not be factored.
+    fn minimise(&self, lambda: &[f64], nu: &mut [f64], limit: usize) -> Result<usize, usize> {
+        let nodes = self.p.mass.len();
+        let mut steps = 0;
+        let mut c = self.trial(lambda, nu);
+        while steps < limit {
+            let active: Vec<bool> = c.iter().map(|&x| x > 0.0).collect();
+            // −∇L = Σ A_eᵀ f_e − M (ν − ν*).
+            let mut minus_gradient = vec![0.0; nu.len()];
+            for (k, m) in self.p.mass.iter().enumerate() {
+                let dv = Vector6::from_fn(|i, _| nu[6 * k + i] - self.p.free_velocity[6 * k + i]);
+                let mdv = m * dv;
+                for i in 0..6 {
+                    minus_gradient[6 * k + i] = -mdv[i];
+                }
+            }
+            for (e, row) in self.p.rows.iter().enumerate() {
+                if active[e] {
+                    add_transposed(row, c[e], &mut minus_gradient);
+                }
+            }
+            // H = M + Σ_active D_e A_eᵀ A_e, block by block.
+            let mut diagonal: Vec<Matrix6<f64>> = self.p.mass.to_vec();
+            let mut off_diagonal = Vec::new();
+            for (e, row) in self.p.rows.iter().enumerate() {
+                if !active[e] {
+                    continue;
+                }
+                let d = self.penalty[e];
+                let blocks: Vec<(usize, Vector6<f64>)> = row
+                    .blocks
+                    .iter()
+                    .map(|(o, b)| (o / 6, Vector6::from_column_slice(b)))
+                    .collect();
+                for (k, v) in &blocks {
+                    diagonal[*k] += d * v * v.transpose();
+                }
+                if let [(p, vp), (q, vq)] = blocks[..] {
+                    off_diagonal.push((p, q, d * vp * vq.transpose()));
+                }
+            }
+            let Ok(h) = BlockCholesky::factor(diagonal, &off_diagonal) else {
+                return Err(steps);
+            };
+            debug_assert_eq!(h.n(), nodes);
+            if minus_gradient.iter().all(|&g| g == 0.0) {
+                return Ok(steps);
+            }
+            let mut d = minus_gradient.clone();
+            h.solve(&mut d);
+            // One step of iterative refinement: near the end the multiplier update reads g_e at
+            // D_e times its error, so the linear solve's round-off (≈ ε κ(H), κ up to 1e8) is
+            // cut to its square (measured: without it small islands stalled at a KKT residual
+            // of 1e-8, with it they reach 1e-12).
+            let mut correction = minus_gradient;
+            let hd = self.apply_hessian(&active, &d);
+            correction.iter_mut().zip(&hd).for_each(|(r, x)| *r -= x);
+            h.solve(&mut correction);
+            d.iter_mut().zip(&correction).for_each(|(x, c)| *x += c);
+            steps += 1;
+            let t = self.line_search(nu, &d, &c);
+            if !t.is_finite() {
+                return Err(steps);
+            }
+            nu.iter_mut().zip(&d).for_each(|(v, dv)| *v += t * dv);
+            c = self.trial(lambda, nu);
+            // No row changed sides along the step, so the line search stopped in its first
+            // segment, where L is the quadratic H was built on: at its minimiser (t = 1 up to
+            // round-off), the subproblem's.
+            let same = c.iter().zip(&active).all(|(&x, &a)| (x > 0.0) == a);
+            // A step below round-off of ν: rows sitting at c_e ≈ 0 may flip sides forever.
+            let size = |x: &[f64]| x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            if same || t * size(&d) <= 1e-15 * size(nu) {
+                return Ok(steps);
+            }
+        }
+        Ok(steps)
+    }
+
+    /// H x for H = M + Σ_active D_e A_eᵀ A_e.
+    fn apply_hessian(&self, active: &[bool], x: &[f64]) -> Vec<f64> {
+        let mut y = vec![0.0; x.len()];
+        for (k, m) in self.p.mass.iter().enumerate() {
+            let v = m * Vector6::from_column_slice(&x[6 * k..6 * k + 6]);
+            y[6 * k..6 * k + 6].copy_from_slice(v.as_slice());
+        }
+        for (e, row) in self.p.rows.iter().enumerate() {
+            if active[e] {
+                add_transposed(row, self.penalty[e] * row.dot(x), &mut y);
+            }
+        }
+        y
+    }
+
+    /// The exact minimiser t ≥ 0 of L(ν + t d): the root of
+    /// φ'(t) = dᵀM(ν − ν*) + t dᵀMd − Σ_e s_e max(0, c_e − t D_e s_e), s_e = A_e d,
+    /// continuous, increasing and linear between the breakpoints t_e = c_e / (D_e s_e).
+    fn line_search(&self, nu: &[f64], d: &[f64], c: &[f64]) -> f64 {
+        let (mut a0, mut a1) = (0.0, 0.0);
+        for (k, m) in self.p.mass.iter().enumerate() {
+            let dv = Vector6::from_fn(|i, _| nu[6 * k + i] - self.p.free_velocity[6 * k + i]);
+            let dk = Vector6::from_column_slice(&d[6 * k..6 * k + 6]);
+            let md = m * dk;
+            a0 += md.dot(&dv);
+            a1 += md.dot(&dk);
+        }
+        // Breakpoints (t_e, ±(row's terms)): the row is active on t < t_e when s_e > 0, on
+        // t > t_e when s_e < 0.
+        let mut events: Vec<(f64, usize, f64)> = Vec::new();
+        for (e, row) in self.p.rows.iter().enumerate() {
+            let s = row.dot(d);
+            let de = self.penalty[e];
+            if s == 0.0 || de == 0.0 {
+                // Constant in t: its term −s f_e vanishes (s = 0) or it has no penalty.
+                continue;
+            }
+            let active_at_zero = c[e] > 0.0 || (c[e] == 0.0 && s < 0.0);
+            if active_at_zero {
+                a0 -= s * c[e];
+                a1 += de * s * s;
+            }
+            let t = c[e] / (de * s);
+            if t > 0.0 {
+                events.push((t, e, s));
+            }
+        }
+        events.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+        let mut start = 0.0;
+        for &(t, e, s) in &events {
+            // On [start, t]: φ'(τ) = a0 + a1 τ.
+            if a1 > 0.0 && a0 + a1 * t >= 0.0 {
+                return (-a0 / a1).max(start);
+            }
+            let de = self.penalty[e];
+            // Crossing t_e flips row e.
+            if s > 0.0 {
+                a0 += s * c[e];
+                a1 -= de * s * s;
+            } else {
+                a0 -= s * c[e];
+                a1 += de * s * s;
+            }
+            start = t;
+        }
+        if a1 > 0.0 {
+            (-a0 / a1).max(start)
+        } else {
+            f64::NAN
+        }
+    }
+}
+
+/// x += λ A_eᵀ (on the row's nodes).
+fn add_transposed(row: &JacobianRow, lambda: f64, x: &mut [f64]) {
+    for (o, b) in row.blocks.iter() {
+        for i in 0..6 {
+            x[o + i] += lambda * b[i];
+        }
+    }
+}
