@@ -73,6 +73,8 @@ use super::block_cholesky::BlockCholesky;
 use super::Status;
 use crate::dynamics::jacobian::JacobianRow;
 use nalgebra::{Matrix6, Vector6};
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
 
 /// The largest ρ: a row's penalty stiffness relative to the mass it moves (dimensionless). Larger
 /// makes each multiplier update gain more and H worse conditioned (module documentation).
@@ -360,16 +362,19 @@ impl<'a> Solver<'a> {
                     continue;
                 }
                 let d = self.penalty[e];
-                let blocks: Vec<(usize, Vector6<f64>)> = row
-                    .blocks
-                    .iter()
-                    .map(|(o, b)| (o / 6, Vector6::from_column_slice(b)))
-                    .collect();
-                for (k, v) in &blocks {
-                    diagonal[*k] += d * v * v.transpose();
-                }
-                if let [(p, vp), (q, vq)] = blocks[..] {
-                    off_diagonal.push((p, q, d * vp * vq.transpose()));
+                let block = |(o, b): &(usize, [f64; 6])| (o / 6, Vector6::from_column_slice(b));
+                match row.blocks.as_slice() {
+                    [one] => {
+                        let (k, v) = block(one);
+                        diagonal[k] += d * v * v.transpose();
+                    }
+                    [first, second] => {
+                        let ((p, vp), (q, vq)) = (block(first), block(second));
+                        diagonal[p] += d * vp * vp.transpose();
+                        diagonal[q] += d * vq * vq.transpose();
+                        off_diagonal.push((p, q, d * vp * vq.transpose()));
+                    }
+                    _ => {}
                 }
             }
             let Ok(h) = BlockCholesky::factor(diagonal, &off_diagonal) else {
@@ -457,9 +462,12 @@ impl<'a> Solver<'a> {
                 events.push((t, e, s));
             }
         }
-        events.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+        // In increasing t (ties by row), popped one at a time: the root usually lies before the
+        // first breakpoint or a few past it, so a heap (O(E) to build) beats sorting them all.
+        let mut events: BinaryHeap<Reverse<Breakpoint>> =
+            events.into_iter().map(|(t, e, s)| Reverse(Breakpoint { t, e, s })).collect();
         let mut start = 0.0;
-        for &(t, e, s) in &events {
+        while let Some(Reverse(Breakpoint { t, e, s })) = events.pop() {
             // On [start, t]: φ'(τ) = a0 + a1 τ.
             if a1 > 0.0 && a0 + a1 * t >= 0.0 {
                 return (-a0 / a1).max(start);
@@ -480,6 +488,34 @@ impl<'a> Solver<'a> {
         } else {
             f64::NAN
         }
+    }
+}
+
+/// A row's breakpoint t_e on the line search, ordered by (t, e).
+#[derive(Clone, Copy, Debug)]
+struct Breakpoint {
+    t: f64,
+    e: usize,
+    s: f64,
+}
+
+impl PartialEq for Breakpoint {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Breakpoint {}
+
+impl PartialOrd for Breakpoint {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Breakpoint {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.t.total_cmp(&other.t).then(self.e.cmp(&other.e))
     }
 }
 
