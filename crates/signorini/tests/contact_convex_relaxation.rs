@@ -1,6 +1,8 @@
 //! `anitescu-convex` (`contact/convex_relaxation.rs`) on the bundled scenes: Coulomb friction on
 //! the ramp with the slip shift and the published relaxation's separation without it, static
 //! friction, the 10-box stack, the 64-box bin, and the same run on one thread and on two.
+mod common;
+
 use signorini::contact::ParamInput;
 use signorini::prelude::*;
 use signorini::scene::{self, Scene};
@@ -121,11 +123,7 @@ fn the_stack_stands_to_a_nanometre() {
 #[test]
 fn the_bin_piles_up_with_every_step_solved_on_any_number_of_threads() {
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        common::on_threads(threads, || {
             let scene = example("bin_64.toml");
             let mut sim = Simulation::new(scene, Some(MODEL), &[]).unwrap();
             let mut largest = 0;
@@ -152,13 +150,5 @@ fn the_bin_piles_up_with_every_step_solved_on_any_number_of_threads() {
         );
     }
     let (two, _) = run(2);
-    for (i, (a, b)) in one.bodies.iter().zip(&two.bodies).enumerate() {
-        assert_eq!(a.position.to_array(), b.position.to_array(), "body {i}");
-        assert_eq!(a.velocity.to_array(), b.velocity.to_array(), "body {i}");
-        assert_eq!(
-            a.orientation.to_array(),
-            b.orientation.to_array(),
-            "body {i}"
-        );
-    }
+    common::assert_same_bodies(&one, &two);
 }

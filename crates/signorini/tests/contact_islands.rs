@@ -2,6 +2,8 @@
 //! fixed bodies join nothing, a chain of contacts joins its bodies, the partition is ordered;
 //! a body's motion does not depend on an island it is not in (bit for bit, whatever else is in
 //! the scene); a run is bit-identical on one thread and on two.
+mod common;
+
 use signorini::collision::Contact;
 use signorini::contact::islands::partition;
 use signorini::geometry::Feature;
@@ -133,11 +135,7 @@ fn an_island_moves_as_if_alone() {
 fn a_run_is_the_same_on_one_thread_and_on_two() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/bin_64.toml");
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        common::on_threads(threads, || {
             let scene = scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
             let mut sim = Simulation::new(scene, None, &[]).unwrap();
             let mut most = (0, 0);
@@ -153,14 +151,5 @@ fn a_run_is_the_same_on_one_thread_and_on_two() {
     let (one, most) = run(1);
     let (two, _) = run(2);
     assert!(most.0 >= 10, "islands {most:?}");
-    for (i, (a, b)) in one.bodies.iter().zip(&two.bodies).enumerate() {
-        assert_eq!(a.position.to_array(), b.position.to_array(), "body {i}");
-        assert_eq!(a.velocity.to_array(), b.velocity.to_array(), "body {i}");
-        let (qa, qb) = (a.orientation, b.orientation);
-        assert_eq!(
-            [qa.x, qa.y, qa.z, qa.w],
-            [qb.x, qb.y, qb.z, qb.w],
-            "body {i}"
-        );
-    }
+    common::assert_same_bodies(&one, &two);
 }

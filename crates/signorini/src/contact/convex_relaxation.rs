@@ -50,13 +50,7 @@ pub const SOLVER: &str = "newton";
 model_params! {
     /// Parameters of `anitescu-convex`.
     pub struct ConvexParams {
-        activation: &'static str = ParamSpec {
-            name: "activation",
-            unit: "-",
-            default: ParamDefault::Word("anticipating"),
-            description: "which contacts enter the problem: \"anticipating\" (every contact with gap below activation_distance) or \"penetrating\" (only contacts with gap < 0)",
-            kind: ParamKind::Choice(&["anticipating", "penetrating"]),
-        },
+        activation: &'static str = time_stepping::ACTIVATION,
         activation_distance: Option<f64> = time_stepping::ACTIVATION_DISTANCE,
         recovery: &'static str = time_stepping::RECOVERY,
         max_recovery_speed: f64 = time_stepping::MAX_RECOVERY_SPEED,

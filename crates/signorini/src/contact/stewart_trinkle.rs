@@ -110,13 +110,7 @@ pub const NAME_ANITESCU_POTRA: &str = "anitescu-potra";
 model_params! {
     /// Parameters of `stewart-trinkle` and `anitescu-potra`.
     pub struct TimeSteppingParams {
-        activation: &'static str = ParamSpec {
-            name: "activation",
-            unit: "-",
-            default: ParamDefault::Word("anticipating"),
-            description: "which contacts enter the problem: \"anticipating\" (Nguyen-Trinkle type 2: every contact with gap below activation_distance) or \"penetrating\" (type 1: only contacts with gap < 0)",
-            kind: ParamKind::Choice(&["anticipating", "penetrating"]),
-        },
+        activation: &'static str = time_stepping::ACTIVATION,
         activation_distance: Option<f64> = time_stepping::ACTIVATION_DISTANCE,
         // Read with anitescu-potra's spec, whose words include stewart-trinkle's (each model
         // checks a scene's value against its own table, `PARAMS_STEWART_TRINKLE`).

@@ -14,6 +14,14 @@ use std::time::Instant;
 /// Solver names, in the default fallback order.
 pub const SOLVER_NAMES: &[&str] = &["lemke", "fischer-burmeister", "pgs", "block-gauss-seidel"];
 
+pub const ACTIVATION: ParamSpec = ParamSpec {
+    name: "activation",
+    unit: "-",
+    default: ParamDefault::Word("anticipating"),
+    description: "which contacts enter the problem: \"anticipating\" (Nguyen-Trinkle type 2: every contact with gap below activation_distance) or \"penetrating\" (type 1: only contacts with gap < 0)",
+    kind: ParamKind::Choice(&["anticipating", "penetrating"]),
+};
+
 pub const ACTIVATION_DISTANCE: ParamSpec = ParamSpec {
     name: "activation_distance",
     unit: "m",

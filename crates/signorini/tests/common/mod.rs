@@ -27,6 +27,36 @@ pub fn bundled_examples() -> Vec<std::path::PathBuf> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// determinism
+
+/// `run` on a rayon pool of `threads` threads (the determinism tests compare one with two).
+pub fn on_threads<T: Send>(threads: usize, run: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(run)
+}
+
+/// Two states are the same bit for bit, body by body.
+pub fn assert_same_bodies(one: &State, two: &State) {
+    for (i, (a, b)) in one.bodies.iter().zip(&two.bodies).enumerate() {
+        assert_eq!(a.position.to_array(), b.position.to_array(), "body {i}");
+        assert_eq!(a.velocity.to_array(), b.velocity.to_array(), "body {i}");
+        assert_eq!(
+            a.orientation.to_array(),
+            b.orientation.to_array(),
+            "body {i}"
+        );
+        assert_eq!(
+            a.angular_velocity.to_array(),
+            b.angular_velocity.to_array(),
+            "body {i}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // proptest
 
 /// `cases` cases, no failure files written into the source tree, and a fixed seed so that the
