@@ -152,3 +152,27 @@ fn the_bin_piles_up_with_every_step_solved_on_any_number_of_threads() {
     let (two, _) = run(2);
     common::assert_same_bodies(&one, &two);
 }
+
+/// A solve short of its tolerance (one Newton step allowed; the block resting on the ramp from a
+/// cold start needs several) stops the run with the step, the problem and the Newton steps made;
+/// with `on_failure = "continue"` the run goes on and the step is marked failed.
+#[test]
+fn a_solve_short_of_its_tolerance_stops_the_run_or_is_marked_failed() {
+    let limit = ("max_iterations".to_string(), ParamInput::Number(1.0));
+    let scene = example("ramp.toml");
+    let mut sim = Simulation::new(scene.clone(), Some(MODEL), &[limit.clone()]).unwrap();
+    let error = sim.run_to_end(|_, _| {}).unwrap_err().to_string();
+    assert!(
+        error.contains("convex step of")
+            && error.contains("not solved to tolerance 1e-8")
+            && error.contains("after 1 Newton steps")
+            && error.contains("contact.max_iterations"),
+        "{error}"
+    );
+    let mut sim =
+        Simulation::new(scene, Some(MODEL), &[limit, word("on_failure", "continue")]).unwrap();
+    let mut failed = 0;
+    sim.run_to_end(|_, r| failed += usize::from(r.model_stats.solve.is_some_and(|s| s.failed)))
+        .unwrap();
+    assert!(failed > 0);
+}

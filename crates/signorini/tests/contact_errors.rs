@@ -25,6 +25,22 @@ fn solver_failure_names_the_problem_tolerance_and_every_attempt() {
 }
 
 #[test]
+fn convex_step_failure_names_the_problem_its_newton_steps_and_what_to_change() {
+    let e = ContactError::NotConverged {
+        problem: "convex step of 72 edge rows (18 contacts, 6 bodies)".into(),
+        tolerance: 1e-8,
+        attempt: "newton: iteration limit reached after 300 Newton steps and 30 multiplier updates, residual 1.247e-8".into(),
+    };
+    assert_eq!(
+        e.within(|p| format!("{p}, island 5 of 11")).to_string(),
+        "convex step of 72 edge rows (18 contacts, 6 bodies), island 5 of 11 not solved to \
+         tolerance 1e-8: newton: iteration limit reached after 300 Newton steps and 30 \
+         multiplier updates, residual 1.247e-8. Try a larger contact.max_iterations, a smaller \
+         time step, or contact.on_failure = \"continue\""
+    );
+}
+
+#[test]
 fn peg_size_limit_names_rows_and_the_fastest_turning_body() {
     let mut e = ContactError::TooManyRows {
         rows: 1300,

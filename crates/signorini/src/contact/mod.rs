@@ -74,6 +74,15 @@ pub enum ContactError {
         tolerance: f64,
         attempts: Vec<String>,
     },
+    /// `anitescu-convex`: an island's convex step missed its tolerance (and `on_failure =
+    /// "stop"`); `attempt` has the Newton steps, multiplier updates and residual.
+    #[error("{problem} not solved to tolerance {tolerance:e}: {attempt}. Try a larger contact.max_iterations, a smaller time step, or contact.on_failure = \"continue\"")]
+    NotConverged {
+        /// The problem, e.g. "convex step of 72 edge rows (18 contacts, 6 bodies)".
+        problem: String,
+        tolerance: f64,
+        attempt: String,
+    },
     /// PEG: the step's subproblem would exceed `max_rows`.
     #[error("PEG subproblem of {rows} rows ({constraints} constraints, {slacks} slack rows) exceeds max_rows = {max_rows}{spin}; too many potential contacts are within one step's reach. Try a smaller time step, or raise max_rows", spin = fastest.as_ref().map_or(String::new(), |(b, w)| format!("; fastest turning body `{b}` at {w:.3e} rad/s")))]
     TooManyRows {
@@ -161,6 +170,15 @@ impl ContactError {
                 problem: describe(problem),
                 tolerance,
                 attempts,
+            },
+            ContactError::NotConverged {
+                problem,
+                tolerance,
+                attempt,
+            } => ContactError::NotConverged {
+                problem: describe(problem),
+                tolerance,
+                attempt,
             },
             other => other,
         }

@@ -548,10 +548,10 @@ impl TimeStepping {
         let relaxed = convex_relaxation::solve(&parts, problem, &warm, settings);
         let failed = !relaxed.status.is_solved();
         if failed && settings.stop_on_failure {
-            return Err(ContactError::NotSolved {
+            return Err(ContactError::NotConverged {
                 problem: relaxed.describe(),
                 tolerance: settings.options.tolerance,
-                attempts: vec![relaxed.attempt()],
+                attempt: relaxed.attempt(),
             });
         }
         let report = SolveReport {
