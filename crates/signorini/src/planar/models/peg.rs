@@ -25,15 +25,22 @@
 //!   and v_b of B within d of each other, edge e_a of A at v_a and edge e_b of B at v_b cross
 //!   near the vertices exactly when v_a is behind e_b's line and v_b behind e_a's line, *if*
 //!   each edge runs from its vertex out across the other's line (n_b·u_a > 0 and n_a·u_b > 0,
-//!   u the edge direction leaving the vertex: the far endpoints are then in front). For those
-//!   pairs (at the start pose or after one step of the free motion's turn) the X-constraint
+//!   u the edge direction leaving the vertex, at the start pose or after one step of the free
+//!   motion's turn) and each far endpoint is in front of the other edge's line by at least d
+//!   (then it still is at the end of the step, the two lines cross on both segments whenever
+//!   both vertices are behind, and that is an overlap: the constraint is necessary, never a
+//!   trap). For those pairs the X-constraint
 //!   max(ψ(v_a, e_b), ψ(v_b, e_a)) ≥ 0 forbids the crossing (fig. 6) that the two vertices'
 //!   I-constraints alone allow. Pairs whose edges run away from each other (a box hanging over
 //!   another's corner) would be wrongly blocked by it and get none.
 //!
-//! **One primary per constraint** (|C_ι| = 1, eq. 24): the member of largest gap, relaxed
+//! **One primary per constraint** (|C_ι| = 1, eq. 24): the member of largest gap *predicted at
+//! the end of the step under the free motion* (ψ + h (v_B − v_A)·n with ν_ℓ), relaxed
 //! applicability (eq. 29, APPL = min over v's neighbours v_k of n_e·(v_k − v)/|v_k − v|) breaking
-//! ties, as the 3D code. Only the primary carries a force (and friction: the exact planar cone
+//! ties. The 3D code takes the start gap and corrects a wrong choice with its implicit passes,
+//! which the plane does not have; with the start gap, a triangle's corner sliding at 6.6 m/s past
+//! the apex of another (the triangle drop, h = 1 ms) kept the force on the apex's far edge line,
+//! which spun the triangle and left 1.8e-3 m² of overlap after one step. Only the primary carries a force (and friction: the exact planar cone
 //! [t, −t] on every primary, `friction = "coulomb"`, the pair's μ; the paper's experiments are
 //! frictionless: `friction = "none"`). X-constraints are I-constraints whose members belong to
 //! the two vertices (§3: an X-constraint "may be represented mathematically as an I-constraint";
@@ -232,12 +239,31 @@ fn applicability(verts: &[DVec2], i: usize, n: DVec2) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// A polygon placed in the world, with its body and its turn over the step (rad).
+/// A polygon placed in the world, with its body, its turn over the step (rad) and its free
+/// motion (centre of mass, velocity ν_ℓ, angular velocity; zero for a fixed body).
 struct Poly<'a> {
     body: usize,
     verts: &'a [DVec2],
     normals: &'a [DVec2],
     turn: f64,
+    center: DVec2,
+    velocity: DVec2,
+    omega: f64,
+    h: f64,
+}
+
+impl Poly<'_> {
+    fn point_velocity(&self, p: DVec2) -> DVec2 {
+        let r = p - self.center;
+        self.velocity + self.omega * DVec2::new(-r.y, r.x)
+    }
+}
+
+/// The gap of vertex–edge contact `c` (A = `edge`'s body, B = `vertex`'s) at the end of the
+/// step under the free motion, linearized: ψ + h (v_B − v_A)·n.
+fn predicted_gap(c: &Contact2, edge: &Poly, vertex: &Poly) -> f64 {
+    let dv = vertex.point_velocity(c.point_b) - edge.point_velocity(c.point_a);
+    c.gap + edge.h * dv.dot(c.normal)
 }
 
 /// The vertex groups of `p`'s vertices against polygon `q` (eqs 17–24, 32–33), appended to
@@ -274,14 +300,15 @@ fn vertex_groups(p: &Poly, q: &Poly, d: f64, out: &mut Vec<Constraint2>) {
                 _ => continue,
             }
         }
-        // The primary: largest gap, then the most applicable (eq. 29), then the first.
+        // The primary: largest predicted gap, then the most applicable (eq. 29), then the
+        // first.
         let best = (0..members.len())
             .max_by(|&x, &y| {
                 let (cx, cy) = (&members[x], &members[y]);
                 let ax = applicability(p.verts, i, cx.normal);
                 let ay = applicability(p.verts, i, cy.normal);
-                cx.gap
-                    .total_cmp(&cy.gap)
+                predicted_gap(cx, q, p)
+                    .total_cmp(&predicted_gap(cy, q, p))
                     .then(ax.total_cmp(&ay))
                     .then(y.cmp(&x))
             })
@@ -333,13 +360,20 @@ fn cross_constraints(a: &Poly, b: &Poly, d: f64, out: &mut Vec<Constraint2>) {
                         turned(ub, b.turn),
                         turned(nb, b.turn),
                     );
-                    if !(now || later) {
+                    // The far endpoints in front of the other edge's line by d: at the end of
+                    // the step they still are, so the two lines' crossing lies on both segments
+                    // whenever both vertices are behind (an overlap), and the X-constraint is
+                    // necessary. Otherwise it could block a configuration without overlap.
+                    let far_a = nb.dot(a.verts[fa] - vb) >= d;
+                    let far_b = na.dot(b.verts[fb] - va) >= d;
+                    if !((now || later) && far_a && far_b) {
                         continue;
                     }
                     // C(v_a, e_b) and C(v_b, e_a); e_b starts at its own vertex index.
                     let c1 = vertex_edge(b.body, eb, b.verts[eb], nb, a.body, i, va);
                     let c2 = vertex_edge(a.body, ea, a.verts[ea], na, b.body, j, vb);
-                    let (primary, other) = if c1.gap >= c2.gap { (c1, c2) } else { (c2, c1) };
+                    let first = predicted_gap(&c1, b, a) >= predicted_gap(&c2, a, b);
+                    let (primary, other) = if first { (c1, c2) } else { (c2, c1) };
                     out.push(Constraint2 {
                         what: What::Cross {
                             a: a.body,
@@ -393,6 +427,18 @@ pub fn constraints(
                 } else {
                     h * state.bodies[b].angular_velocity
                 },
+                center: state.bodies[b].position,
+                velocity: if model.bodies[b].fixed {
+                    DVec2::ZERO
+                } else {
+                    state.bodies[b].velocity + h * model.settings.gravity
+                },
+                omega: if model.bodies[b].fixed {
+                    0.0
+                } else {
+                    state.bodies[b].angular_velocity
+                },
+                h,
             },
             _ => unreachable!("pairs hold polygons only"),
         };
