@@ -3,8 +3,9 @@
 //! and the time-stepping subproblem of §5.3 (eqs 39–49) in the Stewart–Trinkle stepper of
 //! `time_stepping.rs`; equation numbers are the paper's.
 //!
-//! **Potential contacts.** For every pair of polygons the narrow phase finds within the
-//! activation distance d, every vertex v of one polygon within d of an edge e of the other gives
+//! **Potential contacts.** For every pair of polygons whose bounding boxes come within the
+//! activation distance d (the broad phase's test; not the narrow phase's pairs, whose SAT
+//! manifold is empty for two corners about to meet), every vertex v of one polygon within d of an edge e of the other gives
 //! the vertex–edge potential contact C(v, e): normal n_e (the edge's outward normal), gap
 //! ψ = n_e·(v − e₀), the signed distance of v to the edge's *line* (not the segment), so that
 //! ψ ≥ 0 is the half-plane of the edge, as in the standard model.
@@ -392,8 +393,8 @@ fn cross_constraints(a: &Poly, b: &Poly, d: f64, out: &mut Vec<Constraint2>) {
     }
 }
 
-/// The constraints of a step: PEG's groups of every polygon pair among the narrow-phase
-/// `contacts` (found within `distance`), then plain unilateral constraints for the other
+/// The constraints of a step: PEG's groups of every polygon pair whose bounding boxes come
+/// within `distance`, then plain unilateral constraints for the other
 /// contacts and recovery constraints for deep polygon overlaps. `h` turns the free motion's
 /// angular velocities into the step's turn.
 pub fn constraints(
@@ -404,20 +405,36 @@ pub fn constraints(
     recovery_depth: f64,
 ) -> Vec<Constraint2> {
     let h = model.settings.time_step;
-    let placed: BTreeMap<usize, Placed> = contacts
+    let placed: Vec<Placed> = model
+        .bodies
         .iter()
-        .flat_map(|c| [c.body_a, c.body_b])
-        .map(|b| (b, Placed::new(&model.bodies[b].shape, &state.bodies[b].pose())))
+        .zip(&state.bodies)
+        .map(|(b, s)| Placed::new(&b.shape, &s.pose()))
         .collect();
-    let is_polygon = |b: usize| matches!(placed[&b], Placed::Polygon { .. });
-    let pairs: BTreeSet<(usize, usize)> = contacts
-        .iter()
-        .filter(|c| is_polygon(c.body_a) && is_polygon(c.body_b))
-        .map(|c| (c.body_a.min(c.body_b), c.body_a.max(c.body_b)))
-        .collect();
+    let is_polygon = |b: usize| matches!(placed[b], Placed::Polygon { .. });
+    // Polygon pairs whose bounding boxes come within d (not the narrow phase's pairs: its SAT
+    // manifold of two polygons corner to corner can be empty while the corners are within d).
+    let boxes: Vec<(DVec2, DVec2)> = placed.iter().map(|p| p.aabb()).collect();
+    let mut pairs: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for i in 0..placed.len() {
+        for j in i + 1..placed.len() {
+            if (model.bodies[i].fixed && model.bodies[j].fixed) || !is_polygon(i) || !is_polygon(j)
+            {
+                continue;
+            }
+            let ((lo_i, hi_i), (lo_j, hi_j)) = (boxes[i], boxes[j]);
+            let apart = lo_i.x > hi_j.x + distance
+                || lo_j.x > hi_i.x + distance
+                || lo_i.y > hi_j.y + distance
+                || lo_j.y > hi_i.y + distance;
+            if !apart {
+                pairs.insert((i, j));
+            }
+        }
+    }
     let mut out = Vec::new();
     for &(i, j) in &pairs {
-        let poly = |b: usize| match &placed[&b] {
+        let poly = |b: usize| match &placed[b] {
             Placed::Polygon { vertices, normals } => Poly {
                 body: b,
                 verts: vertices,
