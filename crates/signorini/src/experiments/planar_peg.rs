@@ -131,6 +131,29 @@ pub fn random_polygons(seed: u64, count: usize) -> Vec<(ConvexPolygon, f64)> {
 /// Run the box of polygons with `model` ("peg" or "stewart-trinkle") at step `h` for `duration`
 /// seconds, polygons of `seed`. A step error ends the run (recorded in `failure`).
 pub fn box_of_polygons(model: &str, seed: u64, h: f64, duration: f64) -> BoxRun {
+    box_of_polygons_inner(model, seed, h, duration, None).0
+}
+
+/// The world after step `stop` + 1 of a box-of-polygons run, and the state before that step
+/// (for diagnosing one step).
+pub fn box_of_polygons_trace(
+    model: &str,
+    seed: u64,
+    h: f64,
+    duration: f64,
+    stop: u64,
+) -> (PlanarWorld, PlanarState) {
+    let (_, w) = box_of_polygons_inner(model, seed, h, duration, Some(stop));
+    w.expect("a traced run")
+}
+
+fn box_of_polygons_inner(
+    model: &str,
+    seed: u64,
+    h: f64,
+    duration: f64,
+    stop: Option<u64>,
+) -> (BoxRun, Option<(PlanarWorld, PlanarState)>) {
     let interval = (RELEASE_INTERVAL / h).round().max(1.0) as u64;
     let planned = (duration / h).round() as u64;
     let count = planned.div_ceil(interval) as usize;
@@ -207,7 +230,13 @@ pub fn box_of_polygons(model: &str, seed: u64, h: f64, duration: f64) -> BoxRun 
                 };
             }
         }
-        match world.step() {
+        let before = world.state.clone();
+        let result = world.step();
+        if stop == Some(world.steps - 1) {
+            run.steps = world.steps;
+            return (run, Some((world, before)));
+        }
+        match result {
             Ok(report) => {
                 run.contacts.push(report.contacts);
                 if let Some(p) = report.peg {
@@ -224,7 +253,7 @@ pub fn box_of_polygons(model: &str, seed: u64, h: f64, duration: f64) -> BoxRun 
         }
     }
     run.steps = world.steps;
-    run
+    (run, None)
 }
 
 /// The triangle-drop world at step `h` under `model`.
