@@ -121,6 +121,13 @@ model_params! {
             description: "a polygon pair that the narrow phase finds overlapping deeper than this also gets its narrow-phase contacts as frictionless unilateral constraints, which push the pieces apart",
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
+        max_rows: usize = ParamSpec {
+            name: "max_rows",
+            unit: "-",
+            default: ParamDefault::Value(500.0),
+            description: "largest subproblem (rows of the LCP in p, beta, sigma, c) a step may pose; beyond it the step stops with a diagnosis instead of running dense Lemke and its fallbacks for minutes (measured: an unsolved step of 610 rows took over a minute)",
+            kind: ParamKind::Number(Range::at_least(1.0).integer()),
+        },
         solvers: Vec<&'static str> = time_stepping::SOLVERS,
         tolerance: f64 = time_stepping::TOLERANCE,
         max_iterations: usize = time_stepping::MAX_ITERATIONS,
@@ -751,6 +758,7 @@ pub struct PlanarPeg {
     frictional: bool,
     max_recovery_speed: f64,
     recovery_depth: f64,
+    max_rows: usize,
     solvers: SolverChain,
     /// Last step's answer per constraint: (p, β₊, β₋, σ, c…).
     previous: BTreeMap<What, Vec<f64>>,
@@ -767,6 +775,7 @@ impl PlanarPeg {
             frictional: p.friction == "coulomb",
             max_recovery_speed: time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
             recovery_depth: p.recovery_depth,
+            max_rows: p.max_rows,
             solvers: time_stepping::solver_chain!(p)?,
             previous: BTreeMap::new(),
             last: PlanarPegStats::default(),
@@ -835,6 +844,22 @@ impl PlanarPeg {
             self.frictional,
             self.max_recovery_speed,
         );
+        if lcp.problem.len() > self.max_rows {
+            let fastest = model
+                .bodies
+                .iter()
+                .zip(&state.bodies)
+                .filter(|(b, _)| !b.fixed)
+                .map(|(b, s)| (b.name.clone(), s.angular_velocity.abs()))
+                .max_by(|x, y| x.1.total_cmp(&y.1));
+            return Err(ContactError::TooManyRows {
+                rows: lcp.problem.len(),
+                constraints: lcp.np,
+                slacks: lcp.ns,
+                max_rows: self.max_rows,
+                fastest,
+            });
+        }
         let warm = self.warm_start(&lcp, &set);
         let (z, report) = self
             .solvers
