@@ -44,7 +44,11 @@ fn box_on_floor(mu: f64, vx: f64, h: f64) -> PlanarWorld {
             },
         ],
     };
-    PlanarWorld::new(model, state, build("peg", &[] as &[(String, ParamInput)]).unwrap())
+    PlanarWorld::new(
+        model,
+        state,
+        build("peg", &[] as &[(String, ParamInput)]).unwrap(),
+    )
 }
 
 /// A vertex above the middle of an edge gets a U-constraint (eq. 32, one member); a vertex just
@@ -94,7 +98,10 @@ fn resting_box_holds_to_1e_9_m() {
         assert!(r.max_penetration < 1e-9, "{r:?}");
     }
     let b = &w.state.bodies[1];
-    assert!((b.position - DVec2::new(0.0, 0.05)).length() < 1e-9, "{b:?}");
+    assert!(
+        (b.position - DVec2::new(0.0, 0.05)).length() < 1e-9,
+        "{b:?}"
+    );
     assert!(b.angle.abs() < 1e-9 && b.velocity.length() < 1e-9, "{b:?}");
 }
 
@@ -122,14 +129,17 @@ fn sliding_box_decelerates_at_mu_g() {
 fn triangle_drop_gains_no_energy() {
     for h in [1e-3, 1e-2] {
         let mut w = triangle_drop_world("peg", h);
-        let energy = |w: &PlanarWorld| {
-            w.state.kinetic_energy(&w.model) + w.state.potential_energy(&w.model)
-        };
+        let energy =
+            |w: &PlanarWorld| w.state.kinetic_energy(&w.model) + w.state.potential_energy(&w.model);
         let mut e = energy(&w);
         for _ in 0..w.planned_steps() {
             w.step().unwrap();
             let next = energy(&w);
-            assert!(next - e < 1e-9, "h = {h}, t = {}: {e} -> {next}", w.state.time);
+            assert!(
+                next - e < 1e-9,
+                "h = {h}, t = {}: {e} -> {next}",
+                w.state.time
+            );
             e = next;
         }
     }
@@ -153,11 +163,14 @@ fn triangle_drop_self_converges() {
     assert!(last < 1e-2, "{last}");
 }
 
-/// Box of polygons (§6.1), 2 s at h = 16 ms, seed 1: the standard model lets corners into other
-/// polygons (largest overlap 5.1e-4 m², measured) where PEG holds them to 7.3e-6 m² (measured);
-/// the factor 10 asserted leaves a margin of 7 on the measured 69. Both complete the run.
+/// Box of polygons (§6.1), 2 s at h = 16 ms, seed 1 — one case, pinned: the standard model lets
+/// corners into other polygons (largest overlap 5.1e-4 m², measured) where PEG holds them to
+/// 7.3e-6 m² (measured); the factor 10 asserted leaves a margin of 7 on the measured 69. This is
+/// NOT the pooled result: over 10 seeds and 5 s PEG 2D overlaps more than the standard model at
+/// every step size (`docs/experiments.md`, `box-of-polygons`), for want of the 3D model's
+/// implicit gap prediction. Both complete this run.
 #[test]
-fn box_of_polygons_peg_overlaps_less_than_the_standard_model() {
+fn box_of_polygons_seed_1_peg_below_standard_at_16_ms() {
     let peg_run = box_of_polygons("peg", 1, 0.016, 2.0);
     let st = box_of_polygons("stewart-trinkle", 1, 0.016, 2.0);
     assert!(peg_run.failure.is_none(), "{:?}", peg_run.failure);

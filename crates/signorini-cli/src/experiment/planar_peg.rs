@@ -87,8 +87,16 @@ pub(super) fn box_of_polygons_experiment(cx: &mut Context) -> Result<(), Failure
             let means: Vec<f64> = rs.iter().map(|r| r.mean_overlap()).collect();
             let max = rs.iter().map(|r| r.max_overlap()).fold(0.0, f64::max);
             let done = rs.iter().filter(|r| r.failure.is_none()).count();
-            let traps = mean(&rs.iter().map(|r| r.trap_step_fraction()).collect::<Vec<_>>());
-            let multi = mean(&rs.iter().map(|r| r.multi_step_fraction()).collect::<Vec<_>>());
+            let traps = mean(
+                &rs.iter()
+                    .map(|r| r.trap_step_fraction())
+                    .collect::<Vec<_>>(),
+            );
+            let multi = mean(
+                &rs.iter()
+                    .map(|r| r.multi_step_fraction())
+                    .collect::<Vec<_>>(),
+            );
             say!(
                 "{:<16} {:>7} {:>9} {:>12.3e} {:>12.3e} {:>12.3e} {:>8.3} {:>8.3}",
                 m,
@@ -156,7 +164,8 @@ pub(super) fn box_of_polygons_experiment(cx: &mut Context) -> Result<(), Failure
     cx.plot(
         "box_of_polygons.png",
         &Axes {
-            title: "Box of polygons: overlap area vs time step (PEG paper fig. 21); 0 drawn at 1e-16",
+            title:
+                "Box of polygons: overlap area vs time step (PEG paper fig. 21); 0 drawn at 1e-16",
             x_label: "time step h (s)",
             y_label: "overlap area (m²)",
             log_x: false,
@@ -172,17 +181,35 @@ pub(super) fn box_of_polygons_experiment(cx: &mut Context) -> Result<(), Failure
         let t = |i: usize| (i + 1) as f64 * r.h;
         let contacts = Series {
             label: "narrow-phase contacts".into(),
-            points: r.contacts.iter().enumerate().map(|(i, c)| (t(i), *c as f64)).collect(),
+            points: r
+                .contacts
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (t(i), *c as f64))
+                .collect(),
         };
         let multi = Series {
             label: "I- and X-constraints (PEG needed)".into(),
-            points: r.multi.iter().enumerate().map(|(i, c)| (t(i), *c as f64)).collect(),
+            points: r
+                .multi
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (t(i), *c as f64))
+                .collect(),
         };
         let traps = Series {
             label: "standard-model traps avoided".into(),
-            points: r.traps.iter().enumerate().map(|(i, c)| (t(i), *c as f64)).collect(),
+            points: r
+                .traps
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (t(i), *c as f64))
+                .collect(),
         };
-        let title = format!("Box of polygons, PEG, h = {} s, seed {}: per step (fig. 22)", r.h, r.seed);
+        let title = format!(
+            "Box of polygons, PEG, h = {} s, seed {}: per step (fig. 22)",
+            r.h, r.seed
+        );
         cx.plot(
             "box_of_polygons_traps.png",
             &Axes {
@@ -192,7 +219,11 @@ pub(super) fn box_of_polygons_experiment(cx: &mut Context) -> Result<(), Failure
                 log_x: false,
                 log_y: false,
             },
-            &[(&contacts, Mark::Line), (&multi, Mark::Line), (&traps, Mark::Line)],
+            &[
+                (&contacts, Mark::Line),
+                (&multi, Mark::Line),
+                (&traps, Mark::Line),
+            ],
         );
     }
     Ok(())
@@ -204,7 +235,9 @@ pub(super) fn triangle_drop_experiment(cx: &mut Context) -> Result<(), Failure> 
     let steps: Vec<f64> = if cx.quick {
         vec![0.001, 0.015]
     } else {
-        vec![0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.010, 0.012, 0.015]
+        vec![
+            0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.010, 0.012, 0.015,
+        ]
     };
     say!("triangle drop (PEG paper §6.1; the authors' tri_drop.m): final position at t = 1.5 s against the run at h = 1e-4 s, frictionless");
     say!(
@@ -229,17 +262,29 @@ pub(super) fn triangle_drop_experiment(cx: &mut Context) -> Result<(), Failure> 
         };
         say!(
             "{:<16} {:>7} {:>12.6} {:>12.6} {:>12.6} {:>12} {:>12}",
-            m, 1e-4, reference[0], reference[1], reference[2], "reference", ""
+            m,
+            1e-4,
+            reference[0],
+            reference[1],
+            reference[2],
+            "reference",
+            ""
         );
         let mut points = Vec::new();
         for &h in &steps {
             match triangle_drop(m, h) {
                 Ok((end, overlap)) => {
-                    let err = ((end[0] - reference[0]).powi(2) + (end[1] - reference[1]).powi(2))
-                        .sqrt();
+                    let err =
+                        ((end[0] - reference[0]).powi(2) + (end[1] - reference[1]).powi(2)).sqrt();
                     say!(
                         "{:<16} {:>7} {:>12.6} {:>12.6} {:>12.6} {:>12.3e} {:>12.3e}",
-                        m, h, end[0], end[1], end[2], err, overlap
+                        m,
+                        h,
+                        end[0],
+                        end[1],
+                        end[2],
+                        err,
+                        overlap
                     );
                     rows.push(format!(
                         "{m},{h},{},{},{},{err},{overlap},",
