@@ -1119,7 +1119,7 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
 // 8. `experiment`
 // ---------------------------------------------------------------------------------------------
 
-const EXPERIMENTS: [&str; 15] = [
+const EXPERIMENTS: [&str; 17] = [
     "activation",
     "ramp",
     "box-stack",
@@ -1133,6 +1133,8 @@ const EXPERIMENTS: [&str; 15] = [
     "impulse-bounce",
     "thin-plate",
     "pour-3d",
+    "box-of-polygons",
+    "triangle-drop",
     "robustness",
     "pose-statistics",
 ];
@@ -2345,16 +2347,9 @@ fn peg_runs_on_every_bundled_example() {
             ],
         );
         if text.contains("dimension = 2") {
-            // 2D scenes: PEG does not run in 2D yet (issue 17, item 2); refused naming the
-            // planar models.
-            o.expect_code(2, &format!("peg on {}", scene.display()));
-            assert!(
-                o.stderr.contains("unknown contact model `peg`")
-                    && o.stderr.contains("stewart-trinkle"),
-                "{}: {}",
-                scene.display(),
-                o.stderr
-            );
+            // 2D scenes: planar PEG (issue 17, item 2) runs them.
+            o.expect_code(0, &format!("peg on {}", scene.display()));
+            ran += 1;
         } else if text.contains("[simulation.adaptive]") {
             o.expect_code(2, &format!("peg on {}", scene.display()));
             assert!(
@@ -3228,4 +3223,63 @@ fn run_impulses_writes_what_each_contact_carried_and_the_ground_carries_the_stac
     ];
     signorini(tmp.path(), &args).expect_code(0, "run without --impulses");
     assert!(!out.join("impulses.csv").exists());
+}
+
+/// `box-of-polygons --quick` (2D, PEG paper §6.1): a row per (model, h, seed), the summary, the
+/// two plots; every run completes, and PEG counts I/X-constraints where the standard model has
+/// none.
+#[test]
+fn experiment_box_of_polygons_quick_writes_csv_and_plots() {
+    let tmp = TempDir::new("exp-bop");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &["experiment", "box-of-polygons", "--quick", "--out", s(&out)],
+    );
+    o.expect_code(0, "experiment box-of-polygons --quick");
+    let csv = Csv::read(&out.join("box_of_polygons.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "model,time_step,seed,steps,planned,error,mean_overlap,max_overlap,trap_step_fraction,multi_step_fraction"
+    );
+    csv.assert_well_formed("box_of_polygons.csv", &["model", "error"]);
+    assert_eq!(csv.rows.len(), 8);
+    let (steps, planned) = (csv.f64s("steps"), csv.f64s("planned"));
+    assert_eq!(steps, planned, "every quick run completes");
+    let model = csv.col("model");
+    let multi = csv.f64s("multi_step_fraction");
+    for (row, m) in csv.rows.iter().zip(&multi) {
+        if row[model] == "peg" {
+            assert!(*m > 0.1, "{row:?}");
+        } else {
+            assert_eq!(*m, 0.0, "{row:?}");
+        }
+    }
+    assert_png(&out.join("box_of_polygons.png"));
+    assert_png(&out.join("box_of_polygons_traps.png"));
+    assert!(o.stdout.contains("median"), "{}", o.stdout);
+}
+
+/// `triangle-drop --quick`: the final position at h = 1 and 15 ms against h = 1e-4 s for both
+/// models; the error grows with h and no overlap beyond rounding appears.
+#[test]
+fn experiment_triangle_drop_quick_converges() {
+    let tmp = TempDir::new("exp-tri");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &["experiment", "triangle-drop", "--quick", "--out", s(&out)],
+    );
+    o.expect_code(0, "experiment triangle-drop --quick");
+    let csv = Csv::read(&out.join("triangle_drop.csv"));
+    assert_eq!(
+        csv.header.join(","),
+        "model,time_step,x,y,theta,position_error,max_overlap,error"
+    );
+    csv.assert_well_formed("triangle_drop.csv", &["model", "error"]);
+    let err = csv.f64s("position_error");
+    assert_eq!(err.len(), 4);
+    assert!(err[0] < err[1] && err[2] < err[3], "{err:?}");
+    assert!(csv.f64s("max_overlap").iter().all(|o| *o < 1e-12));
+    assert_png(&out.join("triangle_drop.png"));
 }

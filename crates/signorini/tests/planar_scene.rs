@@ -173,7 +173,7 @@ fn errors_name_file_line_and_key() {
         let s = parse_planar(&t, "s.toml").unwrap();
         s.contact_model(None).map(|_| ()).unwrap_err()
     };
-    let e = with_contact("model = \"peg\"");
+    let e = with_contact("model = \"hunt-crossley\"");
     assert_eq!((e.line, e.key.as_str()), (4, "contact.model"), "{e}");
     assert!(
         e.hint.contains("stewart-trinkle") && e.hint.contains("2D"),

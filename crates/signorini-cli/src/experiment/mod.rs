@@ -5,6 +5,7 @@ mod complementarity;
 mod impulse;
 mod peg;
 mod penalty;
+mod planar_peg;
 mod pose;
 mod robustness;
 
@@ -25,7 +26,7 @@ struct Experiment {
     run: fn(&mut Context) -> Result<(), Failure>,
 }
 
-const EXPERIMENTS: [Experiment; 15] = [
+const EXPERIMENTS: [Experiment; 17] = [
     Experiment {
         name: "activation",
         summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
@@ -90,6 +91,16 @@ const EXPERIMENTS: [Experiment; 15] = [
         name: "pour-3d",
         summary: "random polyhedra poured into a box, 10 seeds x h = 1-16 ms: overlap volume under peg vs stewart-trinkle (Williams, Lu & Trinkle 2016 §6.2, fig. 24)",
         run: peg::pour_3d,
+    },
+    Experiment {
+        name: "box-of-polygons",
+        summary: "2D: random polygons poured into a box, 10 seeds x h = 1-16 ms: overlap area and traps under planar peg vs stewart-trinkle (Williams, Lu & Trinkle 2016 §6.1, figs 21-22)",
+        run: planar_peg::box_of_polygons_experiment,
+    },
+    Experiment {
+        name: "triangle-drop",
+        summary: "2D: a triangle dropped corner-first onto a fixed triangle's apex: self-convergence of the final position against h = 1e-4 s, planar peg and stewart-trinkle",
+        run: planar_peg::triangle_drop_experiment,
     },
     Experiment {
         name: "robustness",

@@ -7,7 +7,9 @@
 //! - `body.rs`: bodies, materials, settings, the model and the state; energies and momenta.
 //! - `collision/`: broad phase and one routine per pair of shape kinds → `Contact2`.
 //! - `models/`: `stewart-trinkle`, `anitescu-potra` (velocity-level LCP, solved by the
-//!   project's solvers) and `deepest-point` (penalty).
+//!   project's solvers), `deepest-point` (penalty) and `peg` (PEG 2D, §5.1 of Williams, Lu &
+//!   Trinkle 2016: vertex–edge potential contacts in U/I/X-constraints).
+//! - `overlap.rs`: area of overlap of convex polygons (the PEG paper's 2D accuracy metric).
 //! - `step.rs`: one step (`PlanarWorld::step`): detect, model, semi-implicit Euler, checks.
 //!
 //! Layering: planar sits beside `pipeline`, above `contact` (it reuses the solver chain, the
@@ -19,6 +21,7 @@ pub mod body;
 pub mod collision;
 pub mod mass;
 pub mod models;
+pub mod overlap;
 pub mod shape;
 pub mod step;
 

@@ -11,6 +11,7 @@
 //! ```
 use super::body::{PlanarModel, PlanarState};
 use super::collision::{self, Contact2};
+use super::models::peg::PlanarPegStats;
 use super::models::PlanarContactModel;
 use crate::contact::{ContactError, SolveReport};
 use std::time::Instant;
@@ -52,6 +53,8 @@ pub struct PlanarStepReport {
     pub detect_seconds: f64,
     pub model_seconds: f64,
     pub integrate_seconds: f64,
+    /// PEG's counts of the step (`peg` only).
+    pub peg: Option<PlanarPegStats>,
 }
 
 /// A planar model, its state and contact model: what steps.
@@ -110,6 +113,7 @@ impl PlanarWorld {
         let t0 = Instant::now();
         let margin = match &self.contact_model {
             PlanarContactModel::TimeStepping(m) => m.activation_distance(&self.model, &self.state),
+            PlanarContactModel::Peg(m) => m.activation_distance(&self.model, &self.state),
             PlanarContactModel::Penalty(_) => self.model.settings.activation_distance,
         };
         let contacts = self.contacts(margin);
@@ -125,6 +129,15 @@ impl PlanarWorld {
                     .map_err(wrap)?;
                 report.active = s.active;
                 report.solve = s.report;
+                s.velocity
+            }
+            PlanarContactModel::Peg(m) => {
+                let s = m
+                    .solve_step(&self.model, &self.state, &contacts, &free, margin)
+                    .map_err(wrap)?;
+                report.active = s.active;
+                report.solve = s.report;
+                report.peg = Some(m.stats());
                 s.velocity
             }
             PlanarContactModel::Penalty(m) => {

@@ -1,11 +1,13 @@
 //! The contact models that run in the plane: `stewart-trinkle` and `anitescu-potra`
 //! (`time_stepping.rs`: velocity-level LCP) and `deepest-point` (`penalty.rs`: a spring–damper
-//! force). Names and parameters follow the 3D catalog (`contact::catalog`); parameters are
+//! force) and `peg` (`peg.rs`: PEG 2D, Williams, Lu & Trinkle 2016 §5.1). Names and parameters follow the 3D catalog (`contact::catalog`); parameters are
 //! declared with the same `model_params!` tables and checked by `contact::resolve_params`.
+pub mod peg;
 pub mod penalty;
 pub mod time_stepping;
 
 use crate::contact::{resolve_params, ConfigError, ModelSpec, ParamInput, ParamValue};
+use peg::PlanarPeg;
 use penalty::PlanarPenalty;
 use time_stepping::{Formulation, PlanarTimeStepping};
 
@@ -15,6 +17,7 @@ pub fn catalog() -> Vec<ModelSpec> {
         time_stepping::SPEC_STEWART_TRINKLE,
         time_stepping::SPEC_ANITESCU_POTRA,
         penalty::SPEC,
+        peg::SPEC,
     ]
 }
 
@@ -24,6 +27,8 @@ pub enum PlanarContactModel {
     TimeStepping(PlanarTimeStepping),
     /// Force: contact forces added to the step's applied forces.
     Penalty(PlanarPenalty),
+    /// Velocity level with PEG's constraints (`peg.rs`).
+    Peg(PlanarPeg),
 }
 
 impl PlanarContactModel {
@@ -31,6 +36,7 @@ impl PlanarContactModel {
         match self {
             PlanarContactModel::TimeStepping(m) => m.spec(),
             PlanarContactModel::Penalty(_) => penalty::SPEC,
+            PlanarContactModel::Peg(_) => peg::SPEC,
         }
     }
 
@@ -39,6 +45,7 @@ impl PlanarContactModel {
         let values = match self {
             PlanarContactModel::TimeStepping(m) => m.values(),
             PlanarContactModel::Penalty(m) => m.values(),
+            PlanarContactModel::Peg(m) => m.values(),
         };
         crate::contact::named_values(self.spec().params, values)
     }
@@ -46,7 +53,7 @@ impl PlanarContactModel {
 
 /// The planar model called `name` with the given parameters (checked against its table:
 /// unknown names, values out of range and words it does not take are errors naming the
-/// parameter). A 3D-only model (e.g. `peg`, `hunt-crossley`) is an `UnknownModel` listing the
+/// parameter). A 3D-only model (e.g. `hunt-crossley`) is an `UnknownModel` listing the
 /// planar ones.
 pub fn build(
     name: &str,
@@ -75,6 +82,7 @@ pub fn build(
             Formulation::AnitescuPotra,
             &values,
         )?),
+        "peg" => PlanarContactModel::Peg(PlanarPeg::new(&values)?),
         _ => PlanarContactModel::Penalty(PlanarPenalty::new(&values)),
     })
 }

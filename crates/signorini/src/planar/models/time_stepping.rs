@@ -192,23 +192,10 @@ impl PlanarTimeStepping {
         if let Some(d) = self.activation_distance {
             return d;
         }
-        let s = &model.settings;
         if !self.anticipating {
-            return s.activation_distance;
+            return model.settings.activation_distance;
         }
-        let h = s.time_step;
-        let fastest = model
-            .bodies
-            .iter()
-            .zip(&state.bodies)
-            .filter(|(b, _)| !b.fixed)
-            .map(|(b, bs)| {
-                bs.velocity.length()
-                    + bs.angular_velocity.abs() * b.shape.bounding_radius()
-                    + h * s.gravity.length()
-            })
-            .fold(0.0, f64::max);
-        s.activation_distance + 4.0 * h * fastest
+        derived_activation_distance(model, state)
     }
 
     fn is_active(&self, c: &Contact2, distance: f64) -> bool {
@@ -298,6 +285,25 @@ impl PlanarTimeStepping {
             self.previous.insert(key(contact), p);
         }
     }
+}
+
+/// The anticipating activation distance (m): `simulation.activation_distance` + 4 h
+/// max_i(|v_i| + |ω_i| r_i + h |g|) over the dynamic bodies, as in 3D (shared with planar `peg`).
+pub fn derived_activation_distance(model: &PlanarModel, state: &PlanarState) -> f64 {
+    let s = &model.settings;
+    let h = s.time_step;
+    let fastest = model
+        .bodies
+        .iter()
+        .zip(&state.bodies)
+        .filter(|(b, _)| !b.fixed)
+        .map(|(b, bs)| {
+            bs.velocity.length()
+                + bs.angular_velocity.abs() * b.shape.bounding_radius()
+                + h * s.gravity.length()
+        })
+        .fold(0.0, f64::max);
+    s.activation_distance + 4.0 * h * fastest
 }
 
 fn key(c: &Contact2) -> ContactKey {
