@@ -4,6 +4,7 @@
 //! declared with the same `model_params!` tables and checked by `contact::resolve_params`.
 pub mod peg;
 pub mod penalty;
+mod rows;
 pub mod time_stepping;
 
 use crate::contact::{resolve_params, ConfigError, ModelSpec, ParamInput, ParamValue};

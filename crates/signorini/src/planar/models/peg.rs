@@ -74,6 +74,7 @@
 //! the 3D model's implicit passes are not carried over.
 use super::super::body::{PlanarModel, PlanarState};
 use super::super::collision::{Contact2, Feature2, Placed};
+use super::rows::{self, Row};
 use super::time_stepping::{derived_activation_distance, StepSolve};
 use crate::contact::params::model_params;
 use crate::contact::time_stepping::{self, SolverChain};
@@ -541,74 +542,11 @@ pub fn pair_distance(model: &PlanarModel, state: &PlanarState, i: usize, j: usiz
     s.activation_distance + 4.0 * h * (speed(i) + speed(j))
 }
 
-/// A row of a Jacobian over the dynamic bodies' velocities: (offset, entries) per body.
-#[derive(Clone, Debug, Default)]
-struct SparseRow(Vec<(usize, [f64; 3])>);
-
-impl SparseRow {
-    /// The row of direction `dir` (A → B) at contact `c`'s points.
-    fn of(state: &PlanarState, dofs: &[Option<usize>], c: &Contact2, dir: DVec2) -> Self {
-        let mut r = SparseRow::default();
-        for (body, p, sign) in [(c.body_a, c.point_a, -1.0), (c.body_b, c.point_b, 1.0)] {
-            if let Some(o) = dofs[body] {
-                let arm = p - state.bodies[body].position;
-                r.add(
-                    o,
-                    [
-                        sign * dir.x,
-                        sign * dir.y,
-                        sign * (arm.x * dir.y - arm.y * dir.x),
-                    ],
-                );
-            }
-        }
-        r
-    }
-
-    fn add(&mut self, o: usize, g: [f64; 3]) {
-        match self.0.iter_mut().find(|(p, _)| *p == o) {
-            Some((_, e)) => (0..3).for_each(|k| e[k] += g[k]),
-            None => self.0.push((o, g)),
-        }
-    }
-
-    /// self − other.
-    fn minus(&self, other: &SparseRow) -> Self {
-        let mut r = self.clone();
-        for (o, g) in &other.0 {
-            r.add(*o, [-g[0], -g[1], -g[2]]);
-        }
-        r
-    }
-
-    fn dot(&self, nu: &[f64]) -> f64 {
-        self.0
-            .iter()
-            .map(|(o, g)| g[0] * nu[*o] + g[1] * nu[o + 1] + g[2] * nu[o + 2])
-            .sum()
-    }
-
-    /// self M⁻¹ otherᵀ.
-    fn weighted(&self, other: &SparseRow, inverse_mass: &[f64]) -> f64 {
-        let mut w = 0.0;
-        for (oi, gi) in &self.0 {
-            for (oj, gj) in &other.0 {
-                if oi == oj {
-                    w += (0..3)
-                        .map(|k| gi[k] * inverse_mass[oi + k] * gj[k])
-                        .sum::<f64>();
-                }
-            }
-        }
-        w
-    }
-}
-
 /// One step's LCP in z = (p, β, σ, c) and what maps its answer back.
 struct Lcp {
     problem: Problem,
     /// The impulse rows: the primaries' normals, then (+t, −t) per frictional constraint.
-    rows: Vec<SparseRow>,
+    rows: Vec<Row>,
     /// Per constraint, its index among the frictional ones.
     friction_index: Vec<Option<usize>>,
     /// Per constraint, the index of its first slack variable in z.
@@ -631,9 +569,9 @@ impl Lcp {
         let h = model.settings.time_step;
         let dofs = model.dof_offsets();
         let np = constraints.len();
-        let mut rows: Vec<SparseRow> = constraints
+        let mut rows: Vec<Row> = constraints
             .iter()
-            .map(|c| SparseRow::of(state, &dofs, &c.primary, c.primary.normal))
+            .map(|c| Row::of(state, &dofs, &c.primary, c.primary.normal))
             .collect();
         let mut friction_index = vec![None; np];
         let mut mu = Vec::new();
@@ -643,30 +581,24 @@ impl Lcp {
                 friction_index[j] = Some(mu.len());
                 mu.push((j, m));
                 let t = DVec2::new(-c.primary.normal.y, c.primary.normal.x);
-                rows.push(SparseRow::of(state, &dofs, &c.primary, t));
-                rows.push(SparseRow::of(state, &dofs, &c.primary, -t));
+                rows.push(Row::of(state, &dofs, &c.primary, t));
+                rows.push(Row::of(state, &dofs, &c.primary, -t));
             }
         }
         let nf = mu.len();
         let nr = rows.len(); // np + 2 nf
         // Slack rows Δ = G_P − G_K (eq. 42) and their gaps ψ_P − ψ_K.
-        let mut slack_rows: Vec<(usize, SparseRow, f64)> = Vec::new();
+        let mut slack_rows: Vec<(usize, Row, f64)> = Vec::new();
         let mut slack_start = Vec::with_capacity(np);
         for (j, c) in constraints.iter().enumerate() {
             slack_start.push(nr + nf + slack_rows.len());
             for k in &c.others {
-                let gk = SparseRow::of(state, &dofs, k, k.normal);
+                let gk = Row::of(state, &dofs, k, k.normal);
                 slack_rows.push((j, rows[j].minus(&gk), c.primary.gap - k.gap));
             }
         }
         let ns = slack_rows.len();
-        let mut inverse_mass = vec![0.0; nu_free.len()];
-        for (b, o) in model.bodies.iter().zip(&dofs) {
-            if let Some(o) = o {
-                let (im, ii) = b.inverse_mass();
-                inverse_mass[*o..o + 3].copy_from_slice(&[im, im, ii]);
-            }
-        }
+        let inverse_mass = rows::inverse_mass(model, &dofs, nu_free.len());
         let n = nr + nf + ns;
         let mut m = DMatrix::zeros(n, n);
         let mut q = DVector::zeros(n);
@@ -737,17 +669,7 @@ impl Lcp {
 
     /// ν⁺ = ν_ℓ + M⁻¹ (G_Pᵀ p + Dᵀ β) (eqs 41, 43).
     fn apply(&self, z: &DVector<f64>, velocity: &mut [f64]) {
-        for (r, row) in self.rows.iter().enumerate() {
-            let p = z[r];
-            if p == 0.0 {
-                continue;
-            }
-            for (o, g) in &row.0 {
-                for k in 0..3 {
-                    velocity[o + k] += self.inverse_mass[o + k] * g[k] * p;
-                }
-            }
-        }
+        rows::add_impulses(&self.rows, z, &self.inverse_mass, velocity);
     }
 }
 
@@ -916,7 +838,7 @@ impl PlanarPeg {
 fn traps(model: &PlanarModel, state: &PlanarState, set: &[Constraint2], velocity: &[f64]) -> usize {
     let h = model.settings.time_step;
     let dofs = model.dof_offsets();
-    let end = |c: &Contact2| c.gap + h * SparseRow::of(state, &dofs, c, c.normal).dot(velocity);
+    let end = |c: &Contact2| c.gap + h * Row::of(state, &dofs, c, c.normal).dot(velocity);
     set.iter()
         .filter(|c| !c.others.is_empty())
         .filter(|c| {

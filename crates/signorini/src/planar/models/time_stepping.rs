@@ -41,6 +41,7 @@
 //! independent blocks).
 use super::super::body::{PlanarModel, PlanarState};
 use super::super::collision::{Contact2, Feature2};
+use super::rows::{self, Row};
 use crate::contact::params::model_params;
 use crate::contact::time_stepping::{self, SolverChain};
 use crate::contact::{
@@ -105,39 +106,6 @@ pub enum Formulation {
 /// A contact's answer at the last step: (p_n, β₊, β₋, σ).
 type Previous = [f64; 4];
 type ContactKey = (usize, usize, Feature2, Feature2);
-
-/// A row of G: the entries on the velocities of body A and body B (none for a fixed body).
-#[derive(Clone, Copy, Debug)]
-struct Row {
-    a: Option<(usize, [f64; 3])>,
-    b: Option<(usize, [f64; 3])>,
-}
-
-impl Row {
-    /// The row of direction `d` (A → B) at the contact's points.
-    fn new(state: &PlanarState, dofs: &[Option<usize>], c: &Contact2, d: DVec2) -> Self {
-        let entry = |body: usize, p: DVec2, sign: f64| {
-            dofs[body].map(|o| {
-                let r = p - state.bodies[body].position;
-                (o, [sign * d.x, sign * d.y, sign * (r.x * d.y - r.y * d.x)])
-            })
-        };
-        Row {
-            a: entry(c.body_a, c.point_a, -1.0),
-            b: entry(c.body_b, c.point_b, 1.0),
-        }
-    }
-
-    fn entries(&self) -> impl Iterator<Item = &(usize, [f64; 3])> {
-        self.a.iter().chain(self.b.iter())
-    }
-
-    fn dot(&self, nu: &[f64]) -> f64 {
-        self.entries()
-            .map(|(o, g)| g[0] * nu[*o] + g[1] * nu[o + 1] + g[2] * nu[o + 2])
-            .sum()
-    }
-}
 
 /// The planar Stewart–Trinkle / Anitescu–Potra model.
 pub struct PlanarTimeStepping {
@@ -338,7 +306,7 @@ impl Lcp {
         let nc = active.len();
         let mut rows: Vec<Row> = active
             .iter()
-            .map(|c| Row::new(state, &dofs, c, c.normal))
+            .map(|c| Row::of(state, &dofs, c, c.normal))
             .collect();
         let mut friction_index = vec![None; nc];
         let mut mu = Vec::new();
@@ -348,34 +316,19 @@ impl Lcp {
                 friction_index[c] = Some(mu.len());
                 mu.push((c, m));
                 let t = DVec2::new(-contact.normal.y, contact.normal.x);
-                rows.push(Row::new(state, &dofs, contact, t));
-                rows.push(Row::new(state, &dofs, contact, -t));
+                rows.push(Row::of(state, &dofs, contact, t));
+                rows.push(Row::of(state, &dofs, contact, -t));
             }
         }
         let nf = mu.len();
-        let mut inverse_mass = vec![0.0; nu_free.len()];
-        for (b, o) in model.bodies.iter().zip(&dofs) {
-            if let Some(o) = o {
-                let (im, ii) = b.inverse_mass();
-                inverse_mass[*o..o + 3].copy_from_slice(&[im, im, ii]);
-            }
-        }
+        let inverse_mass = rows::inverse_mass(model, &dofs, nu_free.len());
         let nr = rows.len(); // nc + 2 nf
         let n = nr + nf;
         let mut m = DMatrix::zeros(n, n);
         // W = G M⁻¹ Gᵀ over the normal and tangent rows.
         for i in 0..nr {
             for j in i..nr {
-                let mut w = 0.0;
-                for (oi, gi) in rows[i].entries() {
-                    for (oj, gj) in rows[j].entries() {
-                        if oi == oj {
-                            w += (0..3)
-                                .map(|k| gi[k] * inverse_mass[oi + k] * gj[k])
-                                .sum::<f64>();
-                        }
-                    }
-                }
+                let w = rows[i].weighted(&rows[j], &inverse_mass);
                 m[(i, j)] = w;
                 m[(j, i)] = w;
             }
@@ -425,16 +378,6 @@ impl Lcp {
 
     /// ν⁺ = ν_ℓ + M⁻¹ Gᵀ (p_n, β) (eq. 16).
     fn apply(&self, z: &DVector<f64>, velocity: &mut [f64]) {
-        for (r, row) in self.rows.iter().enumerate() {
-            let p = z[r];
-            if p == 0.0 {
-                continue;
-            }
-            for (o, g) in row.entries() {
-                for k in 0..3 {
-                    velocity[o + k] += self.inverse_mass[o + k] * g[k] * p;
-                }
-            }
-        }
+        rows::add_impulses(&self.rows, z, &self.inverse_mass, velocity);
     }
 }
