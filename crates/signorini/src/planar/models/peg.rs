@@ -74,7 +74,7 @@
 //! the 3D model's implicit passes are not carried over.
 use super::super::body::{PlanarModel, PlanarState};
 use super::super::collision::{Contact2, Feature2, Placed};
-use super::rows::{self, Row};
+use super::rows::{self, ImpulseRows, Row};
 use super::time_stepping::{derived_activation_distance, StepSolve};
 use crate::contact::params::model_params;
 use crate::contact::time_stepping::{self, SolverChain};
@@ -569,22 +569,16 @@ impl Lcp {
         let h = model.settings.time_step;
         let dofs = model.dof_offsets();
         let np = constraints.len();
-        let mut rows: Vec<Row> = constraints
-            .iter()
-            .map(|c| Row::of(state, &dofs, &c.primary, c.primary.normal))
-            .collect();
-        let mut friction_index = vec![None; np];
-        let mut mu = Vec::new();
-        for (j, c) in constraints.iter().enumerate() {
-            let m = model.friction(c.primary.body_a, c.primary.body_b);
-            if frictional && m > 0.0 && !c.recovery() {
-                friction_index[j] = Some(mu.len());
-                mu.push((j, m));
-                let t = DVec2::new(-c.primary.normal.y, c.primary.normal.x);
-                rows.push(Row::of(state, &dofs, &c.primary, t));
-                rows.push(Row::of(state, &dofs, &c.primary, -t));
+        let primaries: Vec<&Contact2> = constraints.iter().map(|c| &c.primary).collect();
+        let impulse = ImpulseRows::new(state, &dofs, &primaries, |j, p| {
+            let m = model.friction(p.body_a, p.body_b);
+            if frictional && !constraints[j].recovery() {
+                m
+            } else {
+                0.0
             }
-        }
+        });
+        let (rows, mu) = (&impulse.rows, &impulse.mu);
         let nf = mu.len();
         let nr = rows.len(); // np + 2 nf
         // Slack rows Δ = G_P − G_K (eq. 42) and their gaps ψ_P − ψ_K.
@@ -602,15 +596,8 @@ impl Lcp {
         let n = nr + nf + ns;
         let mut m = DMatrix::zeros(n, n);
         let mut q = DVector::zeros(n);
-        // W = G M⁻¹ Gᵀ over the impulse rows.
-        for i in 0..nr {
-            for k in i..nr {
-                let w = rows[i].weighted(&rows[k], &inverse_mass);
-                m[(i, k)] = w;
-                m[(k, i)] = w;
-            }
-            q[i] = rows[i].dot(nu_free);
-        }
+        // W = G M⁻¹ Gᵀ over the impulse rows, and friction's E, −Eᵀ, μ.
+        impulse.fill(&inverse_mass, nu_free, &mut m, &mut q);
         // Force rows: + Σ c of the constraint (E_I2, eq. 46); q: + (ψ_P − f_j)/h (eq. 44).
         for (j, c) in constraints.iter().enumerate() {
             for s in 0..c.others.len() {
@@ -618,15 +605,6 @@ impl Lcp {
             }
             let floor = time_stepping::recovery_floor(c.start_gap(), h, bound);
             q[j] += (c.primary.gap - floor) / h;
-        }
-        // Friction: E, −Eᵀ, μ (Stewart & Trinkle 1996 eqs 22–23).
-        for (f, &(j, mu_j)) in mu.iter().enumerate() {
-            let s = nr + f;
-            for r in [np + 2 * f, np + 2 * f + 1] {
-                m[(r, s)] = 1.0;
-                m[(s, r)] = -1.0;
-            }
-            m[(s, j)] = mu_j;
         }
         // Slack rows: Δ M⁻¹ Gᵀ, the lower-triangular ones of E_I1 (eqs 20, 45), q = Δ ν_ℓ +
         // (ψ_P − ψ_K)/h.
@@ -647,8 +625,8 @@ impl Lcp {
         }
         Lcp {
             problem: Problem::lcp(m, q),
-            rows,
-            friction_index,
+            rows: impulse.rows,
+            friction_index: impulse.friction_index,
             slack_start,
             np,
             nf,

@@ -96,3 +96,75 @@ pub(super) fn add_impulses(rows: &[Row], z: &DVector<f64>, inverse_mass: &[f64],
         }
     }
 }
+
+/// The impulse rows of a planar LCP and its friction structure.
+pub(super) struct ImpulseRows {
+    /// Each contact's normal row, then (+t, −t) per frictional contact (t = n turned +90°).
+    pub rows: Vec<Row>,
+    /// Per contact, its index among the frictional ones.
+    pub friction_index: Vec<Option<usize>>,
+    /// (contact, μ) of each frictional contact, in row order.
+    pub mu: Vec<(usize, f64)>,
+}
+
+impl ImpulseRows {
+    /// The rows of `contacts`; contact i has friction when `friction(i, contact)` gives μ > 0.
+    pub(super) fn new<'c>(
+        state: &PlanarState,
+        dofs: &[Option<usize>],
+        contacts: &[&'c Contact2],
+        friction: impl Fn(usize, &'c Contact2) -> f64,
+    ) -> Self {
+        let mut rows: Vec<Row> = contacts
+            .iter()
+            .map(|c| Row::of(state, dofs, c, c.normal))
+            .collect();
+        let mut friction_index = vec![None; contacts.len()];
+        let mut mu = Vec::new();
+        for (i, c) in contacts.iter().enumerate() {
+            let m = friction(i, c);
+            if m > 0.0 {
+                friction_index[i] = Some(mu.len());
+                mu.push((i, m));
+                let t = DVec2::new(-c.normal.y, c.normal.x);
+                rows.push(Row::of(state, dofs, c, t));
+                rows.push(Row::of(state, dofs, c, -t));
+            }
+        }
+        ImpulseRows {
+            rows,
+            friction_index,
+            mu,
+        }
+    }
+
+    /// Into the LCP matrix `m` (z = (p, β, σ, …)): W = G M⁻¹ Gᵀ over the impulse rows, and
+    /// the friction blocks E, −Eᵀ and μ (Stewart & Trinkle 1996 eqs 22–23), σ_f at column
+    /// rows + f; q's impulse rows get G ν_ℓ.
+    pub(super) fn fill(
+        &self,
+        inverse_mass: &[f64],
+        nu_free: &[f64],
+        m: &mut nalgebra::DMatrix<f64>,
+        q: &mut DVector<f64>,
+    ) {
+        let (rows, nr) = (&self.rows, self.rows.len());
+        let normals = self.friction_index.len();
+        for i in 0..nr {
+            for j in i..nr {
+                let w = rows[i].weighted(&rows[j], inverse_mass);
+                m[(i, j)] = w;
+                m[(j, i)] = w;
+            }
+            q[i] = rows[i].dot(nu_free);
+        }
+        for (f, &(c, mu_c)) in self.mu.iter().enumerate() {
+            let s = nr + f;
+            for r in [normals + 2 * f, normals + 2 * f + 1] {
+                m[(r, s)] = 1.0;
+                m[(s, r)] = -1.0;
+            }
+            m[(s, c)] = mu_c;
+        }
+    }
+}

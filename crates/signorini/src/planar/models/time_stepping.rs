@@ -41,7 +41,7 @@
 //! independent blocks).
 use super::super::body::{PlanarModel, PlanarState};
 use super::super::collision::{Contact2, Feature2};
-use super::rows::{self, Row};
+use super::rows::{self, ImpulseRows, Row};
 use crate::contact::params::model_params;
 use crate::contact::time_stepping::{self, SolverChain};
 use crate::contact::{
@@ -49,7 +49,6 @@ use crate::contact::{
     SolveReport,
 };
 use crate::solvers::Problem;
-use glam::DVec2;
 use nalgebra::{DMatrix, DVector};
 use std::collections::BTreeMap;
 
@@ -304,48 +303,20 @@ impl Lcp {
         let h = model.settings.time_step;
         let dofs = model.dof_offsets();
         let nc = active.len();
-        let mut rows: Vec<Row> = active
-            .iter()
-            .map(|c| Row::of(state, &dofs, c, c.normal))
-            .collect();
-        let mut friction_index = vec![None; nc];
-        let mut mu = Vec::new();
-        for (c, contact) in active.iter().enumerate() {
-            let m = model.friction(contact.body_a, contact.body_b);
-            if m > 0.0 {
-                friction_index[c] = Some(mu.len());
-                mu.push((c, m));
-                let t = DVec2::new(-contact.normal.y, contact.normal.x);
-                rows.push(Row::of(state, &dofs, contact, t));
-                rows.push(Row::of(state, &dofs, contact, -t));
-            }
-        }
-        let nf = mu.len();
+        let impulse = ImpulseRows::new(state, &dofs, active, |_, c| {
+            model.friction(c.body_a, c.body_b)
+        });
+        let nf = impulse.mu.len();
         let inverse_mass = rows::inverse_mass(model, &dofs, nu_free.len());
-        let nr = rows.len(); // nc + 2 nf
-        let n = nr + nf;
+        let n = impulse.rows.len() + nf;
         let mut m = DMatrix::zeros(n, n);
-        // W = G M⁻¹ Gᵀ over the normal and tangent rows.
-        for i in 0..nr {
-            for j in i..nr {
-                let w = rows[i].weighted(&rows[j], &inverse_mass);
-                m[(i, j)] = w;
-                m[(j, i)] = w;
-            }
-        }
-        // E, −Eᵀ and μ (eqs. 22–23).
-        for (f, &(c, mu_c)) in mu.iter().enumerate() {
-            let s = nr + f;
-            for r in [nc + 2 * f, nc + 2 * f + 1] {
-                m[(r, s)] = 1.0;
-                m[(s, r)] = -1.0;
-            }
-            m[(s, c)] = mu_c;
-        }
         let mut q = DVector::zeros(n);
-        for (r, row) in rows.iter().enumerate() {
-            q[r] = row.dot(nu_free);
-        }
+        impulse.fill(&inverse_mass, nu_free, &mut m, &mut q);
+        let ImpulseRows {
+            rows,
+            friction_index,
+            ..
+        } = impulse;
         for (c, contact) in active.iter().enumerate() {
             q[c] += match formulation {
                 Formulation::StewartTrinkle => time_stepping::position_term(contact.gap, h, bound),
