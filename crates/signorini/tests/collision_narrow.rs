@@ -18,7 +18,7 @@ use common::{
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use signorini::collision::narrow::pair_contacts;
+use signorini::collision::narrow::{pair_contacts, pair_contacts_with};
 use signorini::collision::Contact;
 use signorini::geometry::{Feature, Polytope, Pose, Shape};
 use signorini::DVec3;
@@ -448,6 +448,46 @@ proptest! {
         let pose_b = Pose::new(base + t * u, qb);
         let (b, shape_b) = Solid::hull(&cloud_b, pose_b);
         check_both_orders((&a, &shape_a, &pose_a), (&b, &shape_b, &pose_b), activation)?;
+    }
+
+    /// `face_preference` p: the best face may stand in for the exact axis when within p of the
+    /// pair's size of the gap, so the smallest contact gap lies in [ψ − p·size, ψ] (plus the
+    /// exactness tolerance): never above the exact gap, never below it by more than the band.
+    /// The pair's size is bounded here by twice the largest |point| (scale below).
+    #[test]
+    fn with_a_face_preference_the_smallest_gap_is_within_its_band_of_the_exact_one(
+        cloud_a in shape_cloud(),
+        cloud_b in shape_cloud(),
+        (qa, qb) in (rotation(), rotation()),
+        ta in unit_cube_point(),
+        u in unit_vector(),
+        target in target(),
+        activation in activation(),
+        preference in prop_oneof![Just(1e-3), Just(1e-2)],
+    ) {
+        let pose_a = Pose::new(ta, qa);
+        let (a, shape_a) = Solid::hull(&cloud_a, pose_a);
+        let world_a: Vec<DVec3> = cloud_a.iter().map(|p| pose_a.transform_point(*p)).collect();
+        let base = mean(&world_a) - qb * mean(&cloud_b);
+        let place = |t: f64| -> Vec<DVec3> { cloud_b.iter().map(|p| qb * *p + base + t * u).collect() };
+        let goal = target.gap(signed_distance(&world_a, &place(0.0)), activation);
+        let reach = max_radius(&world_a, mean(&world_a)) + max_radius(&cloud_b, mean(&cloud_b)) + goal.max(0.0) + 0.1;
+        let t = bisect_right(|t| signed_distance(&world_a, &place(t)), goal, reach, 36);
+        let pose_b = Pose::new(base + t * u, qb);
+        let (b, shape_b) = Solid::hull(&cloud_b, pose_b);
+        let psi = oracle_gap(&a, &b);
+        let l = a.scale().max(b.scale()).max(1.0);
+        let (gap_tol, band) = (GAP_REL * l, preference * 2.0 * l);
+        let mut out: Vec<Contact> = Vec::new();
+        pair_contacts_with(&shape_a, &pose_a, &shape_b, &pose_b, (activation, preference), &mut out);
+        if let Some(min_gap) = out.iter().map(|c| c.gap).reduce(f64::min) {
+            prop_assert!(
+                min_gap <= psi + gap_tol && min_gap >= psi - band - gap_tol,
+                "min contact gap {min_gap:e} vs exact ψ {psi:e}, band {band:e}"
+            );
+        } else {
+            prop_assert!(psi > activation - gap_tol, "ψ = {psi:e} ≤ activation {activation:e} but no contact");
+        }
     }
 
     #[test]

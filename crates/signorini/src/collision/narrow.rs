@@ -69,7 +69,8 @@ impl NarrowPhase {
                     p: q,
                     w: &self.world[ib],
                 };
-                polytope_polytope(a, b, &mut self.scratch, activation, out);
+                let bands = (activation, model.settings.face_preference);
+                polytope_polytope(a, b, &mut self.scratch, bands, out);
             } else {
                 let (pose_a, pose_b) = (
                     piece_pose(model, state, ba, pa),
@@ -94,6 +95,18 @@ pub fn pair_contacts(
     b: &Shape,
     pose_b: &Pose,
     activation: f64,
+    out: &mut Vec<Contact>,
+) {
+    pair_contacts_with(a, pose_a, b, pose_b, (activation, 0.0), out)
+}
+
+/// [`pair_contacts`] with a face preference (`Settings::face_preference`) for polytope pairs.
+pub fn pair_contacts_with(
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    (activation, face_preference): (f64, f64),
     out: &mut Vec<Contact>,
 ) {
     use Shape::*;
@@ -150,7 +163,8 @@ pub fn pair_contacts(
             wa.place(p, pose_a);
             wb.place(q, pose_b);
             let (a, b) = (Posed { p, w: &wa }, Posed { p: q, w: &wb });
-            polytope_polytope(a, b, &mut Scratch::default(), activation, out)
+            let bands = (activation, face_preference);
+            polytope_polytope(a, b, &mut Scratch::default(), bands, out)
         }
         (HalfSpace { .. }, HalfSpace { .. }) => {}
     }
@@ -452,11 +466,13 @@ fn edge_query(
     best
 }
 
+/// The contacts of two polytopes within `activation` (m); `face_preference` as
+/// `Settings::face_preference` (0: the exact axis).
 fn polytope_polytope(
     a: Posed,
     b: Posed,
     scratch: &mut Scratch,
-    activation: f64,
+    (activation, face_preference): (f64, f64),
     out: &mut Vec<Contact>,
 ) {
     let (p, q) = (a.p, b.p);
@@ -466,12 +482,8 @@ fn polytope_polytope(
     if cp.distance(cq) - p.radius - q.radius > activation {
         return;
     }
-    let (sep_a, face_a) = a.face_query(b.w);
-    if sep_a > activation {
-        return;
-    }
-    let (sep_b, face_b) = b.face_query(a.w);
-    if sep_b > activation {
+    let ((sep_a, face_a), (sep_b, face_b)) = (a.face_query(b.w), b.face_query(a.w));
+    if sep_a > activation || sep_b > activation {
         return;
     }
     // Separated along a face normal: GJK gives the exact gap and no edge axis is needed.
@@ -520,35 +532,56 @@ fn polytope_polytope(
         return;
     }
     let start = out.len();
-    if sep_a >= gap - tol {
+    // A face within the face preference of the gap is clipped (several points) rather than
+    // an edge axis or GJK's closest points (one).
+    let band = tol.max(face_preference * scale);
+    let exact_face = sep_a.max(sep_b) >= gap - tol;
+    if sep_a >= gap - tol || (sep_a >= gap - band && sep_a >= sep_b) {
         clip_faces(a, face_a, b, scratch, activation, out);
-    } else if sep_b >= gap - tol {
+    } else if sep_b >= gap - band {
         clip_faces(b, face_b, a, scratch, activation, out);
         for c in &mut out[start..] {
             *c = c.flipped();
         }
-    } else if let (true, Some((_, axis, ea, eb))) = (sep_e >= gap - tol, edge) {
+    }
+    // A face taken within the face preference may have clipped away the point that realizes the
+    // gap (it lies past the face's edge): the exact axis's contact is then added.
+    let lowest = out[start..].iter().map(|c| c.gap).fold(f64::INFINITY, f64::min);
+    if out.len() > start && (exact_face || lowest <= gap + tol) {
+        return;
+    }
+    let edge_axis = if exact_face {
+        None
+    } else {
+        edge.filter(|_| sep_e >= gap - tol)
+    };
+    exact_contact(a, b, edge_axis, closest.map(|c| (c, gap)), out);
+}
+
+/// The one contact of the axis that realizes the gap: the crossing edges' closest points
+/// (`edge`), else GJK's closest points (`closest`, with the gap), else none.
+fn exact_contact(
+    a: Posed,
+    b: Posed,
+    edge: Option<(f64, DVec3, usize, usize)>,
+    closest: Option<((DVec3, DVec3), f64)>,
+    out: &mut Vec<Contact>,
+) {
+    let (p, q) = (a.p, b.p);
+    if let Some((_, axis, ea, eb)) = edge {
         let [a0, a1] = p.edges[ea].vertices.map(|v| a.vertices[v as usize]);
         let [b0, b1] = q.edges[eb].vertices.map(|v| b.vertices[v as usize]);
         let (pa, pb) = segment_closest_points(a0, a1, b0, b1);
-        out.push(contact(
-            pa,
-            pb,
-            axis,
-            (pb - pa).dot(axis),
-            Feature::Edge(ea as u32),
-            Feature::Edge(eb as u32),
-        ));
-    }
-    if out.len() == start {
-        if let Some((pa, pb)) = closest {
-            // Separated with vertex–vertex, vertex–edge or skew closest features, or a face axis
-            // that ties with the gap (within the tie band) but whose clip holds no point.
-            let n = (pb - pa).normalize();
-            let fa = p.feature_at(pose_p.inverse_transform_point(pa), 1e-7 * scale);
-            let fb = q.feature_at(pose_q.inverse_transform_point(pb), 1e-7 * scale);
-            out.push(contact(pa, pb, n, gap, fa, fb));
-        }
+        let (ga, gb) = (Feature::Edge(ea as u32), Feature::Edge(eb as u32));
+        out.push(contact(pa, pb, axis, (pb - pa).dot(axis), ga, gb));
+    } else if let Some(((pa, pb), gap)) = closest {
+        // Separated with vertex–vertex, vertex–edge or skew closest features, or a face axis
+        // that ties with the gap (within the tie band) but whose clip holds no point.
+        let scale = p.radius.max(q.radius);
+        let n = (pb - pa).normalize();
+        let fa = p.feature_at(a.pose.inverse_transform_point(pa), 1e-7 * scale);
+        let fb = q.feature_at(b.pose.inverse_transform_point(pb), 1e-7 * scale);
+        out.push(contact(pa, pb, n, gap, fa, fb));
     }
 }
 

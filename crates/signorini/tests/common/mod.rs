@@ -124,6 +124,7 @@ pub fn settings(h: f64, integrator: Integrator, gravity: DVec3) -> Settings {
         integrator,
         activation_distance: 1e-3,
         max_speed: 1e6,
+        face_preference: 0.0,
         adaptive: None,
     }
 }

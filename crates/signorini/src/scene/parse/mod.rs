@@ -50,7 +50,7 @@ mod keys {
     /// Top-level keys that hold arrays of tables (`[[name]]`).
     pub const ARRAY_SECTIONS: &[&str] = &["material", "body", "force", "random_forces", "spawn"];
     pub const SIMULATION: &[&str] = &["dimension", "time_step", "duration", "gravity", "integrator", "activation_distance", "max_speed",
-                                      "adaptive"];
+                                      "face_preference", "adaptive"];
     pub const ADAPTIVE: &[&str] = &["energy_tolerance", "min_time_step", "max_time_step"];
     pub const MATERIAL: &[&str] = &["name", "friction", "restitution"];
     pub const BODY: &[&str] = &["name", "fixed", "material", "mass", "density", "position", "orientation", "velocity",

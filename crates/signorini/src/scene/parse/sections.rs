@@ -135,6 +135,7 @@ impl<'a, 'i> Parser<'a, 'i> {
                 Check::NonNegative,
             )?,
             max_speed: r.num("max_speed", d.max_speed, Check::Positive)?,
+            face_preference: r.num("face_preference", d.face_preference, Check::Fraction)?,
             adaptive: None,
         };
         let mut settings = settings;
