@@ -482,8 +482,12 @@ fn polytope_polytope(
     if cp.distance(cq) - p.radius - q.radius > activation {
         return;
     }
-    let ((sep_a, face_a), (sep_b, face_b)) = (a.face_query(b.w), b.face_query(a.w));
-    if sep_a > activation || sep_b > activation {
+    let (sep_a, face_a) = a.face_query(b.w);
+    if sep_a > activation {
+        return;
+    }
+    let (sep_b, face_b) = b.face_query(a.w);
+    if sep_b > activation {
         return;
     }
     // Separated along a face normal: GJK gives the exact gap and no edge axis is needed.

@@ -241,16 +241,18 @@ impl IslandBodies {
                 });
             }
         }
-        let body_at: FastMap<usize, usize> = problem
-            .offsets()
-            .iter()
-            .enumerate()
-            .filter_map(|(b, o)| o.map(|o| (o, b)))
-            .collect();
+        // Body of each island offset, from the scene's offsets (a body's is the first of its 6).
+        let body_at = |o: usize| {
+            problem
+                .offsets()
+                .iter()
+                .position(|&x| x == Some(o))
+                .expect("a row's offset is a body's")
+        };
         let mass = offsets
             .iter()
             .map(|o| {
-                let b = body_at[o];
+                let b = body_at(*o);
                 let body = &model.bodies[b];
                 let r = glam::DMat3::from_quat(state.bodies[b].orientation);
                 let j = r * body.inertia * r.transpose();
