@@ -177,16 +177,16 @@ fn a_solve_short_of_its_tolerance_stops_the_run_or_is_marked_failed() {
     assert!(failed > 0);
 }
 
-/// The 64-box bin with `[simulation] face_preference = 1e-3` (`collision/narrow.rs`: a face within
+/// The 64-box bin on the default `[simulation] face_preference = 1e-3` (`collision/narrow.rs`: a face within
 /// 1e-3 of the pair's size of the gap is clipped, so boxes resting face on face with a slight tilt
 /// get a face's points instead of one edge–edge or closest point): the pile comes to rest. Over
 /// the last second no contact is deeper than 1e-9 m and at 5 s the kinetic energy is below
-/// 1e-12 J (measured: 2.5e-11 m, 1.8e-16 J; without the setting the pile still creeps at 5 s with
-/// contacts ~1e-4 m deep, `docs/solvers.md`), every box inside the bin.
+/// 1e-12 J (measured: 2.5e-11 m, 1.8e-16 J; with `face_preference = 0`, the exact axis, the pile
+/// still creeps at 5 s with contacts ~1e-4 m deep, `docs/solvers.md`), every box inside the bin.
 #[test]
 fn with_a_face_preference_the_bin_comes_to_rest() {
-    let mut scene = example("bin_64.toml");
-    scene.model.settings.face_preference = 1e-3;
+    let scene = example("bin_64.toml");
+    assert_eq!(scene.model.settings.face_preference, 1e-3, "the default");
     let mut sim = Simulation::new(scene, Some(MODEL), &[]).unwrap();
     let mut deepest: f64 = 0.0;
     sim.run_to_end(|state, r| {

@@ -20,7 +20,8 @@ pub struct Settings {
     /// gap along the face normal) whenever its separation is within this fraction of the pair's
     /// size of the pair's exact gap, instead of only when it realizes the gap; the points' gaps
     /// may then understate the exact distance or overstate the exact depth by up to that much.
-    /// 0 (default): the exact axis (`collision/narrow.rs`, `docs/collision.md`).
+    /// Default 1e-3 (boxes resting face on face come to rest); 0: the exact axis
+    /// (`collision/narrow.rs`, `docs/collision.md`).
     pub face_preference: f64,
     /// Energy-based adaptive time steps (`pipeline::adaptive`); `None`: fixed steps of
     /// `time_step`.
@@ -48,7 +49,7 @@ impl Default for Settings {
             integrator: Integrator::ImplicitEuler,
             activation_distance: 1e-3,
             max_speed: 1e4,
-            face_preference: 0.0,
+            face_preference: 1e-3,
             adaptive: None,
         }
     }
