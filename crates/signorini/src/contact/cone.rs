@@ -52,4 +52,29 @@ impl Cone {
         let (t1, t2) = tangent_basis(n);
         self.unit.iter().map(move |&(c, s)| c * t1 + s * t2)
     }
+
+    /// β ≥ 0 on the k directions about `n` with Σ_j β_j d_j = the part of `force` in the contact
+    /// plane, using the two directions that bracket it (the least Σ_j β_j, so the least of the
+    /// cone's μ p_n any decomposition needs): with Δ = 2π/k and the force at angle
+    /// θ = jΔ + φ from t1 (0 ≤ φ < Δ), β_j = |F_t| sin(Δ − φ) / sin Δ and
+    /// β_{j+1} = |F_t| sin φ / sin Δ. Used to carry a friction impulse from one step's
+    /// directions to the next when the contact's tangent basis changed (its normal moved across
+    /// a switch of [`tangent_basis`]'s rule).
+    pub fn decompose(&self, n: DVec3, force: DVec3) -> Vec<f64> {
+        let k = self.unit.len();
+        let mut beta = vec![0.0; k];
+        let (t1, t2) = tangent_basis(n);
+        let (a, b) = (force.dot(t1), force.dot(t2));
+        let size = a.hypot(b);
+        if size == 0.0 || !size.is_finite() {
+            return beta;
+        }
+        let delta = std::f64::consts::TAU / k as f64;
+        let theta = b.atan2(a).rem_euclid(std::f64::consts::TAU);
+        let j = ((theta / delta) as usize).min(k - 1);
+        let phi = (theta - j as f64 * delta).clamp(0.0, delta);
+        beta[j] = size * (delta - phi).sin() / delta.sin();
+        beta[(j + 1) % k] += size * phi.sin() / delta.sin();
+        beta
+    }
 }

@@ -26,8 +26,12 @@
 //! σ = 0 and (R) is the LCP's normal row on every edge. With s = 0 (the relaxation as
 //! published) a loaded contact sliding at σ separates at μ σ instead: a box sliding at 5 m/s on
 //! μ = 0.5 is thrown up at 2.5 m/s. So the model shifts each edge by μ s with s its contact's slip
-//! speed: last step's σ (`slip = "compensated"`, the default), refined by `slip_passes` further
-//! solves each with the slip of the last (a fixed point whose limit is the LCP's answer). The
+//! speed: last step's σ (`slip = "compensated"`, the default), refined by up to `slip_passes`
+//! (default 2) further solves each with the slip of the last, while it changes (a fixed point
+//! whose limit is the LCP's answer). Last step's σ alone lags: a contact that slid last step and
+//! sticks now has rows loosened by μ s and may sink by μ s h, one that starts to slide lifts by
+//! μ σ h; on the 64-box bin that kept one seed's pile creeping at 5 s (3e-4 J) where two passes
+//! brought all three seeds tried to rest (≤ 2e-16 J, `docs/models.md`). The
 //! shift is right to the change of the slip over a step: a block accelerating down a ramp at a
 //! (m/s²) leaves a gap of about μ a h² per step instead of the relaxation's μ σ h (`docs/models.md`).
 //! `slip = "none"` is the published relaxation.
@@ -79,8 +83,8 @@ model_params! {
         slip_passes: usize = ParamSpec {
             name: "slip_passes",
             unit: "-",
-            default: ParamDefault::Value(0.0),
-            description: "with slip = \"compensated\": further convex solves per island and step, each with the slip speeds of the last (a fixed point whose limit is the Stewart-Trinkle LCP's answer); 0: last step's slip speeds only",
+            default: ParamDefault::Value(2.0),
+            description: "with slip = \"compensated\": at most this many further convex solves per island and step, each with the slip speeds of the last, while they change (a fixed point whose limit is the Stewart-Trinkle LCP's answer); 0: last step's slip speeds only, which can keep a pile creeping (a contact that slid last step and sticks now may sink by mu s h)",
             kind: ParamKind::Number(Range::at_least(0.0).integer()),
         },
         on_failure: &'static str = time_stepping::ON_FAILURE,

@@ -211,6 +211,10 @@ fn pair_key(c: &Contact) -> PairKey {
 /// Lemke's method ran from scratch (on the 10-box stack, the misses after the first 0.2 s).
 const MATCH_RADIUS_FRACTION: f64 = 1e-3;
 
+/// A contact's first friction direction that moved by less than this (unit vectors) since the
+/// last step is the same direction: β is carried over as it is, not re-decomposed.
+const BASIS_TOLERANCE: f64 = 1e-9;
+
 /// A contact's answer at the last step, its warm start at this one.
 #[derive(Clone, Debug, Default)]
 struct Previous {
@@ -220,6 +224,11 @@ struct Previous {
     normal: f64,
     /// β (N s): `directions` entries, or none for a contact without friction.
     friction: Vec<f64>,
+    /// The first friction direction d_0 the β were along (world, unit).
+    first_direction: DVec3,
+    /// Σ_j β_j d_j (N s, world): the friction impulse, carried onto this step's directions
+    /// when the contact's tangent basis changed ([`cone::Cone::decompose`]).
+    friction_impulse: DVec3,
     /// σ (m/s).
     slip: f64,
     /// Which of the contact's rows (p_n, then β, then σ) were basic at the end of Lemke's
@@ -244,7 +253,10 @@ pub struct TimeStepping {
     /// Bounding radius of each body about its centre of mass (m), computed on first use.
     radii: Vec<f64>,
     /// Last step's solution per contact.
-    previous: FastMap<ContactKey, Previous>,
+    /// Last step's answers by contact key: usually one each; several when the narrow phase gave
+    /// two points the same features (a clipped point and the exact axis's contact on the same
+    /// pair of edges, or two cuts of one clipped segment by one side plane), told apart by position.
+    previous: FastMap<ContactKey, Vec<Previous>>,
     /// Last step's contacts per body pair (the keys of `previous`), for matching by position.
     previous_by_pair: FastMap<PairKey, Vec<ContactKey>>,
 }
@@ -298,8 +310,14 @@ impl TimeStepping {
     /// Last step's answer of contact `c`: the one of the same key, else the nearest of the same
     /// body pair and pieces within [`MATCH_RADIUS_FRACTION`] of the smaller body's radius.
     fn previous_of(&self, c: &Contact) -> Option<&Previous> {
-        if let Some(p) = self.previous.get(&key(c)) {
-            return Some(p);
+        let nearest = |x: &&Previous, y: &&Previous| {
+            x.point_a.distance(c.point_a).total_cmp(&y.point_a.distance(c.point_a))
+        };
+        if let Some(same_key) = self.previous.get(&key(c)) {
+            return match same_key.as_slice() {
+                [one] => Some(one),
+                several => several.iter().min_by(nearest),
+            };
         }
         let radius = |b: usize| self.radii.get(b).copied().unwrap_or(0.0);
         let within = MATCH_RADIUS_FRACTION * radius(c.body_a).min(radius(c.body_b));
@@ -307,6 +325,7 @@ impl TimeStepping {
         candidates
             .iter()
             .filter_map(|k| self.previous.get(k))
+            .flatten()
             .map(|p| (p.point_a.distance(c.point_a), p))
             .filter(|&(d, _)| d <= within)
             .min_by(|x, y| x.0.total_cmp(&y.0))
@@ -393,6 +412,7 @@ impl VelocityLevelModel for TimeStepping {
         self.previous.clear();
         self.previous_by_pair.clear();
         let k = self.directions;
+        let cone = cone::Cone::new(k);
         let mut report: Option<SolveReport> = None;
         let mut active_points = 0;
         let (mut rows, mut z) = (Vec::new(), Vec::new());
@@ -400,31 +420,43 @@ impl VelocityLevelModel for TimeStepping {
             let nc = island.len();
             let nt = s.frictional.len() * k;
             let basic = |i: usize| s.basic.get(i).copied();
-            for (c, &a) in island.iter().enumerate() {
-                let previous = Previous {
+            let mut answers: Vec<Previous> = island
+                .iter()
+                .enumerate()
+                .map(|(c, &a)| Previous {
                     point_a: active[a].point_a,
                     normal: s.z[c],
                     basic: basic(c).into_iter().collect(),
                     ..Previous::default()
-                };
-                self.previous.insert(key(active[a]), previous);
-                self.previous_by_pair
-                    .entry(pair_key(active[a]))
-                    .or_default()
-                    .push(key(active[a]));
-                active_points += usize::from(s.z[c] > 0.0);
-            }
+                })
+                .collect();
+            active_points += (0..nc).filter(|&c| s.z[c] > 0.0).count();
             record_impulses(&active, island, &s, k, log);
             for (f, &c) in s.frictional.iter().enumerate() {
-                let entry = self
-                    .previous
-                    .get_mut(&key(active[island[c]]))
-                    .expect("inserted above");
+                let entry = &mut answers[c];
                 entry.friction = (0..k).map(|j| s.z[nc + f * k + j]).collect();
+                let normal = active[island[c]].normal;
+                entry.first_direction = cone.directions(normal).next().unwrap_or_default();
+                entry.friction_impulse = cone
+                    .directions(normal)
+                    .zip(&entry.friction)
+                    .map(|(d, &b)| b * d)
+                    .sum();
                 entry.slip = s.z[nc + nt + f];
                 if !entry.basic.is_empty() {
                     entry.basic.extend((0..k).filter_map(|j| basic(nc + f * k + j)));
                     entry.basic.extend(basic(nc + nt + f));
+                }
+            }
+            for (&a, answer) in island.iter().zip(answers) {
+                let contact_key = key(active[a]);
+                let same_key = self.previous.entry(contact_key).or_default();
+                same_key.push(answer);
+                if same_key.len() == 1 {
+                    self.previous_by_pair
+                        .entry(pair_key(active[a]))
+                        .or_default()
+                        .push(contact_key);
                 }
             }
             report = Some(match report {
@@ -591,17 +623,33 @@ impl TimeStepping {
                 }
             }
         }
+        let cone = cone::Cone::new(k);
         for (f, &c) in parts.frictional.iter().enumerate() {
             if let Some(p) = self.previous_of(contacts[c]) {
+                // Along the same directions, β as it was; else the friction impulse carried
+                // onto this step's directions (a normal that moved across a switch of the
+                // tangent basis's rule, or a face pair clipped from the other body's face,
+                // would otherwise put each β_j on another direction).
+                let normal = contacts[c].normal;
+                // (A normal that moved by round-off keeps its basis: β as it was.)
+                let same = cone
+                    .directions(normal)
+                    .next()
+                    .is_some_and(|d| d.distance(p.first_direction) <= BASIS_TOLERANCE);
+                let moved = (!same).then(|| cone.decompose(normal, p.friction_impulse));
                 if p.friction.len() == k {
+                    let beta = moved.as_deref().unwrap_or(&p.friction);
                     for j in 0..k {
-                        warm[nc + f * k + j] = p.friction[j];
+                        warm[nc + f * k + j] = beta[j];
                     }
                     warm[nc + nt + f] = p.slip;
                 }
                 if p.basic.len() == k + 2 {
                     for j in 0..k {
-                        basic[nc + f * k + j] = p.basic[1 + j];
+                        basic[nc + f * k + j] = match &moved {
+                            Some(beta) => beta[j] > 0.0,
+                            None => p.basic[1 + j],
+                        };
                     }
                     basic[nc + nt + f] = p.basic[k + 1];
                 }
