@@ -332,6 +332,52 @@ impl TimeStepping {
             .map(|(_, p)| p)
     }
 
+    /// Keep island `s`'s answers of its contacts (`island` into `active`) as the next step's
+    /// warm starts: p_n, β with the directions they were along, σ, and Lemke's basic rows.
+    fn remember(&mut self, active: &[&Contact], island: &[usize], s: &IslandSolve, cone: &cone::Cone) {
+        let k = self.directions;
+        let nc = island.len();
+        let nt = s.frictional.len() * k;
+        let basic = |i: usize| s.basic.get(i).copied();
+        let mut answers: Vec<Previous> = island
+            .iter()
+            .enumerate()
+            .map(|(c, &a)| Previous {
+                point_a: active[a].point_a,
+                normal: s.z[c],
+                basic: basic(c).into_iter().collect(),
+                ..Previous::default()
+            })
+            .collect();
+        for (f, &c) in s.frictional.iter().enumerate() {
+            let entry = &mut answers[c];
+            entry.friction = (0..k).map(|j| s.z[nc + f * k + j]).collect();
+            let normal = active[island[c]].normal;
+            entry.first_direction = cone.directions(normal).next().unwrap_or_default();
+            entry.friction_impulse = cone
+                .directions(normal)
+                .zip(&entry.friction)
+                .map(|(d, &b)| b * d)
+                .sum();
+            entry.slip = s.z[nc + nt + f];
+            if !entry.basic.is_empty() {
+                entry.basic.extend((0..k).filter_map(|j| basic(nc + f * k + j)));
+                entry.basic.extend(basic(nc + nt + f));
+            }
+        }
+        for (&a, answer) in island.iter().zip(answers) {
+            let contact_key = key(active[a]);
+            let same_key = self.previous.entry(contact_key).or_default();
+            same_key.push(answer);
+            if same_key.len() == 1 {
+                self.previous_by_pair
+                    .entry(pair_key(active[a]))
+                    .or_default()
+                    .push(contact_key);
+            }
+        }
+    }
+
     /// Is contact `c` in this step's problem?
     fn is_active(&self, c: &Contact, distance: f64) -> bool {
         if self.anticipating {
@@ -417,48 +463,9 @@ impl VelocityLevelModel for TimeStepping {
         let mut active_points = 0;
         let (mut rows, mut z) = (Vec::new(), Vec::new());
         for (island, s) in islands.iter().zip(solves) {
-            let nc = island.len();
-            let nt = s.frictional.len() * k;
-            let basic = |i: usize| s.basic.get(i).copied();
-            let mut answers: Vec<Previous> = island
-                .iter()
-                .enumerate()
-                .map(|(c, &a)| Previous {
-                    point_a: active[a].point_a,
-                    normal: s.z[c],
-                    basic: basic(c).into_iter().collect(),
-                    ..Previous::default()
-                })
-                .collect();
-            active_points += (0..nc).filter(|&c| s.z[c] > 0.0).count();
+            active_points += (0..island.len()).filter(|&c| s.z[c] > 0.0).count();
             record_impulses(&active, island, &s, k, log);
-            for (f, &c) in s.frictional.iter().enumerate() {
-                let entry = &mut answers[c];
-                entry.friction = (0..k).map(|j| s.z[nc + f * k + j]).collect();
-                let normal = active[island[c]].normal;
-                entry.first_direction = cone.directions(normal).next().unwrap_or_default();
-                entry.friction_impulse = cone
-                    .directions(normal)
-                    .zip(&entry.friction)
-                    .map(|(d, &b)| b * d)
-                    .sum();
-                entry.slip = s.z[nc + nt + f];
-                if !entry.basic.is_empty() {
-                    entry.basic.extend((0..k).filter_map(|j| basic(nc + f * k + j)));
-                    entry.basic.extend(basic(nc + nt + f));
-                }
-            }
-            for (&a, answer) in island.iter().zip(answers) {
-                let contact_key = key(active[a]);
-                let same_key = self.previous.entry(contact_key).or_default();
-                same_key.push(answer);
-                if same_key.len() == 1 {
-                    self.previous_by_pair
-                        .entry(pair_key(active[a]))
-                        .or_default()
-                        .push(contact_key);
-                }
-            }
+            self.remember(&active, island, &s, &cone);
             report = Some(match report {
                 None => s.report,
                 Some(r) => r.combined(&s.report),
