@@ -33,10 +33,18 @@ fn disk_and_table(at: DVec2, v: DVec2, h: f64, activation: &str) -> PlanarWorld 
         },
         0,
     );
-    let disk = PlanarBody::dynamic("disk", PlanarShape::Disk { radius: 0.1 }, MassSpec::Mass(1.0), 0)
-        .unwrap();
+    let disk = PlanarBody::dynamic(
+        "disk",
+        PlanarShape::Disk { radius: 0.1 },
+        MassSpec::Mass(1.0),
+        0,
+    )
+    .unwrap();
     let params = vec![
-        ("activation".to_string(), ParamInput::Word(activation.into())),
+        (
+            "activation".to_string(),
+            ParamInput::Word(activation.into()),
+        ),
         ("recovery".to_string(), ParamInput::Word("full".into())),
     ];
     PlanarWorld::new(
@@ -91,7 +99,11 @@ fn group_drops_the_infinite_line_past_the_segment_end() {
     let mut exploratory = disk_and_table(at, DVec2::ZERO, h, "exploratory");
     exploratory.step().unwrap();
     let v = exploratory.state.bodies[1].velocity;
-    assert!(v.y.abs() <= 1e-12, "the infinite line holds it: vy = {} m/s", v.y);
+    assert!(
+        v.y.abs() <= 1e-12,
+        "the infinite line holds it: vy = {} m/s",
+        v.y
+    );
 }
 
 /// Resting in the middle of the table, the group's correct constraint is the line, linearized at
@@ -120,11 +132,19 @@ fn group_lands_past_the_corner_without_a_spurious_impulse() {
     assert!(group.clearance > 0.01, "the true path clears the corner");
     assert!(group.failure.is_none());
     assert!(group.vx_error <= 1e-12, "|dvx| = {}", group.vx_error);
-    assert!(group.position_error() <= 1e-12, "{}", group.position_error());
+    assert!(
+        group.position_error() <= 1e-12,
+        "{}",
+        group.position_error()
+    );
     assert!(group.max_penetration <= 1e-12);
     assert!(group.group.switched >= 1);
     let type2 = segment_end_run(&s, Throw::Landing, 8.0, 0.02, "anticipating").unwrap();
-    assert!(type2.vx_error > 0.05, "type 2's corner impulse: {}", type2.vx_error);
+    assert!(
+        type2.vx_error > 0.05,
+        "type 2's corner impulse: {}",
+        type2.vx_error
+    );
     assert!(type2.position_error() > 0.01);
 }
 
@@ -139,7 +159,12 @@ fn group_follows_the_true_path_past_the_segment_end() {
             for h in [0.001, 0.005, 0.02] {
                 let r = segment_end_run(&s, throw, u, h, "group").unwrap();
                 assert!(r.clearance > 0.0);
-                assert!(r.correct(), "{} u = {u} h = {h}: ended on {}", throw.name(), r.outcome);
+                assert!(
+                    r.correct(),
+                    "{} u = {u} h = {h}: ended on {}",
+                    throw.name(),
+                    r.outcome
+                );
                 assert!(
                     r.position_error() <= 1e-12 && r.vx_error <= 1e-12,
                     "{} u = {u} h = {h}: error {} m, dvx {} m/s",
@@ -152,7 +177,11 @@ fn group_follows_the_true_path_past_the_segment_end() {
         }
     }
     let caught = segment_end_run(&s, Throw::Miss, 4.0, 0.02, "exploratory").unwrap();
-    assert!(caught.position_error() > 0.05, "{}", caught.position_error());
+    assert!(
+        caught.position_error() > 0.05,
+        "{}",
+        caught.position_error()
+    );
 }
 
 /// Type 1 admits a contact only once the disk penetrates, so the first contact step ends up to
@@ -183,11 +212,18 @@ fn type_1_penetration_is_bounded_by_the_approach_in_a_step() {
             }
             for a in ["anticipating", "group"] {
                 let r = gap_run(&s, v, h, a).unwrap();
-                assert!(r.max_penetration <= 1e-12, "{a} v = {v} h = {h}: {}", r.max_penetration);
+                assert!(
+                    r.max_penetration <= 1e-12,
+                    "{a} v = {v} h = {h}: {}",
+                    r.max_penetration
+                );
             }
         }
     }
-    assert!(worst_large > 10.0 * worst_small, "{worst_small} → {worst_large}");
+    assert!(
+        worst_large > 10.0 * worst_small,
+        "{worst_small} → {worst_large}"
+    );
 }
 
 /// The disk thrown onto the gap comes to rest centred in it touching both inner ends, under the
@@ -204,7 +240,10 @@ fn disk_comes_to_rest_in_the_gap_touching_both_ends() {
             assert!(r.gaps.iter().all(|g| *g >= -1e-12));
             assert!(r.position_error() <= 1e-12, "{}", r.position_error());
             assert!(r.speed_end <= 1e-12);
-            assert!(r.group.dropped > 0, "the lines are active in every exploratory solve");
+            assert!(
+                r.group.dropped > 0,
+                "the lines are active in every exploratory solve"
+            );
             let x = gap_run(&s, v, h, "exploratory").unwrap();
             assert_eq!(x.outcome, "held above the gap");
             assert!((x.end.y - 0.1).abs() <= 1e-9 && (x.position_error() - 0.02).abs() <= 1e-9);
@@ -221,7 +260,10 @@ fn disk_comes_to_rest_in_the_gap_touching_both_ends() {
 fn rolling_disk_leaves_the_segment_end_under_group_activation() {
     let s = scene("planar_disk_segment.toml");
     let run = |activation: &str| {
-        let params = vec![("activation".to_string(), ParamInput::Word(activation.into()))];
+        let params = vec![(
+            "activation".to_string(),
+            ParamInput::Word(activation.into()),
+        )];
         let mut w = PlanarWorld::new(
             s.model.clone(),
             s.initial.clone(),
@@ -234,7 +276,10 @@ fn rolling_disk_leaves_the_segment_end_under_group_activation() {
     };
     let (group, type2) = (run("group"), run("anticipating"));
     let free_fall = 0.1 - 0.5 * G * 0.25 * 0.25;
-    assert!((group.y - free_fall).abs() <= 2e-3, "{group:?} against y = {free_fall} m");
+    assert!(
+        (group.y - free_fall).abs() <= 2e-3,
+        "{group:?} against y = {free_fall} m"
+    );
     assert!((group.x - 1.5).abs() <= 1e-9, "{group:?}");
     assert!((group - type2).length() <= 1e-9, "{group:?} vs {type2:?}");
 }

@@ -46,8 +46,14 @@ pub(super) fn nguyen_trinkle_2d(cx: &mut Context) -> Result<(), Failure> {
         )
     };
     // Check the scenes and arguments once (bad input is an error, not a failed run).
-    segment_end_run(&segment, Throw::Landing, speeds[0], steps[0], ACTIVATIONS[0])
-        .map_err(experiment_error)?;
+    segment_end_run(
+        &segment,
+        Throw::Landing,
+        speeds[0],
+        steps[0],
+        ACTIVATIONS[0],
+    )
+    .map_err(experiment_error)?;
     gap_run(&gap, gap_speeds[0], steps[0], ACTIVATIONS[0]).map_err(experiment_error)?;
     let mut jobs = Vec::new();
     for a in ACTIVATIONS {
@@ -101,7 +107,17 @@ fn segment_end_report(cx: &mut Context, runs: &[SegmentEndRun]) -> Result<(), Fa
     say!("pen = largest penetration (m); error = |final centre − true final centre| (m); |dvx| = horizontal speed gained or lost (m/s, truth 0); ends = where it ended (truth: landing → table, miss → floor); clear = the true path's least distance from the corner less r (m); dropped = wrongly active constraints the group method dropped (sum over steps)");
     say!(
         "{:<12} {:<8} {:>5} {:>6} {:>7} {:>10} {:>10} {:>10} {:>9} {:>8} {:>7}",
-        "activation", "throw", "u", "h (s)", "clear", "pen", "error", "|dvx|", "ends", "dropped", "switch"
+        "activation",
+        "throw",
+        "u",
+        "h (s)",
+        "clear",
+        "pen",
+        "error",
+        "|dvx|",
+        "ends",
+        "dropped",
+        "switch"
     );
     let mut rows = Vec::new();
     for r in runs {
@@ -115,10 +131,17 @@ fn segment_end_report(cx: &mut Context, runs: &[SegmentEndRun]) -> Result<(), Fa
             r.max_penetration,
             r.position_error(),
             r.vx_error,
-            if r.correct() { r.outcome.to_string() } else { format!("{}!", r.outcome) },
+            if r.correct() {
+                r.outcome.to_string()
+            } else {
+                format!("{}!", r.outcome)
+            },
             r.group.dropped,
             r.group.switched,
-            r.failure.as_deref().map(|f| format!("  stopped: {f}")).unwrap_or_default()
+            r.failure
+                .as_deref()
+                .map(|f| format!("  stopped: {f}"))
+                .unwrap_or_default()
         );
         rows.push(format!(
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -154,7 +177,15 @@ fn gap_report(cx: &mut Context, runs: &[GapRun]) -> Result<(), Failure> {
     say!("error = |final centre − true rest| (m); gaps = final distance to the left and right inner ends less r (m; truth 0, 0)");
     say!(
         "{:<12} {:>5} {:>6} {:>10} {:>10} {:>11} {:>11} {:>19} {:>8}",
-        "activation", "v", "h (s)", "pen", "error", "gap left", "gap right", "ends", "dropped"
+        "activation",
+        "v",
+        "h (s)",
+        "pen",
+        "error",
+        "gap left",
+        "gap right",
+        "ends",
+        "dropped"
     );
     let mut rows = Vec::new();
     for r in runs {
@@ -169,7 +200,10 @@ fn gap_report(cx: &mut Context, runs: &[GapRun]) -> Result<(), Failure> {
             r.gaps[1],
             r.outcome,
             r.group.dropped,
-            r.failure.as_deref().map(|f| format!("  stopped: {f}")).unwrap_or_default()
+            r.failure
+                .as_deref()
+                .map(|f| format!("  stopped: {f}"))
+                .unwrap_or_default()
         );
         rows.push(format!(
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -252,22 +286,39 @@ fn plots(cx: &mut Context, ends: &[SegmentEndRun], gaps: &[GapRun]) {
         },
         &error.iter().map(|s| (s, Mark::Points)).collect::<Vec<_>>(),
     );
-    // The slides' figures: the disk's path near the segment's end, one case, each activation.
+    // The slides' figures: the disk's path near the segment's end, one case, each activation
+    // and the true path, within 0.6 m of the table's end (at x = 0).
     let (u, h) = (8.0, 0.02);
-    for (throw, name) in [(Throw::Landing, "nt2d_landing_paths.png"), (Throw::Miss, "nt2d_miss_paths.png")] {
-        let series: Vec<Series> = ends
+    let near = |p: &(f64, f64)| p.0.abs() <= 0.6 && p.1 >= -0.4;
+    for (throw, name) in [
+        (Throw::Landing, "nt2d_landing_paths.png"),
+        (Throw::Miss, "nt2d_miss_paths.png"),
+    ] {
+        let runs: Vec<&SegmentEndRun> = ends
             .iter()
             .filter(|r| r.throw == throw && r.speed == u && r.h == h)
+            .collect();
+        let Some(first) = runs.first() else {
+            continue;
+        };
+        let mut series: Vec<Series> = runs
+            .iter()
             .map(|r| Series {
                 label: r.activation.clone(),
-                points: r.path.iter().map(|p| (p.x, p.y)).collect(),
+                points: r.path.iter().map(|p| (p.x, p.y)).filter(near).collect(),
             })
             .collect();
-        if series.is_empty() {
-            continue;
-        }
+        let duration = first.h * (first.path.len() - 1) as f64;
+        series.push(Series {
+            label: "true path".into(),
+            points: (0..=2000)
+                .map(|k| first.true_centre(duration * k as f64 / 2000.0))
+                .map(|p| (p.x, p.y))
+                .filter(near)
+                .collect(),
+        });
         let title = format!(
-            "{} throw, u = {u} m/s, h = {h} s: disk centre (table from x = 0, floor at y = -1 m)",
+            "{} throw, u = {u} m/s, h = {h} s: disk centre near the table's end (x = 0, y = 0)",
             throw.name()
         );
         cx.plot(

@@ -102,9 +102,20 @@ pub struct SegmentEndRun {
     pub failure: Option<String>,
     /// The centre after every step (m), the initial one first.
     pub path: Vec<DVec2>,
+    /// The throw's initial velocity (m/s) and the scene's gravity (m/s², along −y).
+    pub start_velocity: DVec2,
+    pub gravity: DVec2,
 }
 
 impl SegmentEndRun {
+    /// The true centre at time t (s): the continuous parabola from the throw until it reaches
+    /// its rest height (r on the table, or on the floor), then sliding at the throw's v_x.
+    pub fn true_centre(&self, t: f64) -> DVec2 {
+        let p0 = self.path[0];
+        let p = p0 + self.start_velocity * t + 0.5 * self.gravity * t * t;
+        DVec2::new(p.x, p.y.max(self.truth.y))
+    }
+
     /// |final centre − true final centre| (m): the modelling error at the end of the run.
     pub fn position_error(&self) -> f64 {
         (self.end - self.truth).length()
@@ -334,6 +345,8 @@ pub fn segment_end_run(
         group,
         failure,
         path,
+        start_velocity: v0,
+        gravity: g,
     })
 }
 
