@@ -61,8 +61,10 @@
 //! rounding). One whose feature changed during the step (a disk sliding over a segment's end:
 //! edge at the start, end point at q*) is linearized at q*: ψ* + h G*(ν⁺ − ν*) ≥ 0, ψ*, G* the
 //! gap and row at q*. Linearized at the start, an end point the disk is still approaching from
-//! above the edge has a normal tilted backwards, and the LCP would throw the disk up and back
-//! (measured: the hop of a disk sliding off a table at 2 m/s). For the member at q* the position
+//! above the edge has a normal tilted backwards: for a disk at contact height, its centre δ
+//! behind the end, moving at v along the table, that row asks an upward and backward velocity of
+//! about v δ/r + g h − δ²/(2 r h) (an estimate, not measured: the build has no switch for the
+//! start linearization of a changed feature). For the member at q* the position
 //! term is ψ*/h (bounded by `max_recovery_speed` if ψ* < 0) for both formulations: the gap at the
 //! linearization point is part of the linearization, not a stabilization term.
 //!
