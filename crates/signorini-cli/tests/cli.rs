@@ -1119,7 +1119,7 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
 // 8. `experiment`
 // ---------------------------------------------------------------------------------------------
 
-const EXPERIMENTS: [&str; 17] = [
+const EXPERIMENTS: [&str; 18] = [
     "activation",
     "ramp",
     "box-stack",
@@ -1135,6 +1135,7 @@ const EXPERIMENTS: [&str; 17] = [
     "pour-3d",
     "box-of-polygons",
     "triangle-drop",
+    "nguyen-trinkle-2d",
     "robustness",
     "pose-statistics",
 ];
@@ -3258,6 +3259,73 @@ fn experiment_box_of_polygons_quick_writes_csv_and_plots() {
     assert_png(&out.join("box_of_polygons.png"));
     assert_png(&out.join("box_of_polygons_traps.png"));
     assert!(o.stdout.contains("median"), "{}", o.stdout);
+}
+
+/// `nguyen-trinkle-2d --quick`: both scenes under the four activations; the group method ends
+/// every run where the true path does (exact final position) without penetration, type 1
+/// penetrates, and the exploratory solve holds the disk above the gap.
+#[test]
+fn experiment_nguyen_trinkle_2d_quick_writes_csv_and_plots() {
+    let tmp = TempDir::new("exp-nt2d");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "nguyen-trinkle-2d",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "experiment nguyen-trinkle-2d --quick");
+    let ends = Csv::read(&out.join("segment_end.csv"));
+    ends.assert_well_formed(
+        "segment_end.csv",
+        &["activation", "throw", "outcome", "expected", "error"],
+    );
+    assert_eq!(ends.rows.len(), 4 * 2 * 2 * 2);
+    let gap = Csv::read(&out.join("gap.csv"));
+    gap.assert_well_formed("gap.csv", &["activation", "outcome", "error"]);
+    assert_eq!(gap.rows.len(), 4 * 2 * 2);
+    let (a, outcome, expected) = (
+        ends.col("activation"),
+        ends.col("outcome"),
+        ends.col("expected"),
+    );
+    let (err, pen) = (ends.f64s("position_error"), ends.f64s("max_penetration"));
+    for (i, row) in ends.rows.iter().enumerate() {
+        if row[a] == "group" {
+            assert_eq!(row[outcome], row[expected], "{row:?}");
+            assert!(err[i] <= 1e-12 && pen[i] <= 1e-12, "{row:?}");
+        }
+        if row[a] == "penetrating" {
+            assert!(pen[i] > 0.0, "{row:?}");
+        }
+    }
+    let (a, outcome) = (gap.col("activation"), gap.col("outcome"));
+    for row in &gap.rows {
+        match row[a].as_str() {
+            "group" | "anticipating" => assert_eq!(row[outcome], "in the gap", "{row:?}"),
+            "exploratory" => assert_eq!(row[outcome], "held above the gap", "{row:?}"),
+            _ => {}
+        }
+    }
+    for png in [
+        "nt2d_penetration.png",
+        "nt2d_error.png",
+        "nt2d_landing_paths.png",
+        "nt2d_miss_paths.png",
+    ] {
+        assert_png(&out.join(png));
+    }
+    assert!(
+        o.stdout.contains("segment end") && o.stdout.contains("two lines"),
+        "{}",
+        o.stdout
+    );
 }
 
 /// `triangle-drop --quick`: the final position at h = 1 and 15 ms against h = 1e-4 s for both

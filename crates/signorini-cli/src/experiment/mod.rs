@@ -5,6 +5,7 @@ mod complementarity;
 mod impulse;
 mod peg;
 mod penalty;
+mod planar_nguyen_trinkle;
 mod planar_peg;
 mod pose;
 mod robustness;
@@ -26,7 +27,7 @@ struct Experiment {
     run: fn(&mut Context) -> Result<(), Failure>,
 }
 
-const EXPERIMENTS: [Experiment; 17] = [
+const EXPERIMENTS: [Experiment; 18] = [
     Experiment {
         name: "activation",
         summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
@@ -101,6 +102,11 @@ const EXPERIMENTS: [Experiment; 17] = [
         name: "triangle-drop",
         summary: "2D: a triangle dropped corner-first onto a fixed triangle's apex: self-convergence of the final position against h = 1e-4 s, planar peg and stewart-trinkle",
         run: planar_peg::triangle_drop_experiment,
+    },
+    Experiment {
+        name: "nguyen-trinkle-2d",
+        summary: "2D: a disk thrown past a segment's end and onto a gap between two segments under type 1, type 2, the exploratory solve and the group of constraints: penetration, modelling error, wrong stops, h = 1-20 ms (Nguyen & Trinkle 2008 slides)",
+        run: planar_nguyen_trinkle::nguyen_trinkle_2d,
     },
     Experiment {
         name: "robustness",

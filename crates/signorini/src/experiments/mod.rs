@@ -6,6 +6,7 @@
 pub mod complementarity;
 pub mod impulse;
 pub mod peg;
+pub mod planar_nguyen_trinkle;
 pub mod planar_peg;
 pub mod penalty;
 pub mod pose;

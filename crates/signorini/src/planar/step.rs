@@ -11,6 +11,7 @@
 //! ```
 use super::body::{PlanarModel, PlanarState};
 use super::collision::{self, Contact2};
+use super::models::group::GroupStats;
 use super::models::peg::PlanarPegStats;
 use super::models::PlanarContactModel;
 use crate::contact::{ContactError, SolveReport};
@@ -55,6 +56,8 @@ pub struct PlanarStepReport {
     pub integrate_seconds: f64,
     /// PEG's counts of the step (`peg` only).
     pub peg: Option<PlanarPegStats>,
+    /// The group activation's counts of the step (`activation = "group"` or `"exploratory"`).
+    pub group: Option<GroupStats>,
 }
 
 /// A planar model, its state and contact model: what steps.
@@ -129,6 +132,7 @@ impl PlanarWorld {
                     .map_err(wrap)?;
                 report.active = s.active;
                 report.solve = s.report;
+                report.group = s.group;
                 s.velocity
             }
             PlanarContactModel::Peg(m) => {

@@ -2,6 +2,7 @@
 //! (`time_stepping.rs`: velocity-level LCP) and `deepest-point` (`penalty.rs`: a spring–damper
 //! force) and `peg` (`peg.rs`: PEG 2D, Williams, Lu & Trinkle 2016 §5.1). Names and parameters follow the 3D catalog (`contact::catalog`); parameters are
 //! declared with the same `model_params!` tables and checked by `contact::resolve_params`.
+pub mod group;
 pub mod peg;
 pub mod penalty;
 mod rows;

@@ -734,6 +734,7 @@ impl PlanarPeg {
                 velocity,
                 report: None,
                 active: 0,
+                group: None,
             });
         }
         let lcp = Lcp::assemble(
@@ -771,6 +772,7 @@ impl PlanarPeg {
             velocity,
             report: Some(report),
             active: set.len(),
+            group: None,
         })
     }
 

@@ -33,7 +33,8 @@
 //! The position term is the 3D models' (`contact::time_stepping::position_term`, issue 16's
 //! bounded recovery, `recovery` and `max_recovery_speed` as in 3D), and so is activation
 //! (Nguyen & Trinkle type 1 `penetrating` / type 2 `anticipating`, with the same derived
-//! activation distance). An Anitescu–Potra step whose corrected LCP no solver meets while a
+//! activation distance). The slides' group-of-constraints method (`group`, and its exploratory
+//! solve alone, `exploratory`) is planar only: `group.rs`. An Anitescu–Potra step whose corrected LCP no solver meets while a
 //! contact overlaps is solved again with the paper's q, as in 3D.
 //!
 //! What the plane does not need from the 3D model: islands and sparse Lemke (the planar scenes
@@ -41,6 +42,7 @@
 //! independent blocks).
 use super::super::body::{PlanarModel, PlanarState};
 use super::super::collision::{Contact2, Feature2};
+use super::group::{self, GroupStats, Linearized, ACTIVE_GAP};
 use super::rows::{self, ImpulseRows, Row};
 use crate::contact::params::model_params;
 use crate::contact::time_stepping::{self, SolverChain};
@@ -61,8 +63,8 @@ model_params! {
             name: "activation",
             unit: "-",
             default: ParamDefault::Word("anticipating"),
-            description: "which contacts enter the problem: \"anticipating\" (Nguyen-Trinkle type 2: every contact with gap below activation_distance) or \"penetrating\" (type 1: only contacts with gap < 0)",
-            kind: ParamKind::Choice(&["anticipating", "penetrating"]),
+            description: "which contacts enter the problem: \"anticipating\" (Nguyen-Trinkle type 2: every contact with gap below activation_distance), \"penetrating\" (type 1: only contacts with gap < 0), \"group\" (the slides' group of constraints: every possible constraint of each pair within activation_distance in an exploratory solve, then the correct one per pair; planar/models/group.rs) or \"exploratory\" (the group method's first solve alone: every possible constraint, infinite segment lines included; for comparison)",
+            kind: ParamKind::Choice(&["anticipating", "penetrating", "group", "exploratory"]),
         },
         activation_distance: Option<f64> = time_stepping::ACTIVATION_DISTANCE,
         recovery: &'static str = time_stepping::RECOVERY_ANITESCU_POTRA,
@@ -102,6 +104,30 @@ pub enum Formulation {
     AnitescuPotra,
 }
 
+/// Which contacts enter a step's LCP (the `activation` parameter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation {
+    /// Type 2: every contact with ψ below the activation distance.
+    Anticipating,
+    /// Type 1: contacts with ψ < 0.
+    Penetrating,
+    /// The slides' group of constraints (`group.rs`).
+    Group,
+    /// The group method's step 1 alone (`group.rs`).
+    Exploratory,
+}
+
+impl Activation {
+    fn from_word(word: &str) -> Self {
+        match word {
+            "penetrating" => Activation::Penetrating,
+            "group" => Activation::Group,
+            "exploratory" => Activation::Exploratory,
+            _ => Activation::Anticipating,
+        }
+    }
+}
+
 /// A contact's answer at the last step: (p_n, β₊, β₋, σ).
 type Previous = [f64; 4];
 type ContactKey = (usize, usize, Feature2, Feature2);
@@ -110,7 +136,7 @@ type ContactKey = (usize, usize, Feature2, Feature2);
 pub struct PlanarTimeStepping {
     formulation: Formulation,
     values: Vec<ParamValue>,
-    anticipating: bool,
+    activation: Activation,
     activation_distance: Option<f64>,
     max_recovery_speed: f64,
     solvers: SolverChain,
@@ -124,6 +150,8 @@ pub struct StepSolve {
     pub report: Option<SolveReport>,
     /// Active contacts in the problem.
     pub active: usize,
+    /// What the group activation did (`group` and `exploratory` only).
+    pub group: Option<GroupStats>,
 }
 
 impl PlanarTimeStepping {
@@ -133,7 +161,7 @@ impl PlanarTimeStepping {
         Ok(PlanarTimeStepping {
             formulation,
             values: values.to_vec(),
-            anticipating: p.activation == "anticipating",
+            activation: Activation::from_word(p.activation),
             activation_distance: p.activation_distance,
             max_recovery_speed: time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
             solvers: time_stepping::solver_chain!(p)?,
@@ -159,17 +187,20 @@ impl PlanarTimeStepping {
         if let Some(d) = self.activation_distance {
             return d;
         }
-        if !self.anticipating {
+        if self.activation == Activation::Penetrating {
             return model.settings.activation_distance;
         }
         derived_activation_distance(model, state)
     }
 
+    pub fn activation(&self) -> Activation {
+        self.activation
+    }
+
     fn is_active(&self, c: &Contact2, distance: f64) -> bool {
-        if self.anticipating {
-            c.gap < distance
-        } else {
-            c.gap < 0.0
+        match self.activation {
+            Activation::Penetrating => c.gap < 0.0,
+            _ => c.gap < distance,
         }
     }
 
@@ -186,6 +217,9 @@ impl PlanarTimeStepping {
             .iter()
             .filter(|c| self.is_active(c, distance))
             .collect();
+        if matches!(self.activation, Activation::Group | Activation::Exploratory) {
+            return self.solve_groups(model, state, &active, nu_free, distance);
+        }
         let mut velocity = nu_free.to_vec();
         if active.is_empty() {
             self.previous.clear();
@@ -193,42 +227,132 @@ impl PlanarTimeStepping {
                 velocity,
                 report: None,
                 active: 0,
+                group: None,
             });
         }
+        let constraints: Vec<Linearized> =
+            active.iter().map(|c| Linearized::at_start(**c)).collect();
+        let (z, report, lcp) = self.solve_lcp(model, state, &constraints, nu_free)?;
+        lcp.apply(&z, &mut velocity);
+        self.remember(&lcp, &constraints, &z);
+        Ok(StepSolve {
+            velocity,
+            report: Some(report),
+            active: active.len(),
+            group: None,
+        })
+    }
+
+    /// The slides' algorithm (`group.rs`): the exploratory solve with every member of every
+    /// group, then, when a member is active, the solve with each group's correct member.
+    fn solve_groups(
+        &mut self,
+        model: &PlanarModel,
+        state: &PlanarState,
+        active: &[&Contact2],
+        nu_free: &[f64],
+        distance: f64,
+    ) -> Result<StepSolve, ContactError> {
+        let h = model.settings.time_step;
+        let groups = group::groups(model, state, active, distance);
+        if groups.is_empty() {
+            self.previous.clear();
+            return Ok(StepSolve {
+                velocity: nu_free.to_vec(),
+                report: None,
+                active: 0,
+                group: Some(GroupStats::default()),
+            });
+        }
+        let members: Vec<Linearized> = groups
+            .iter()
+            .flat_map(|g| g.members.iter().copied().map(Linearized::at_start))
+            .collect();
+        let mut stats = GroupStats {
+            groups: groups.len(),
+            members: members.len(),
+            ..GroupStats::default()
+        };
+        // Step 1: the exploratory solve.
+        let (z, report, lcp) = self.solve_lcp(model, state, &members, nu_free)?;
+        let mut nu_star = nu_free.to_vec();
+        lcp.apply(&z, &mut nu_star);
+        let is_active: Vec<bool> = (0..lcp.nc)
+            .map(|c| z[c] > 0.0 || h * (lcp.rows[c].dot(&nu_star) + lcp.terms[c]) <= ACTIVE_GAP)
+            .collect();
+        stats.active = is_active.iter().filter(|a| **a).count();
+        // Step 2: nothing active (ν* is the free motion), or the exploratory model alone.
+        if stats.active == 0 || self.activation == Activation::Exploratory {
+            self.remember(&lcp, &members, &z);
+            return Ok(StepSolve {
+                velocity: nu_star,
+                report: Some(report),
+                active: members.len(),
+                group: Some(stats),
+            });
+        }
+        // Step 3: each group's correct member at the exploratory end pose.
+        let end = group::advanced(model, state, &nu_star, h);
+        let (chosen, switched) = group::correct_members(model, state, &end, &groups, &nu_star);
+        stats.switched = switched;
+        stats.resolved = true;
+        let kept: Vec<ContactKey> = chosen.iter().map(|c| key(&c.contact)).collect();
+        stats.dropped = members
+            .iter()
+            .zip(&is_active)
+            .filter(|(m, a)| **a && !kept.contains(&key(&m.contact)))
+            .count();
+        let (z, report, lcp) = self.solve_lcp(model, state, &chosen, nu_free)?;
+        let mut velocity = nu_free.to_vec();
+        lcp.apply(&z, &mut velocity);
+        self.remember(&lcp, &chosen, &z);
+        Ok(StepSolve {
+            velocity,
+            report: Some(report),
+            active: chosen.len(),
+            group: Some(stats),
+        })
+    }
+
+    /// Assemble and solve the LCP of `constraints`: its answer z, the solve's report and the
+    /// LCP (what maps z back).
+    fn solve_lcp(
+        &mut self,
+        model: &PlanarModel,
+        state: &PlanarState,
+        constraints: &[Linearized],
+        nu_free: &[f64],
+    ) -> Result<(DVector<f64>, SolveReport, Lcp), ContactError> {
         let bound = self.max_recovery_speed;
-        let lcp = Lcp::assemble(model, state, &active, nu_free, self.formulation, bound);
-        let warm = self.warm_start(&lcp, &active);
-        let mut result = self.solvers.solve(&lcp.problem, &warm, || lcp.describe());
+        let lcp = Lcp::assemble(model, state, constraints, nu_free, self.formulation, bound);
+        let warm = self.warm_start(&lcp, constraints);
+        let result = self.solvers.solve(&lcp.problem, &warm, || lcp.describe());
         // Anitescu–Potra's corrected LCP may have no solution where the paper's has (a body
         // overlapping two facing walls); solve the paper's then, as in 3D.
         let corrected = self.formulation == Formulation::AnitescuPotra
             && bound > 0.0
-            && active.iter().any(|c| c.gap < -time_stepping::OVERLAP_SLOP);
+            && constraints
+                .iter()
+                .any(|c| c.contact.gap < -time_stepping::OVERLAP_SLOP);
         if corrected && !result.as_ref().is_ok_and(|(_, r)| !r.failed) {
-            let paper = Lcp::assemble(model, state, &active, nu_free, self.formulation, 0.0);
+            let paper = Lcp::assemble(model, state, constraints, nu_free, self.formulation, 0.0);
             if let Ok((z, r)) = self
                 .solvers
                 .solve(&paper.problem, &warm, || paper.describe())
             {
                 if !r.failed {
-                    result = Ok((z, r));
+                    return Ok((z, r, paper));
                 }
             }
         }
         let (z, report) = result?;
-        lcp.apply(&z, &mut velocity);
-        self.remember(&lcp, &active, &z);
-        Ok(StepSolve {
-            velocity,
-            report: Some(report),
-            active: active.len(),
-        })
+        Ok((z, report, lcp))
     }
 
-    fn warm_start(&self, lcp: &Lcp, active: &[&Contact2]) -> DVector<f64> {
+    fn warm_start(&self, lcp: &Lcp, active: &[Linearized]) -> DVector<f64> {
         let mut warm = DVector::zeros(lcp.problem.len());
-        for (c, contact) in active.iter().enumerate() {
-            if let Some(p) = self.previous.get(&key(contact)) {
+        for (c, constraint) in active.iter().enumerate() {
+            if let Some(p) = self.previous.get(&key(&constraint.contact)) {
                 warm[c] = p[0];
                 if let Some(f) = lcp.friction_index[c] {
                     warm[lcp.nc + 2 * f] = p[1];
@@ -240,16 +364,16 @@ impl PlanarTimeStepping {
         warm
     }
 
-    fn remember(&mut self, lcp: &Lcp, active: &[&Contact2], z: &DVector<f64>) {
+    fn remember(&mut self, lcp: &Lcp, active: &[Linearized], z: &DVector<f64>) {
         self.previous.clear();
-        for (c, contact) in active.iter().enumerate() {
+        for (c, constraint) in active.iter().enumerate() {
             let mut p = [z[c], 0.0, 0.0, 0.0];
             if let Some(f) = lcp.friction_index[c] {
                 p[1] = z[lcp.nc + 2 * f];
                 p[2] = z[lcp.nc + 2 * f + 1];
                 p[3] = z[lcp.nc + 2 * lcp.nf + f];
             }
-            self.previous.insert(key(contact), p);
+            self.previous.insert(key(&constraint.contact), p);
         }
     }
 }
@@ -287,23 +411,27 @@ struct Lcp {
     nc: usize,
     nf: usize,
     inverse_mass: Vec<f64>,
+    /// The position term of each normal row (m/s).
+    terms: Vec<f64>,
 }
 
 impl Lcp {
     /// Assemble M_lcp and q (module documentation), the position term of normal rows bounded
-    /// by `bound` m/s.
+    /// by `bound` m/s; a constraint linearized at the group method's end pose has ψ*/h (bounded)
+    /// plus its shift, whatever the formulation (`group.rs`).
     fn assemble(
         model: &PlanarModel,
         state: &PlanarState,
-        active: &[&Contact2],
+        constraints: &[Linearized],
         nu_free: &[f64],
         formulation: Formulation,
         bound: f64,
     ) -> Self {
         let h = model.settings.time_step;
         let dofs = model.dof_offsets();
-        let nc = active.len();
-        let impulse = ImpulseRows::new(state, &dofs, active, |_, c| {
+        let nc = constraints.len();
+        let active: Vec<&Contact2> = constraints.iter().map(|c| &c.contact).collect();
+        let impulse = ImpulseRows::new(state, &dofs, &active, |_, c| {
             model.friction(c.body_a, c.body_b)
         });
         let nf = impulse.mu.len();
@@ -317,8 +445,13 @@ impl Lcp {
             friction_index,
             ..
         } = impulse;
-        for (c, contact) in active.iter().enumerate() {
-            q[c] += match formulation {
+        let mut terms = Vec::with_capacity(nc);
+        for (c, constraint) in constraints.iter().enumerate() {
+            let contact = &constraint.contact;
+            let term = match formulation {
+                _ if constraint.at_end => {
+                    time_stepping::position_term(contact.gap, h, bound) + constraint.shift
+                }
                 Formulation::StewartTrinkle => time_stepping::position_term(contact.gap, h, bound),
                 // Only an existing overlap beyond the slop (the paper: G_nᵀ ν⁺ ≥ 0).
                 Formulation::AnitescuPotra => time_stepping::position_term(
@@ -327,6 +460,8 @@ impl Lcp {
                     bound,
                 ),
             };
+            q[c] += term;
+            terms.push(term);
         }
         Lcp {
             problem: Problem::lcp(m, q),
@@ -335,6 +470,7 @@ impl Lcp {
             nc,
             nf,
             inverse_mass,
+            terms,
         }
     }
 
