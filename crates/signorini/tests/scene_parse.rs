@@ -528,6 +528,16 @@ fn unknown_key_in_body_suggests_closest() {
     assert_eq!(e.message, "unknown key `mas`");
 }
 
+/// The empty key (`'' = 1`, valid TOML) is named as the scene spells it, `''`, at the top level
+/// and in a table (found by the `check` fuzz target: the error named no key).
+#[test]
+fn an_empty_key_is_named_as_two_quotes() {
+    let e = expect_err("''=''\n", "''=", "''", "top-level keys");
+    assert_eq!(e.message, "unknown key `''`");
+    let e = expect_err("[simulation]\n'' = 1\n", "'' =", "simulation.''", "keys here");
+    assert_eq!(e.message, "unknown key `''`");
+}
+
 #[test]
 fn unknown_key_at_top_level_and_in_nested_tables() {
     expect_err(

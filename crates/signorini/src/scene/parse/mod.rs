@@ -46,6 +46,15 @@ type Res<T> = Result<T, SceneError>;
 /// Valid keys of each table.
 #[rustfmt::skip]
 mod keys {
+    /// A key as the scene spells it in messages: the empty key (`'' = 1`) as `''`.
+    pub fn spelled(key: &str) -> &str {
+        if key.is_empty() {
+            "''"
+        } else {
+            key
+        }
+    }
+
     pub const ROOT: &[&str] = &["simulation", "contact", "material", "body", "force", "random_forces", "spawn", "output"];
     /// Top-level keys that hold arrays of tables (`[[name]]`).
     pub const ARRAY_SECTIONS: &[&str] = &["material", "body", "force", "random_forces", "spawn"];

@@ -125,10 +125,10 @@ pub(super) fn parse(cx: &Cx, root: &DeTable) -> Res<PlanarSceneDesc> {
                 return Err(cx.err(pos, s, msg, hint));
             }
             (s, _) => {
-                let msg = format!("unknown key `{s}`");
+                let msg = format!("unknown key `{}`", super::keys::spelled(s));
                 return Err(cx.err(
                     pos,
-                    s,
+                    super::keys::spelled(s),
                     msg,
                     choices_hint(s, keys::ROOT, "top-level keys of a 2D scene"),
                 ));

@@ -62,7 +62,7 @@ impl<'a, 'i> Reader<'a, 'i> {
             Some(k) => Err(self.cx.err(
                 k.span().start,
                 &self.key(k.get_ref()),
-                format!("unknown key `{}`", k.get_ref()),
+                format!("unknown key `{}`", super::keys::spelled(k.get_ref())),
                 choices_hint(k.get_ref(), self.valid, "keys here"),
             )),
         }
@@ -74,6 +74,7 @@ impl<'a, 'i> Reader<'a, 'i> {
     }
 
     pub(super) fn key(&self, name: &str) -> String {
+        let name = super::keys::spelled(name);
         if self.path.is_empty() {
             name.to_string()
         } else {

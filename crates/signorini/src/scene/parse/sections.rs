@@ -95,10 +95,10 @@ impl<'a, 'i> Parser<'a, 'i> {
                 // Not an array (arrays were split into their entries above): fails.
                 (s, None) if keys::ARRAY_SECTIONS.contains(&s) => _ = tables(self.cx, v, s)?,
                 (s, _) => {
-                    let msg = format!("unknown key `{s}`");
+                    let msg = format!("unknown key `{}`", keys::spelled(s));
                     return Err(self.cx.err(
                         pos,
-                        s,
+                        keys::spelled(s),
                         msg,
                         choices_hint(s, keys::ROOT, "top-level keys"),
                     ));
