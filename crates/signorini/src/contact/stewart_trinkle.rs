@@ -211,9 +211,14 @@ fn pair_key(c: &Contact) -> PairKey {
 /// Lemke's method ran from scratch (on the 10-box stack, the misses after the first 0.2 s).
 const MATCH_RADIUS_FRACTION: f64 = 1e-3;
 
-/// A contact's first friction direction that moved by less than this (unit vectors) since the
-/// last step is the same direction: β is carried over as it is, not re-decomposed.
-const BASIS_TOLERANCE: f64 = 1e-9;
+/// A contact's first friction direction d_0 that moved by less than this since the last step
+/// (distance of unit vectors, 0.1 ≈ 5.7°) is the same direction turned with its normal: β and
+/// Lemke's basic rows are carried over as they are. A switch of `cone::tangent_basis`'s rule
+/// (at |n_x| = |n_y| ≤ |n_z|, say) turns d_0 by at least 60° (cos = n_x n_y / √((1 − n_x²)(1 − n_y²)),
+/// at most 1/2 in size there): distance ≥ 1, and the friction impulse is re-decomposed.
+/// (At 1e-9 every moving contact was re-decomposed, which lost Lemke's basis for its β: the
+/// 64-box bin's landing under `stewart-trinkle` ran 10× slower.)
+const BASIS_TOLERANCE: f64 = 0.1;
 
 /// A contact's answer at the last step, its warm start at this one.
 #[derive(Clone, Debug, Default)]
