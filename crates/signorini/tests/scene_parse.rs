@@ -534,7 +534,12 @@ fn unknown_key_in_body_suggests_closest() {
 fn an_empty_key_is_named_as_two_quotes() {
     let e = expect_err("''=''\n", "''=", "''", "top-level keys");
     assert_eq!(e.message, "unknown key `''`");
-    let e = expect_err("[simulation]\n'' = 1\n", "'' =", "simulation.''", "keys here");
+    let e = expect_err(
+        "[simulation]\n'' = 1\n",
+        "'' =",
+        "simulation.''",
+        "keys here",
+    );
     assert_eq!(e.message, "unknown key `''`");
 }
 

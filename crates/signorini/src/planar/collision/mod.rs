@@ -239,29 +239,37 @@ pub fn detect(model: &PlanarModel, state: &PlanarState, margin: f64) -> Vec<Cont
         .zip(&state.bodies)
         .map(|(b, s)| Placed::new(&b.shape, &s.pose()))
         .collect();
-    let boxes: Vec<(DVec2, DVec2)> = placed.iter().map(|p| p.aabb()).collect();
     let mut out = Vec::new();
+    for (i, j) in near_pairs(model, &placed, margin) {
+        let start = out.len();
+        shape_pair(&placed[i], &placed[j], margin, &mut out);
+        for c in &mut out[start..] {
+            c.body_a = i;
+            c.body_b = j;
+        }
+    }
+    out
+}
+
+/// The broad phase: the pairs (i, j), i < j, not both fixed, whose bounding boxes grown by
+/// `margin` (m) overlap, in order.
+pub fn near_pairs(model: &PlanarModel, placed: &[Placed], margin: f64) -> Vec<(usize, usize)> {
+    let boxes: Vec<(DVec2, DVec2)> = placed.iter().map(|p| p.aabb()).collect();
+    let mut pairs = Vec::new();
     for i in 0..placed.len() {
         for j in i + 1..placed.len() {
             if model.bodies[i].fixed && model.bodies[j].fixed {
                 continue;
             }
-            let (lo_i, hi_i) = boxes[i];
-            let (lo_j, hi_j) = boxes[j];
+            let ((lo_i, hi_i), (lo_j, hi_j)) = (boxes[i], boxes[j]);
             let apart = lo_i.x > hi_j.x + margin
                 || lo_j.x > hi_i.x + margin
                 || lo_i.y > hi_j.y + margin
                 || lo_j.y > hi_i.y + margin;
-            if apart {
-                continue;
-            }
-            let start = out.len();
-            shape_pair(&placed[i], &placed[j], margin, &mut out);
-            for c in &mut out[start..] {
-                c.body_a = i;
-                c.body_b = j;
+            if !apart {
+                pairs.push((i, j));
             }
         }
     }
-    out
+    pairs
 }

@@ -78,7 +78,7 @@
 //! - `activation = "exploratory"` stops after step 1 (every member, no re-solve): the infinite-
 //!   line model, kept for the experiment `nguyen-trinkle-2d` to show the error step 3 removes.
 use super::super::body::{PlanarModel, PlanarState};
-use super::super::collision::{segment_normals, shape_pair, Contact2, Feature2, Placed};
+use super::super::collision::{near_pairs, segment_normals, shape_pair, Contact2, Feature2, Placed};
 use super::rows::Row;
 use glam::DVec2;
 
@@ -244,46 +244,32 @@ pub fn groups(
     let placed: Vec<Placed> = (0..model.bodies.len())
         .map(|i| placed(model, state, i))
         .collect();
-    let boxes: Vec<(DVec2, DVec2)> = placed.iter().map(|p| p.aabb()).collect();
     let mut out: Vec<Group> = Vec::new();
-    for i in 0..placed.len() {
-        for j in i + 1..placed.len() {
-            if model.bodies[i].fixed && model.bodies[j].fixed {
-                continue;
-            }
-            let ((lo_i, hi_i), (lo_j, hi_j)) = (boxes[i], boxes[j]);
-            let apart = lo_i.x > hi_j.x + margin
-                || lo_j.x > hi_i.x + margin
-                || lo_i.y > hi_j.y + margin
-                || lo_j.y > hi_i.y + margin;
-            if apart {
-                continue;
-            }
-            let Some(members) = candidates(&placed[i], &placed[j]) else {
-                continue;
-            };
-            if !members.iter().any(|m| m.gap < margin) {
-                continue;
-            }
-            let Some(start) = closest_features(&placed[i], &placed[j])
-                .and_then(|f| members.iter().position(|m| features(m) == f))
-            else {
-                continue;
-            };
-            out.push(Group {
-                pair: (i, j),
-                members: members
-                    .into_iter()
-                    .map(|m| Contact2 {
-                        body_a: i,
-                        body_b: j,
-                        ..m
-                    })
-                    .collect(),
-                choose: true,
-                start,
-            });
+    for (i, j) in near_pairs(model, &placed, margin) {
+        let Some(members) = candidates(&placed[i], &placed[j]) else {
+            continue;
+        };
+        if !members.iter().any(|m| m.gap < margin) {
+            continue;
         }
+        let Some(start) = closest_features(&placed[i], &placed[j])
+            .and_then(|f| members.iter().position(|m| features(m) == f))
+        else {
+            continue;
+        };
+        out.push(Group {
+            pair: (i, j),
+            members: members
+                .into_iter()
+                .map(|m| Contact2 {
+                    body_a: i,
+                    body_b: j,
+                    ..m
+                })
+                .collect(),
+            choose: true,
+            start,
+        });
     }
     for c in contacts {
         let pair = (c.body_a, c.body_b);
