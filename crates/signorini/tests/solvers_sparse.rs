@@ -61,6 +61,17 @@ fn a_csr_matrix_is_its_dense_matrix() {
     let z = DVector::from_vec(vec![1.0, -2.0, 3.0]);
     let q = DVector::from_vec(vec![0.5, 0.25, -1.0]);
     assert_eq!(m.mul_add(&z, &q), &dense * &z + &q);
+    // Shifted by 0.5 I: rows with a stored diagonal (0, 2), none before it (1: empty), one after
+    // it; `get` (a binary search) finds every entry, so each row's columns stay increasing.
+    let shifted = m.shifted(0.5);
+    let expected = &dense + DMatrix::identity(3, 3) * 0.5;
+    assert_eq!(shifted.to_dense(), expected);
+    assert_eq!(shifted.nnz(), 6);
+    for r in 0..3 {
+        for c in 0..3 {
+            assert_eq!(shifted.get(r, c), expected[(r, c)], "({r}, {c})");
+        }
+    }
 }
 
 /// W = G M⁻¹ Gᵀ as assembled sparse is the dense Delassus matrix bit for bit (the same terms

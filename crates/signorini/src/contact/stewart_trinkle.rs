@@ -127,7 +127,7 @@ model_params! {
             name: "large_island_rows",
             unit: "-",
             default: ParamDefault::Value(300.0),
-            description: "islands whose LCP has at least this many rows (when the solvers chain starts with lemke) are solved by Lemke's method on the sparse matrix (sparse LU of the basis, warm-started from last step's basis), then block-gauss-seidel on the sparse matrix, then the rest of the chain on the dense matrix up to 1000 rows (above, the step fails: on_failure); smaller ones by the dense chain",
+            description: "islands whose LCP has at least this many rows (when the solvers chain starts with lemke) are solved by Lemke's method on the sparse matrix (sparse LU of the basis, warm-started from last step's basis), then block-gauss-seidel on the sparse matrix, then the rest of the chain on the dense matrix up to 1000 rows (above, dense lemke alone up to 4000 rows; then the step fails: on_failure); smaller ones by the dense chain",
             kind: ParamKind::Number(Range::at_least(1.0).integer()),
         },
         large_island_sweeps: usize = ParamSpec {

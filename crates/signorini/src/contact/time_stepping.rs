@@ -7,6 +7,7 @@ use crate::dynamics::{Model, State};
 use crate::solvers::sparse::{self, LcpMatrix, SparseProblem};
 use crate::util::disjoint::DisjointSets;
 use crate::solvers::block_gauss_seidel::BlockGaussSeidel;
+use crate::solvers::lemke::Lemke;
 use crate::solvers::{self, lemke_sparse, Options, Problem, Solver};
 use nalgebra::{DMatrix, DVector};
 use std::time::Instant;
@@ -251,18 +252,41 @@ pub const REPAIR_ROUNDS: usize = 6;
 
 /// A large island (see [`SolverChain::with_large_problems`]) that sparse Lemke and sparse block
 /// Gauss–Seidel both leave unsolved goes on to the rest of the chain on the dense matrix only
-/// up to this many rows; above, the step fails (or, with `on_failure = "continue"`, keeps block
-/// Gauss–Seidel's answer, marked failed). The dense Fischer–Burmeister Newton method factors the
+/// up to this many rows; above, only to dense Lemke (up to [`DENSE_LEMKE_ROWS`]), and if that
+/// misses too the step fails (or, with `on_failure = "continue"`, keeps block Gauss–Seidel's
+/// answer, marked failed). The dense Fischer–Burmeister Newton method factors the
 /// n × n matrix every iteration: ~7e9 flops a Newton step at 2,202 rows, and one step of a 64-box
 /// pile under stewart-trinkle (`bin_64`, spawn seed 7, t = 1.52 s) ran for more than 20 minutes
 /// in it. At 1,000 rows a dense factorization takes ~0.1 s.
 pub const DENSE_FALLBACK_ROWS: usize = 1000;
+
+/// Above [`DENSE_FALLBACK_ROWS`], a large island that sparse Lemke and block Gauss–Seidel miss is
+/// given to the dense Lemke method alone (explicit B⁻¹: 8n² bytes, O(n²) a pivot), up to this
+/// many rows (128 MB). The two implementations' paths part on round-off, and on such islands
+/// one solves what the other misses: measured on `bin_64` under anitescu-potra (spawn seed 7,
+/// t = 2.26 s), an island of 1,362 rows that sparse Lemke left at 9.5e-8 (5,077 pivots) and
+/// block Gauss–Seidel at 8.5e-6 (2,000 sweeps) was solved by the dense method to 2.0e-10 in
+/// 1,967 pivots, 0.6 s.
+pub const DENSE_LEMKE_ROWS: usize = 4000;
+
+/// In a chain's list of attempts made: Lemke's method on the sparse matrix
+/// ([`lemke_sparse`]) was tried.
+const SPARSE_LEMKE: &str = "lemke (sparse)";
 
 /// In a chain's list of attempts made: Lemke's warm start (the principal system on the last
 /// support) was tried, not the method.
 const WARM_START_ONLY: &str = "lemke warm start";
 
 /// The solvers of a time-stepping model, tried in order until one meets the tolerance.
+///
+/// `lemke` on a dense problem that its explicit-inverse path misses (after the regularized
+/// restarts, `solvers::lemke` module doc) is run again with the basis in sparse LU factors
+/// (`solvers::lemke_sparse`, refactored every 40 pivots), before the next solver: the same
+/// method whose path, through the round-off of different linear algebra, can differ. Measured on
+/// an island of 180 rows of a 64-box pile under anitescu-potra (`bin_64`, spawn seed 7,
+/// t = 2.04 s): the dense path and its restarts end at 1.1e-7 (a ray), every other solver
+/// misses (block Gauss–Seidel 5.7e-8 in 500 sweeps), the sparse path solves it to 2.9e-11 in
+/// 108 pivots.
 pub struct SolverChain {
     solvers: Vec<Box<dyn Solver>>,
     options: Options,
@@ -485,7 +509,7 @@ impl SolverChain {
                 "lemke (sparse, from the last step's basis, then from B = I): {} after {} pivots, residual {:.3e}",
                 solve.status, solve.stats.iterations, solve.stats.residual
             ));
-            done.push("lemke");
+            done.push(SPARSE_LEMKE);
         } else if let Some(line) = warm_start_missed {
             attempts.push(line);
             done.push(WARM_START_ONLY);
@@ -516,9 +540,24 @@ impl SolverChain {
             ));
             done.push(name);
             if n > DENSE_FALLBACK_ROWS {
+                if lemke_first && n <= DENSE_LEMKE_ROWS {
+                    let options = Options {
+                        max_pivots: self.max_pivots.unwrap_or(100 + 20 * n),
+                        ..self.options
+                    };
+                    let (solve, basis) = Lemke.solve_with_basis(&problem.to_dense(), None, &options);
+                    attempts.push(format!(
+                        "lemke (dense, explicit inverse): {} after {} pivots, residual {:.3e}",
+                        solve.status, solve.stats.iterations, solve.stats.residual
+                    ));
+                    if solve.status.is_solved() {
+                        let r = report("lemke", solve.stats.iterations, solve.stats.residual, attempts.len());
+                        return Ok((solve.z, r, basis));
+                    }
+                }
                 let rest: Vec<&str> = (self.solvers.iter())
                     .map(|s| s.name())
-                    .filter(|name| !done.contains(name))
+                    .filter(|&name| !done.contains(&name) && name != "lemke")
                     .collect();
                 if !rest.is_empty() {
                     attempts.push(format!(
@@ -636,10 +675,11 @@ impl SolverChain {
     }
 
     /// [`solve`](Self::solve) after the attempts `earlier` (their lines for the error message)
-    /// made from `warm` by the solvers `done`: Lemke, run on the sparse problem from the last
-    /// basis and from B = I (the same path as the dense method's), is not run again; after its
-    /// warm start alone ([`WARM_START_ONLY`]) it runs without one (it only proposes the support
-    /// already tried); an iterative solver starts from zero only.
+    /// made from `warm` by the solvers `done`: after Lemke on the sparse matrix
+    /// ([`SPARSE_LEMKE`]) the dense method runs from scratch and the sparse one is not run again
+    /// when it misses; after Lemke's warm start alone ([`WARM_START_ONLY`]) the method runs
+    /// without one (it only proposes the support already tried); an iterative solver starts
+    /// from zero only.
     fn solve_from(
         &self,
         problem: &Problem,
@@ -688,6 +728,20 @@ impl SolverChain {
                 solve.stats.iterations,
                 solve.stats.residual
             ));
+            // Dense Lemke missed: the same method with the basis in sparse LU factors
+            // ([`SolverChain`]'s doc).
+            let sparse_tried = done.contains(&SPARSE_LEMKE);
+            if solver.name() == "lemke" && !solve.status.is_solved() && problem.free == 0 && !sparse_tried {
+                let (sparse, sparse_basis) =
+                    lemke_sparse::solve(&SparseProblem::from_dense(problem), None, &options);
+                attempts.push(format!(
+                    "lemke (sparse LU of the basis): {} after {} pivots, residual {:.3e}",
+                    sparse.status, sparse.stats.iterations, sparse.stats.residual
+                ));
+                if sparse.status.is_solved() || sparse.stats.residual < solve.stats.residual {
+                    (solve, basis) = (sparse, sparse_basis);
+                }
+            }
             if let Some((repaired, support, rounds)) = self.repair(problem, &solve, &basis) {
                 attempts.push(format!(
                     "{}: its answer repaired by {rounds} rounds of principal pivoting, residual {:.3e}",

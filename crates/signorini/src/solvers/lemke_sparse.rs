@@ -35,8 +35,15 @@
 //! copositive-plus M (a ray proves infeasibility) does not hold on this path; a path from the
 //! warm basis that ends otherwise than with a solution is followed by the method from B = I,
 //! d = 1, which keeps the guarantee.
+//!
+//! # Regularized restarts
+//!
+//! When neither path solves the problem and the better one ended on a ray or a cycle, the
+//! method is run from B = I on M + εI for the shifts of [`REGULARIZATION`](super::lemke::REGULARIZATION),
+//! as the dense method does (`lemke` module doc, "Ending"): each answer is polished on the
+//! shifted problem and accepted when it meets the tolerance on this one.
 use super::common::{failure, power_of_two_below};
-use super::lemke::{pivot_path, status_of, BasisAlgebra, Ending, Tableau, Var};
+use super::lemke::{pivot_path, status_of, BasisAlgebra, Ending, Tableau, Var, REGULARIZATION};
 use super::sparse::SparseProblem;
 use super::sparse_lu::SparseLu;
 use super::{Options, Solve, Stats, Status};
@@ -206,6 +213,29 @@ pub fn solve(
         }
         if best.as_ref().is_none_or(|b| r < b.1) {
             best = Some((z, r, ending, path.basic_z));
+        }
+    }
+    // Regularized restarts (`lemke` module doc, "Ending"): the path of M + εI from B = I, its
+    // answer polished on the shifted problem and judged on this one.
+    let restart = best.as_ref().is_some_and(|b| matches!(b.2, Ending::Ray | Ending::Cycle));
+    for eps in REGULARIZATION.into_iter().filter(|_| restart) {
+        let shifted = SparseProblem {
+            m: problem.m.shifted(eps * problem.m.max_abs()),
+            q: problem.q.clone(),
+        };
+        let shifted_columns = shifted.m.columns();
+        let Some(path) = run_path(&shifted_columns, 1.0 / m_unit, &q_hat, None, None, options)
+        else {
+            continue;
+        };
+        pivots += path.pivots;
+        let (z, _) = polish(&shifted, path.z * z_unit, &path.basic_z, path.ending, options.tolerance);
+        let r = problem.residual(&z);
+        if r <= options.tolerance && path.ending != Ending::PivotLimit {
+            return (solved(z, pivots, r), path.basic_z);
+        }
+        if best.as_ref().is_none_or(|b| r < b.1) {
+            best = Some((z, r, path.ending, path.basic_z));
         }
     }
     let (z, residual, ending, basic) =

@@ -83,6 +83,33 @@ impl CsrMatrix {
         columns
     }
 
+    /// M + by·I (a diagonal entry is stored in every row).
+    pub fn shifted(&self, by: f64) -> CsrMatrix {
+        let mut row_start = Vec::with_capacity(self.n + 1);
+        let (mut cols, mut values) = (Vec::new(), Vec::new());
+        row_start.push(0);
+        for r in 0..self.n {
+            let mut diagonal = Some(by);
+            for (c, v) in self.row(r) {
+                if c > r {
+                    if let Some(d) = diagonal.take() {
+                        cols.push(r);
+                        values.push(d);
+                    }
+                }
+                let v = if c == r { v + diagonal.take().unwrap_or(0.0) } else { v };
+                cols.push(c);
+                values.push(v);
+            }
+            if let Some(d) = diagonal {
+                cols.push(r);
+                values.push(d);
+            }
+            row_start.push(cols.len());
+        }
+        CsrMatrix::from_rows(self.n, row_start, cols, values)
+    }
+
     /// M z + q.
     pub fn mul_add(&self, z: &DVector<f64>, q: &DVector<f64>) -> DVector<f64> {
         DVector::from_fn(self.n, |r, _| {
