@@ -540,47 +540,104 @@ impl SolverChain {
             ));
             done.push(name);
             if n > DENSE_FALLBACK_ROWS {
-                if lemke_first && n <= DENSE_LEMKE_ROWS {
-                    let options = Options {
-                        max_pivots: self.max_pivots.unwrap_or(100 + 20 * n),
-                        ..self.options
-                    };
-                    let (solve, basis) = Lemke.solve_with_basis(&problem.to_dense(), None, &options);
-                    attempts.push(format!(
-                        "lemke (dense, explicit inverse): {} after {} pivots, residual {:.3e}",
-                        solve.status, solve.stats.iterations, solve.stats.residual
-                    ));
-                    if solve.status.is_solved() {
-                        let r = report("lemke", solve.stats.iterations, solve.stats.residual, attempts.len());
-                        return Ok((solve.z, r, basis));
-                    }
-                }
-                let rest: Vec<&str> = (self.solvers.iter())
-                    .map(|s| s.name())
-                    .filter(|&name| !done.contains(&name) && name != "lemke")
-                    .collect();
-                if !rest.is_empty() {
-                    attempts.push(format!(
-                        "not run on the dense matrix above {DENSE_FALLBACK_ROWS} rows: {}",
-                        rest.join(", ")
-                    ));
-                }
-                if self.stop_on_failure || !solve.stats.residual.is_finite() {
-                    return Err(ContactError::NotSolved {
-                        problem: what(),
-                        tolerance: self.options.tolerance,
-                        attempts,
+                let bgs = (solve.z, solve.stats.iterations, solve.stats.residual);
+                return self
+                    .above_dense_fallback(problem, bgs, &done, attempts, what)
+                    .map(|(z, mut r, basis)| {
+                        r.seconds = t0.elapsed().as_secs_f64();
+                        (z, r, basis)
                     });
-                }
-                let mut r = report(name, solve.stats.iterations, solve.stats.residual, attempts.len());
-                r.failed = true;
-                return Ok((solve.z, r, Vec::new()));
             }
         }
         let (z, mut report, basic) =
             self.solve_from(&problem.to_dense(), warm, &done, attempts, what)?;
         report.seconds = t0.elapsed().as_secs_f64();
         Ok((z, report, basic))
+    }
+
+    /// A large island above [`DENSE_FALLBACK_ROWS`] that sparse Lemke and block Gauss–Seidel
+    /// (`bgs`: its answer, sweeps and residual) both missed: dense Lemke alone, up to
+    /// [`DENSE_LEMKE_ROWS`], then the failure (or block Gauss–Seidel's answer, marked failed,
+    /// under `on_failure = "continue"`). `done`: the solvers already run.
+    fn above_dense_fallback(
+        &self,
+        problem: &SparseProblem,
+        bgs: (DVector<f64>, usize, f64),
+        done: &[&str],
+        mut attempts: Vec<String>,
+        what: impl FnOnce() -> String,
+    ) -> Result<(DVector<f64>, SolveReport, Vec<bool>), ContactError> {
+        let n = problem.len();
+        let report = |solver, iterations, residual, attempts| SolveReport {
+            rows: n,
+            solver,
+            iterations,
+            residual,
+            attempts,
+            seconds: 0.0,
+            failed: false,
+            islands: 1,
+        };
+        let lemke_first = self.solvers.first().is_some_and(|s| s.name() == "lemke");
+        if lemke_first && n <= DENSE_LEMKE_ROWS {
+            let options = Options {
+                max_pivots: self.max_pivots.unwrap_or(100 + 20 * n),
+                ..self.options
+            };
+            let (solve, basis) = Lemke.solve_with_basis(&problem.to_dense(), None, &options);
+            attempts.push(format!(
+                "lemke (dense, explicit inverse): {} after {} pivots, residual {:.3e}",
+                solve.status, solve.stats.iterations, solve.stats.residual
+            ));
+            if solve.status.is_solved() {
+                let r = report("lemke", solve.stats.iterations, solve.stats.residual, attempts.len());
+                return Ok((solve.z, r, basis));
+            }
+        }
+        let rest: Vec<&str> = (self.solvers.iter())
+            .map(|s| s.name())
+            .filter(|&name| !done.contains(&name) && name != "lemke")
+            .collect();
+        if !rest.is_empty() {
+            attempts.push(format!(
+                "not run on the dense matrix above {DENSE_FALLBACK_ROWS} rows: {}",
+                rest.join(", ")
+            ));
+        }
+        let (z, sweeps, residual) = bgs;
+        if self.stop_on_failure || !residual.is_finite() {
+            return Err(ContactError::NotSolved {
+                problem: what(),
+                tolerance: self.options.tolerance,
+                attempts,
+            });
+        }
+        let mut r = report(BlockGaussSeidel.name(), sweeps, residual, attempts.len());
+        r.failed = true;
+        Ok((z, r, Vec::new()))
+    }
+
+    /// Dense Lemke's answer `solve` missed on `problem`: the same method with the basis in
+    /// sparse LU factors ([`SolverChain`]'s doc), its line added to `attempts`; the better of
+    /// the two answers, with its basis.
+    fn with_sparse_lemke(
+        &self,
+        problem: &Problem,
+        options: &Options,
+        (solve, basis): (solvers::Solve, Vec<bool>),
+        attempts: &mut Vec<String>,
+    ) -> (solvers::Solve, Vec<bool>) {
+        let (sparse, sparse_basis) =
+            lemke_sparse::solve(&SparseProblem::from_dense(problem), None, options);
+        attempts.push(format!(
+            "lemke (sparse LU of the basis): {} after {} pivots, residual {:.3e}",
+            sparse.status, sparse.stats.iterations, sparse.stats.residual
+        ));
+        if sparse.status.is_solved() || sparse.stats.residual < solve.stats.residual {
+            (sparse, sparse_basis)
+        } else {
+            (solve, basis)
+        }
     }
 
     /// Solve `problem` from `warm`: the first answer that meets the tolerance, else (with
@@ -728,19 +785,10 @@ impl SolverChain {
                 solve.stats.iterations,
                 solve.stats.residual
             ));
-            // Dense Lemke missed: the same method with the basis in sparse LU factors
-            // ([`SolverChain`]'s doc).
+            // Dense Lemke missed: the same method with the basis in sparse LU factors.
             let sparse_tried = done.contains(&SPARSE_LEMKE);
             if solver.name() == "lemke" && !solve.status.is_solved() && problem.free == 0 && !sparse_tried {
-                let (sparse, sparse_basis) =
-                    lemke_sparse::solve(&SparseProblem::from_dense(problem), None, &options);
-                attempts.push(format!(
-                    "lemke (sparse LU of the basis): {} after {} pivots, residual {:.3e}",
-                    sparse.status, sparse.stats.iterations, sparse.stats.residual
-                ));
-                if sparse.status.is_solved() || sparse.stats.residual < solve.stats.residual {
-                    (solve, basis) = (sparse, sparse_basis);
-                }
+                (solve, basis) = self.with_sparse_lemke(problem, &options, (solve, basis), &mut attempts);
             }
             if let Some((repaired, support, rounds)) = self.repair(problem, &solve, &basis) {
                 attempts.push(format!(
