@@ -269,6 +269,27 @@ pub const DENSE_FALLBACK_ROWS: usize = 1000;
 /// 1,967 pivots, 0.6 s.
 pub const DENSE_LEMKE_ROWS: usize = 4000;
 
+/// The report of one island's solve of `rows` rows that `solver` met the tolerance on, after
+/// (iterations, residual) and `attempts` attempts in all, in `seconds`.
+fn solved_report(
+    rows: usize,
+    solver: &'static str,
+    (iterations, residual): (usize, f64),
+    attempts: usize,
+    seconds: f64,
+) -> SolveReport {
+    SolveReport {
+        rows,
+        solver,
+        iterations,
+        residual,
+        attempts,
+        seconds,
+        failed: false,
+        islands: 1,
+    }
+}
+
 /// In a chain's list of attempts made: Lemke's method on the sparse matrix
 /// ([`lemke_sparse`]) was tried.
 const SPARSE_LEMKE: &str = "lemke (sparse)";
@@ -478,15 +499,8 @@ impl SolverChain {
     ) -> Result<(DVector<f64>, SolveReport, Vec<bool>), ContactError> {
         let t0 = Instant::now();
         let n = problem.len();
-        let report = |solver, iterations, residual, attempts| SolveReport {
-            rows: n,
-            solver,
-            iterations,
-            residual,
-            attempts,
-            seconds: t0.elapsed().as_secs_f64(),
-            failed: false,
-            islands: 1,
+        let report = |solver, iterations, residual, attempts| {
+            solved_report(n, solver, (iterations, residual), attempts, t0.elapsed().as_secs_f64())
         };
         let mut attempts = Vec::new();
         let mut done = Vec::new();
@@ -568,15 +582,8 @@ impl SolverChain {
         what: impl FnOnce() -> String,
     ) -> Result<(DVector<f64>, SolveReport, Vec<bool>), ContactError> {
         let n = problem.len();
-        let report = |solver, iterations, residual, attempts| SolveReport {
-            rows: n,
-            solver,
-            iterations,
-            residual,
-            attempts,
-            seconds: 0.0,
-            failed: false,
-            islands: 1,
+        let report = |solver, iterations, residual, attempts| {
+            solved_report(n, solver, (iterations, residual), attempts, 0.0)
         };
         let lemke_first = self.solvers.first().is_some_and(|s| s.name() == "lemke");
         if lemke_first && n <= DENSE_LEMKE_ROWS {
