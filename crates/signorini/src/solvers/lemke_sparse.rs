@@ -44,7 +44,7 @@
 //! shifted problem and accepted when it meets the tolerance on this one.
 use super::common::{failure, power_of_two_below};
 use super::lemke::{pivot_path, status_of, BasisAlgebra, Ending, Tableau, Var, REGULARIZATION};
-use super::sparse::SparseProblem;
+use super::sparse::{Columns, SparseProblem};
 use super::sparse_lu::SparseLu;
 use super::{Options, Solve, Stats, Status};
 use nalgebra::DVector;
@@ -62,7 +62,7 @@ struct Eta {
 /// The basis of `[I | −M̂ | −d]` as a sparse LU of B₀ and the etas since (module doc).
 struct SparseBasis<'a> {
     /// The columns of M: (row, value), rows increasing.
-    columns: &'a [Vec<(usize, f64)>],
+    columns: &'a Columns,
     /// 1/μ (M̂ = M/μ).
     m_inv_unit: f64,
     /// The covering vector d.
@@ -258,7 +258,7 @@ pub fn solve(
 /// were 0.
 fn pruned_support(
     problem: &SparseProblem,
-    columns: &[Vec<(usize, f64)>],
+    columns: &Columns,
     mut support: Vec<bool>,
 ) -> Vec<bool> {
     loop {
@@ -295,7 +295,7 @@ fn solved(z: DVector<f64>, pivots: usize, residual: f64) -> Solve {
 /// B = I, d = 1), at most `options.max_pivots` pivots; a start whose basic solution ẑ `accept`s
 /// ends at once. None when that basis is singular.
 fn run_path(
-    columns: &[Vec<(usize, f64)>],
+    columns: &Columns,
     m_inv_unit: f64,
     q_hat: &DVector<f64>,
     start: Option<&[bool]>,
@@ -394,7 +394,7 @@ impl BasisFactors {
     /// Factor the basis `basis` (position k holds `basis[k]`) of `[I | −M̂ | −d]`, checked against
     /// the right-hand side `probe`. None when it is singular.
     fn new(
-        columns: &[Vec<(usize, f64)>],
+        columns: &Columns,
         m_inv_unit: f64,
         d: &DVector<f64>,
         basis: &[Var],

@@ -72,15 +72,25 @@ impl CsrMatrix {
         self.values.iter().fold(0.0, |m, v| m.max(v.abs()))
     }
 
-    /// The columns: for each column, its stored (row, value) pairs, rows increasing.
-    pub fn columns(&self) -> Vec<Vec<(usize, f64)>> {
-        let mut columns = vec![Vec::new(); self.n];
+    /// The columns: for each column, its stored (row, value) pairs, rows increasing (one
+    /// allocation for all of them: a transposed copy of the matrix).
+    pub fn columns(&self) -> Columns {
+        let mut start = vec![0; self.n + 1];
+        for &c in &self.cols {
+            start[c + 1] += 1;
+        }
+        for c in 0..self.n {
+            start[c + 1] += start[c];
+        }
+        let mut next = start.clone();
+        let mut entries = vec![(0, 0.0); self.cols.len()];
         for r in 0..self.n {
             for (c, v) in self.row(r) {
-                columns[c].push((r, v));
+                entries[next[c]] = (r, v);
+                next[c] += 1;
             }
         }
-        columns
+        Columns { start, entries }
     }
 
     /// M + by·I (a diagonal entry is stored in every row).
@@ -126,6 +136,33 @@ impl CsrMatrix {
             }
         }
         m
+    }
+}
+
+/// The columns of a [`CsrMatrix`] ([`CsrMatrix::columns`]): `columns[c]` is column c's stored
+/// (row, value) pairs, rows increasing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Columns {
+    start: Vec<usize>,
+    entries: Vec<(usize, f64)>,
+}
+
+impl Columns {
+    /// Number of columns.
+    pub fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl std::ops::Index<usize> for Columns {
+    type Output = [(usize, f64)];
+
+    fn index(&self, c: usize) -> &[(usize, f64)] {
+        &self.entries[self.start[c]..self.start[c + 1]]
     }
 }
 
