@@ -171,3 +171,53 @@ fn principal_pivoting_drops_negatives_then_brings_in_the_most_violated_row() {
         0
     );
 }
+
+/// `SparseLu::from_columns` keeps the symbolic factorization of the last patterns it factored:
+/// a matrix of a kept pattern with other values, one of another pattern of the same size, and
+/// the first matrix again all solve exactly (3 × 3, integer entries: x is exact in f64), and
+/// the first one's answer is bit for bit what it was.
+#[test]
+fn sparse_lu_reuses_a_pattern_only_for_the_same_pattern() {
+    use signorini::solvers::sparse_lu::SparseLu;
+    // Column-major (start, rows, values): A = [[2, 0, 1], [1, 3, 0], [0, 1, 4]].
+    let start = [0, 2, 4, 6];
+    let rows = [0, 1, 1, 2, 0, 2];
+    let solve = |start: &[usize], rows: &[usize], values: &[f64], b: [f64; 3]| {
+        let lu = SparseLu::from_columns(3, start, rows, values, &b).expect("nonsingular");
+        let mut x = b.to_vec();
+        lu.solve(&mut x);
+        x
+    };
+    let dense = |start: &[usize], rows: &[usize], values: &[f64]| {
+        let mut m = DMatrix::zeros(3, 3);
+        for c in 0..3 {
+            for k in start[c]..start[c + 1] {
+                m[(rows[k], c)] = values[k];
+            }
+        }
+        m
+    };
+    let b = [3.0, 4.0, 5.0];
+    let check = |start: &[usize], rows: &[usize], values: &[f64], x: &[f64]| {
+        let ax = dense(start, rows, values) * DVector::from_column_slice(x);
+        for i in 0..3 {
+            assert!((ax[i] - b[i]).abs() <= 1e-14, "{ax} against {b:?}");
+        }
+    };
+    let a = [2.0, 1.0, 3.0, 1.0, 1.0, 4.0];
+    let first = solve(&start, &rows, &a, b);
+    check(&start, &rows, &a, &first);
+    // The same pattern, other values (row pivoting differs: the first column's larger entry
+    // moves to row 1).
+    let other = [1.0, 5.0, 2.0, 7.0, 3.0, 1.0];
+    check(&start, &rows, &other, &solve(&start, &rows, &other, b));
+    // Another pattern of the same size: [[1, 2, 0], [0, 1, 0], [3, 0, 1]].
+    let (start2, rows2, values2) = ([0, 2, 4, 5], [0, 2, 0, 1, 2], [1.0, 3.0, 2.0, 1.0, 1.0]);
+    check(
+        &start2,
+        &rows2,
+        &values2,
+        &solve(&start2, &rows2, &values2, b),
+    );
+    assert_eq!(solve(&start, &rows, &a, b), first);
+}

@@ -6,7 +6,9 @@
 //! columns are columns of a contact LCP's M, which has a few dozen entries a column however large
 //! the island.
 use faer::linalg::solvers::Solve;
+use faer::sparse::linalg::solvers::SymbolicLu;
 use faer::sparse::{SparseColMat, SparseColMatRef, SymbolicSparseColMatRef, Triplet};
+use std::cell::RefCell;
 use faer::MatMut;
 
 /// LU factors of an n × n sparse matrix.
@@ -47,8 +49,10 @@ impl SparseLu {
         if n == 0 || start.len() != n + 1 {
             return None;
         }
-        let symbolic = SymbolicSparseColMatRef::new_checked(n, n, start, None, rows);
-        let lu = SparseColMatRef::new(symbolic, values).sp_lu().ok()?;
+        let pattern = SymbolicSparseColMatRef::new_checked(n, n, start, None, rows);
+        let symbolic = cached_symbolic(pattern)?;
+        let matrix = SparseColMatRef::new(pattern, values);
+        let lu = faer::sparse::linalg::solvers::Lu::try_new_with_symbolic(symbolic, matrix).ok()?;
         let entries = (0..n).flat_map(|c| (start[c]..start[c + 1]).map(move |k| (rows[k], c, values[k])));
         SparseLu { n, lu }.checked(entries, probe)
     }
@@ -98,6 +102,39 @@ impl SparseLu {
         self.lu
             .solve_transpose_in_place(MatMut::from_column_major_slice_mut(b, n, 1));
     }
+}
+
+/// Symbolic factorizations (fill-reducing ordering and elimination structure) kept per thread
+/// for the last few sparsity patterns factored by [`SparseLu::from_columns`].
+const SYMBOLIC_CACHE: usize = 4;
+
+thread_local! {
+    /// (column starts, row indices, symbolic factorization), the most recent first.
+    static SYMBOLIC: RefCell<Vec<(Vec<usize>, Vec<usize>, SymbolicLu<usize>)>> =
+        const { RefCell::new(Vec::new()) };
+}
+
+/// The symbolic LU of `pattern`: the one kept for the same pattern (compared entry by entry),
+/// else computed (COLAMD ordering and symbolic factorization) and kept. A pile at rest factors
+/// the same basis pattern at every step (Lemke's warm start from last step's basis), and the
+/// ordering and symbolic stages were a third of that factorization's cost (perf, `bin_64` under
+/// stewart-trinkle at rest). The numeric factorization reads only the pattern's symbolic result,
+/// itself a function of the pattern alone, so a kept one gives bit-identical factors.
+fn cached_symbolic(pattern: SymbolicSparseColMatRef<'_, usize>) -> Option<SymbolicLu<usize>> {
+    let (start, rows) = (pattern.col_ptr(), pattern.row_idx());
+    SYMBOLIC.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some(k) = cache.iter().position(|(s, r, _)| s == start && r == rows) {
+            let entry = cache.remove(k);
+            let symbolic = entry.2.clone();
+            cache.insert(0, entry);
+            return Some(symbolic);
+        }
+        let symbolic = SymbolicLu::try_new(pattern).ok()?;
+        cache.insert(0, (start.to_vec(), rows.to_vec(), symbolic.clone()));
+        cache.truncate(SYMBOLIC_CACHE);
+        Some(symbolic)
+    })
 }
 
 /// A factorization is rejected when its test solve leaves a residual above this fraction of
