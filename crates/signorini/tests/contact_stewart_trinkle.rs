@@ -217,7 +217,7 @@ fn anitescu_potra_never_corrects_penetration_and_stops_at_the_activation_gap() {
 /// overlap only. Anticipating, the ball never overlaps, so no row gets a position term: the run is
 /// bit for bit the paper's model (`"none"`) and the ball rests at the positive gap its contact had
 /// when it became active, where Stewart–Trinkle's ψ/h closes it. Penetrating, the depth the ball
-/// entered by is removed down to the slop s = `time_stepping::OVERLAP_SLOP` (1e-9 m): its final
+/// entered by is removed down to the slop s = `time_stepping::OVERLAP_SLOP` (1e-10 m): its final
 /// gap lies in [−g h² − s, 0] plus 1e-9 m as above, as Stewart–Trinkle's bounded recovery leaves
 /// it but for s (the ball alternates between a step out of the problem, sinking g h², and one
 /// that pushes it back to −s), where the paper's model keeps it 2.65 mm deep (the test above).

@@ -41,7 +41,7 @@
 //!
 //! Departure (issue 16, item 5; `recovery = "bounded"`, the default): an *existing overlap* is
 //! removed at a bounded speed, and nothing else changes. The normal row of a contact with
-//! ψ < −s (s = `time_stepping::OVERLAP_SLOP`, 1e-9 m) gets q_n += max(ψ + s, −v_max h)/h (the
+//! ψ < −s (s = `time_stepping::OVERLAP_SLOP`, 1e-10 m) gets q_n += max(ψ + s, −v_max h)/h (the
 //! constraint G_nᵀ ν⁺ ≥ min(|ψ + s|/h, v_max): the pair separates at up to v_max, or by the
 //! whole overlap less s in one step when that is slower); a contact with ψ ≥ −s keeps the
 //! paper's G_nᵀ ν⁺ ≥ 0, so bodies still stop at the gap they have and a positive gap is never
