@@ -52,8 +52,8 @@
 //!    (`bin_64`, spawn seed 7, t = 1.52 s), xᵣ = −2.3e-10 over cᵣ = 1.2e-5 entered at −1.9e-5, and
 //!    the sparse method's path went on to end at a residual of 8e-2; with the step taken at 0 it
 //!    solves the problem in 1,784 pivots (the dense method solves it either way: its path leaves
-//!    the sparse one at pivot 143, on a tie). Setting xᵣ to 0 moves x_B off B⁻¹q by at most ζ in one entry, which the
-//!    refinement at the end removes.
+//!    the sparse one at pivot 143, on a tie). Setting xᵣ to 0 moves x_B off B⁻¹q by at most ζ in
+//!    one entry, which the refinement at the end removes.
 //!
 //! The first pivot (z₀ entering with column −d) takes the lexicographic minimum of the rows of
 //! `[q | I]` divided by dᵢ, i.e. the most negative qᵢ with ties broken lexicographically.
@@ -76,8 +76,8 @@
 //! - at `options.max_pivots` pivots ([`Status::IterationLimit`], no polish).
 //!
 //! **Regularized restarts.** A path that ends on a ray or a cycle without a solution is run
-//! again on M + εI, for the shifts ε‖M‖max of [`REGULARIZATION`] in
-//! turn, each answer polished and judged on the original problem; the first that meets the
+//! again on M + εI, for the shifts ε‖M‖max of [`REGULARIZATION`] in turn, each answer
+//! polished and judged on the original problem; the first that meets the
 //! tolerance is returned (the best otherwise, with the pivots of every path). The contact LCPs
 //! of Stewart–Trinkle and Anitescu–Potra are copositive (zᵀMz = ‖N c + D β‖²_{M⁻¹} + μ λᵀc ≥ 0
 //! for z = (c, β, λ) ≥ 0) but not copositive-plus, so a ray from d = 1 does not prove them

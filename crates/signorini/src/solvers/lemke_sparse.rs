@@ -39,8 +39,8 @@
 //! # Regularized restarts
 //!
 //! When neither path solves the problem and the better one ended on a ray or a cycle, the
-//! method is run from B = I on M + εI for the shifts of [`REGULARIZATION`](super::lemke::REGULARIZATION),
-//! as the dense method does (`lemke` module doc, "Ending"): each answer is polished on the
+//! method is run from B = I on M + εI for the shifts of
+//! [`REGULARIZATION`](super::lemke::REGULARIZATION), as the dense method does (`lemke` module doc, "Ending"): each answer is polished on the
 //! shifted problem and accepted when it meets the tolerance on this one.
 use super::common::{failure, power_of_two_below};
 use super::lemke::{pivot_path, status_of, BasisAlgebra, Ending, Tableau, Var, REGULARIZATION};
