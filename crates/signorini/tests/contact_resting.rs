@@ -13,7 +13,7 @@
 mod common;
 
 use common::{body_state, initial_state, settings, single_piece};
-use signorini::collision::Contact;
+use signorini::collision::{Contact, Reach};
 use signorini::contact::cone;
 use signorini::contact::resting::{
     resting_forces, ContactClass, RestingContact, RestingError, RestingForces, RestingOptions,
@@ -83,7 +83,13 @@ fn still() -> signorini::dynamics::BodyState {
 /// Contacts the library's broad and narrow phase find (activation distance 1e-3 m).
 fn contacts_of(model: &Model, state: &State) -> Vec<Contact> {
     let mut ws = Workspace::new();
-    detect(model, state, 1e-3, &mut ws, &mut StageTimes::default());
+    detect(
+        model,
+        state,
+        Reach::axis(1e-3),
+        &mut ws,
+        &mut StageTimes::default(),
+    );
     ws.contacts.clone()
 }
 

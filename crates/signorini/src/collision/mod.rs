@@ -3,10 +3,11 @@
 //! potential contacts (feature pairs and their groups) of close polytope pairs.
 pub mod broad;
 pub mod narrow;
+pub mod near_features;
 pub mod potential;
 
 pub use broad::{BroadPhase, PiecePair};
-pub use narrow::NarrowPhase;
+pub use narrow::{NarrowPhase, Reach};
 
 use crate::geometry::Feature;
 use glam::DVec3;

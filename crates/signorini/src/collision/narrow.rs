@@ -6,7 +6,7 @@
 //! exact distance from GJK. When a face realizes the gap, the most anti-parallel face of the other
 //! polytope is clipped against it (Sutherland–Hodgman), so touching faces give several points
 //! (a box flat on another box gets up to 8, its 4 corners on a plane).
-use super::{Contact, PiecePair};
+use super::{near_features, Contact, PiecePair};
 use crate::dynamics::{piece_pose, Model, State};
 use crate::geometry::gjk::{self, PointSet, PosedPolytope, Proximity};
 use crate::geometry::{Feature, PlacedPolytope, Polytope, Pose, Shape};
@@ -27,16 +27,55 @@ pub struct NarrowPhase {
     scratch: Scratch,
 }
 
+/// What the narrow phase reports of a pair.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reach {
+    /// Pairs whose gap is at most this (m) get contacts.
+    pub activation: f64,
+    /// Polytope pairs also get their near features (`near_features.rs`): every vertex and edge
+    /// pair within `activation`, not only the points of the axis that realizes the gap.
+    pub near_features: bool,
+}
+
+impl Reach {
+    /// The contacts of the axis that realizes each pair's gap, for gaps up to `activation` (m).
+    pub fn axis(activation: f64) -> Reach {
+        Reach {
+            activation,
+            near_features: false,
+        }
+    }
+}
+
+/// How far the near features of a pair reach (`near_features.rs`): (distance, m; turn, rad).
+/// Twice what the pair can close and turn over one step at the present velocities (the factor 2
+/// as the time-stepping models' activation distance): distance 2 h (|v_B − v_A| + |ω_A| r_A +
+/// |ω_B| r_B + h |g|), r the bodies' bounding radii, at most `activation`; turn 2 h |ω_B − ω_A|.
+/// A pile at rest so gets no near features (2 h² |g| = 8e-5 m at h = 2 ms, against the 1 mm
+/// default activation distance), and its contacts are the axis's alone.
+fn near_reach(model: &Model, state: &State, (ba, bb): (usize, usize), activation: f64) -> (f64, f64) {
+    let h = model.settings.time_step;
+    let (sa, sb) = (&state.bodies[ba], &state.bodies[bb]);
+    let radius = |b: usize| model.bodies[b].bounding_radius();
+    let closing = (sb.velocity - sa.velocity).length()
+        + sa.angular_velocity.length() * radius(ba)
+        + sb.angular_velocity.length() * radius(bb)
+        + h * model.settings.gravity.length();
+    let turn = 2.0 * h * (sb.angular_velocity - sa.angular_velocity).length();
+    ((2.0 * h * closing).min(activation), turn)
+}
+
 impl NarrowPhase {
-    /// Contacts of every candidate pair whose gap is at most `activation` (m), into `out`.
+    /// Contacts of every candidate pair whose gap is at most `reach.activation` (m), into `out`.
     pub fn detect(
         &mut self,
         model: &Model,
         state: &State,
         pairs: &[PiecePair],
-        activation: f64,
+        reach: Reach,
         out: &mut Vec<Contact>,
     ) {
+        let activation = reach.activation;
         out.clear();
         self.detection += 1;
         self.first_piece.clear();
@@ -70,7 +109,10 @@ impl NarrowPhase {
                     w: &self.world[ib],
                 };
                 let bands = (activation, model.settings.face_preference);
-                polytope_polytope(a, b, &mut self.scratch, bands, out);
+                let near = reach
+                    .near_features
+                    .then(|| near_reach(model, state, (ba, bb), activation));
+                polytope_polytope(a, b, &mut self.scratch, bands, near, out);
             } else {
                 let (pose_a, pose_b) = (
                     piece_pose(model, state, ba, pa),
@@ -164,7 +206,7 @@ pub fn pair_contacts_with(
             wb.place(q, pose_b);
             let (a, b) = (Posed { p, w: &wa }, Posed { p: q, w: &wb });
             let bands = (activation, face_preference);
-            polytope_polytope(a, b, &mut Scratch::default(), bands, out)
+            polytope_polytope(a, b, &mut Scratch::default(), bands, None, out)
         }
         (HalfSpace { .. }, HalfSpace { .. }) => {}
     }
@@ -467,8 +509,27 @@ fn edge_query(
 }
 
 /// The contacts of two polytopes within `activation` (m); `face_preference` as
-/// `Settings::face_preference` (0: the exact axis).
+/// `Settings::face_preference` (0: the exact axis). With `near_features = Some((distance,
+/// turn))`, the pair's near features within `distance` (m) are added (`near_features.rs`; `turn`,
+/// rad: how far B may turn relative to A before the contacts are detected again).
 fn polytope_polytope(
+    a: Posed,
+    b: Posed,
+    scratch: &mut Scratch,
+    (activation, face_preference): (f64, f64),
+    near_features: Option<(f64, f64)>,
+    out: &mut Vec<Contact>,
+) {
+    let start = out.len();
+    axis_contacts(a, b, scratch, (activation, face_preference), out);
+    if let (Some(reach), true) = (near_features, out.len() > start) {
+        let (a, b) = ((a.p, a.w), (b.p, b.w));
+        near_features::add_near_features(a, b, reach, start, out);
+    }
+}
+
+/// The contacts of the axis that realizes the gap of two polytopes within `activation` (m).
+fn axis_contacts(
     a: Posed,
     b: Posed,
     scratch: &mut Scratch,

@@ -56,6 +56,7 @@ model_params! {
     pub struct ConvexParams {
         activation: &'static str = time_stepping::ACTIVATION,
         activation_distance: Option<f64> = time_stepping::ACTIVATION_DISTANCE,
+        manifold: &'static str = time_stepping::MANIFOLD,
         recovery: &'static str = time_stepping::RECOVERY,
         max_recovery_speed: f64 = time_stepping::MAX_RECOVERY_SPEED,
         friction_directions: usize = time_stepping::FRICTION_DIRECTIONS,

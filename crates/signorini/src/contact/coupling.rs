@@ -47,6 +47,13 @@ pub trait ModelBase: Send + AsAny {
         model.settings.activation_distance
     }
 
+    /// Whether the narrow phase adds every polytope pair's near features to its contacts (every
+    /// vertex and edge pair within the activation distance, `collision::near_features`), not
+    /// only the points of the axis that realizes the gap. The default: no.
+    fn near_features(&self) -> bool {
+        false
+    }
+
     /// Called once per accepted step with the contacts of the new state (models with memory
     /// update it here). The default does nothing. Memory kept across steps changes only here:
     /// an adaptive step may evaluate a model and then throw the attempt away.

@@ -112,6 +112,7 @@ model_params! {
     pub struct TimeSteppingParams {
         activation: &'static str = time_stepping::ACTIVATION,
         activation_distance: Option<f64> = time_stepping::ACTIVATION_DISTANCE,
+        manifold: &'static str = time_stepping::MANIFOLD,
         // Read with anitescu-potra's spec, whose words include stewart-trinkle's (each model
         // checks a scene's value against its own table, `PARAMS_STEWART_TRINKLE`).
         recovery: &'static str = time_stepping::RECOVERY_ANITESCU_POTRA,
@@ -246,6 +247,8 @@ pub struct TimeStepping {
     formulation: Formulation,
     values: Vec<ParamValue>,
     anticipating: bool,
+    /// The narrow phase adds near features (`manifold = "near-features"`, anticipating only).
+    near_features: bool,
     activation_distance: Option<f64>,
     /// Bound of the position term's recovery speed, m/s (∞: an overlap goes in one step, the
     /// Stewart–Trinkle paper's ψ/h; 0: anitescu-potra's `"none"`).
@@ -274,6 +277,7 @@ impl TimeStepping {
             formulation,
             values: values.to_vec(),
             anticipating: p.activation == "anticipating",
+            near_features: p.activation == "anticipating" && p.manifold == "near-features",
             activation_distance: p.activation_distance,
             max_recovery_speed: time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
             directions: p.friction_directions,
@@ -293,6 +297,7 @@ impl TimeStepping {
             formulation: Formulation::StewartTrinkle,
             values: values.to_vec(),
             anticipating: p.activation == "anticipating",
+            near_features: p.activation == "anticipating" && p.manifold == "near-features",
             activation_distance: p.activation_distance,
             max_recovery_speed: time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
             directions: p.friction_directions,
@@ -406,6 +411,10 @@ impl ModelBase for TimeStepping {
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
         super::named_values(self.spec().params, &self.values)
+    }
+
+    fn near_features(&self) -> bool {
+        self.near_features
     }
 
     fn activation_distance(&self, model: &Model, state: &State) -> f64 {

@@ -33,6 +33,14 @@ pub const ACTIVATION_DISTANCE: ParamSpec = ParamSpec {
     kind: ParamKind::Number(Range::at_least(0.0)),
 };
 
+pub const MANIFOLD: ParamSpec = ParamSpec {
+    name: "manifold",
+    unit: "-",
+    default: ParamDefault::Word("near-features"),
+    description: "which points of a close polytope pair get rows (with activation = \"anticipating\"): \"near-features\": the points of the axis that realizes the gap (clipped faces, or one point) and every vertex and edge pair within the activation distance (docs/collision.md), so a turning body is stopped at the point that will touch; \"axis\": the axis's points only (one point for an edge-edge or vertex-edge gap)",
+    kind: ParamKind::Choice(&["near-features", "axis"]),
+};
+
 pub const MAX_RECOVERY_SPEED: ParamSpec = ParamSpec {
     name: "max_recovery_speed",
     unit: "m/s",

@@ -56,10 +56,10 @@
 //! step's first contacts. Stage times: detections at trial states go to broad/narrow, trial and
 //! final integrations to integrate, the impulse stages and forces to model (solver time to solve).
 use super::{
-    check_depths, check_state, detect, element_forces, evaluate_forces, Attempt, Clock,
+    check_depths, check_state, detect, element_forces, evaluate_forces, reach, Attempt, Clock,
     StageTimes, StepError, StepReport, Workspace,
 };
-use crate::collision::{max_penetration, Contact};
+use crate::collision::{max_penetration, Contact, Reach};
 use crate::contact::impulse::{
     body_radius, default_activation, speed_bound, ImpulseReport, LoopSettings, LoopVariant, Stage,
 };
@@ -128,7 +128,7 @@ fn time_of_impact(
     }
     let act = settings.contact_distance + 2.0 * left * fastest;
     if !ws.fresh || ws.act < act {
-        detect(model, start, act, ws, times);
+        detect(model, start, Reach::axis(act), ws, times);
         ws.fresh = true;
     }
     let mut excluded: Vec<PointKey> = ws
@@ -170,7 +170,7 @@ fn time_of_impact(
         trial.clone_from(start);
         semi_implicit_euler(model, trial, wrenches, s);
         times.integrate += t0.elapsed().as_secs_f64();
-        detect(model, trial, act, ws, times);
+        detect(model, trial, Reach::axis(act), ws, times);
         done.iterations += 1;
     }
 }
@@ -235,7 +235,7 @@ impl ImpulseStep<'_> {
     /// Detect at `state` unless the workspace holds contacts detected at least `act` (m) wide.
     fn detect_within(&mut self, state: &State, ws: &mut Workspace, act: f64) {
         if !ws.fresh || ws.act < act {
-            detect(self.model, state, act, ws, &mut self.times);
+            detect(self.model, state, Reach::axis(act), ws, &mut self.times);
             ws.fresh = true;
         }
     }
@@ -441,9 +441,8 @@ pub(super) fn advance(
         Clock::Accumulate => time + h,
     };
     check_state(model, state)?;
-    let act = step.contact_model.activation_distance(model, state);
     let mut times = step.times;
-    detect(model, state, act, ws, &mut times);
+    detect(model, state, reach(step.contact_model, model, state), ws, &mut times);
     ws.fresh = true;
     check_depths(model, state, &ws.contacts)?;
     Ok(Attempt {

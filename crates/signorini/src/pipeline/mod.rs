@@ -5,7 +5,7 @@ pub mod impulse;
 pub mod implicit;
 mod through;
 
-use crate::collision::{max_penetration, BroadPhase, Contact, NarrowPhase, PiecePair};
+use crate::collision::{max_penetration, BroadPhase, Contact, NarrowPhase, PiecePair, Reach};
 use crate::contact::impulse::ImpulseReport;
 use crate::contact::{
     ContactError, ContactImpulse, ContactImpulses, ContactModel, ForceModel, ModelBase,
@@ -194,14 +194,15 @@ impl Workspace {
 }
 
 /// Broad and narrow phase on `state` with activation distance `act` (m), into `ws.contacts`.
-pub fn detect(model: &Model, state: &State, act: f64, ws: &mut Workspace, times: &mut StageTimes) {
+pub fn detect(model: &Model, state: &State, reach: Reach, ws: &mut Workspace, times: &mut StageTimes) {
     let t0 = Instant::now();
-    ws.broad.find_pairs(model, state, act, &mut ws.pairs);
+    ws.broad
+        .find_pairs(model, state, reach.activation, &mut ws.pairs);
     let t1 = Instant::now();
     ws.narrow
-        .detect(model, state, &ws.pairs, act, &mut ws.contacts);
+        .detect(model, state, &ws.pairs, reach, &mut ws.contacts);
     let t2 = Instant::now();
-    ws.act = act;
+    ws.act = reach.activation;
     times.broad += (t1 - t0).as_secs_f64();
     times.narrow += (t2 - t1).as_secs_f64();
 }
@@ -358,6 +359,15 @@ fn contact_failure(state: &State) -> impl Fn(ContactError) -> StepError {
 }
 
 /// Detect at `state` unless the workspace holds its contacts.
+/// What the narrow phase reports for `base` at `state`: its activation distance, and its near
+/// features if it asks for them.
+pub fn reach(base: &dyn ModelBase, model: &Model, state: &State) -> Reach {
+    Reach {
+        activation: base.activation_distance(model, state),
+        near_features: base.near_features(),
+    }
+}
+
 fn ensure_contacts(
     model: &Model,
     state: &State,
@@ -366,8 +376,7 @@ fn ensure_contacts(
     times: &mut StageTimes,
 ) {
     if !ws.fresh {
-        let act = base.activation_distance(model, state);
-        detect(model, state, act, ws, times);
+        detect(model, state, reach(base, model, state), ws, times);
     }
 }
 
@@ -584,8 +593,7 @@ fn rk4(
         let frac = if s == 3 { h } else { 0.5 * h };
         integrate::offset_state(model, state, &k[s - 1], frac, &mut stage);
         times.integrate += t0.elapsed().as_secs_f64();
-        let act = contact_model.activation_distance(model, &stage);
-        detect(model, &stage, act, ws, times);
+        detect(model, &stage, reach(contact_model, model, &stage), ws, times);
         let contacts = &ws.contacts;
         log.hold_forces_for(if s == 3 { h / 6.0 } else { h / 3.0 });
         evaluate_forces(model, &stage, wrenches, times, |out| {
@@ -662,8 +670,7 @@ fn finish_step(
         Clock::Accumulate => state.time + h,
     };
     check_state(model, state)?;
-    let act = base.activation_distance(model, state);
-    detect(model, state, act, ws, times);
+    detect(model, state, reach(base, model, state), ws, times);
     ws.fresh = true;
     check_depths(model, state, &ws.contacts)
 }
