@@ -1,7 +1,8 @@
 //! Near features of a convex polytope pair: every vertex of one polytope within reach of the
-//! other, and every edge pair whose closest points are within reach, each a contact
-//! at its own closest points, added to the contacts of the axis that realizes the pair's gap
-//! (`narrow.rs`: the clipped faces or the one exact point).
+//! other, every edge pair whose closest points are within reach, and every point where an edge of
+//! one passes over the boundary of a face of the other within reach, each a contact, added to the
+//! contacts of the axis that realizes the pair's gap (`narrow.rs`: the clipped faces or the one
+//! exact point).
 //!
 //! Why: a separated pair whose gap is realized by two edges, or by a vertex and an edge, gets one
 //! contact from the narrow phase. A constraint model that keeps that one point apart lets every
@@ -29,10 +30,20 @@
 //!   non-negative combination of its two faces' normals) and −n in that of e_b: the pair is then
 //!   a local minimum of the distance between the polytopes. Parallel edges are left to the
 //!   vertices at their ends.
+//! - **Edge over a face's boundary.** Where edge e of Y crosses the side plane of face f of X at
+//!   boundary edge g (the plane through g perpendicular to f), at height s ∈ [0, reach] above f's
+//!   plane and over g itself: a contact there with f's normal and gap s, features (g, e) (the
+//!   points face clipping gives two touching faces). An edge within 1e-3 rad of the side plane
+//!   crosses it nowhere in particular and is left to its vertices (two stacked boxes' coincident
+//!   edges gave rows at round-off's crossings: the 10-box stack's 240 rows grew). An edge lying across a face and turning
+//!   down onto it meets the face's boundary edge at this point, whose edge–edge pair with g need
+//!   not be a closest pair before the step: on `bin_64` (spawn seed 3) an edge of a box turning
+//!   at 14 rad/s lay across the top face of the box below, touching one of its edges, 3.3 mm
+//!   above another with the normal of that pair 12° outside its cone, and went 1.8 mm in.
 //! - **Merging.** A near feature is not added when a contact of the pair already carries it: one
 //!   with the same two features (a clipped corner is its vertex's near feature, a clipped crossing
-//!   its two edges'), one on the same vertex of the same body, or one whose two points are both within `MERGE_REL` ×
-//!   the pair's size of its own; an edge–edge pair whose closest point is that close to an end of
+//!   its two edges'), one on the same vertex of the same body, or one whose two points are both
+//!   within `MERGE_REL` × the pair's size of its own; an edge–edge pair whose closest point is that close to an end of
 //!   either edge is left to the vertex there. Rows for nearly the same point with slightly
 //!   different normals make the constraint models' problems nearly degenerate: with a merge
 //!   distance of 1e-6 × size, anitescu-convex's Newton solve stalled at a KKT residual of 1.7e-5
@@ -58,11 +69,39 @@ pub fn add_near_features(
     start: usize,
     out: &mut Vec<Contact>,
 ) {
-    let cos_turn = turn.min(std::f64::consts::FRAC_PI_2).cos();
-    let merge = MERGE_REL * p.radius.max(q.radius);
-    // `own`: the side (A: true) whose vertex the contact is for, if it is a vertex's.
-    let add = |c: Contact, own: Option<bool>, out: &mut Vec<Contact>| {
-        let carried = out[start..].iter().any(|o| {
+    let mut near = Near {
+        reach,
+        cos_turn: turn.min(std::f64::consts::FRAC_PI_2).cos(),
+        merge: MERGE_REL * p.radius.max(q.radius),
+        scale: p.radius.max(q.radius),
+        start,
+        out,
+    };
+    near.vertices((p, a), (q, b), false);
+    near.vertices((q, b), (p, a), true);
+    let edges_a = edges_within(a, &p.edges, (b.centroid, q.radius + reach));
+    let edges_b = edges_within(b, &q.edges, (a.centroid, p.radius + reach));
+    near.edge_pairs((p, a, &edges_a), (q, b, &edges_b));
+    near.crossings((p, a), (q, b, &edges_b), false);
+    near.crossings((q, b), (p, a, &edges_a), true);
+}
+
+/// One pair's search: its reach, the tolerances, and the contacts found so far.
+struct Near<'o> {
+    reach: f64,
+    cos_turn: f64,
+    merge: f64,
+    scale: f64,
+    start: usize,
+    out: &'o mut Vec<Contact>,
+}
+
+impl Near<'_> {
+    /// Push `c` (A → B) unless a contact of the pair carries it (module doc, merging). `own`: the
+    /// side (A: true) whose vertex `c` is for, if it is a vertex's.
+    fn add(&mut self, c: Contact, own: Option<bool>) {
+        let merge = self.merge;
+        let carried = self.out[self.start..].iter().any(|o| {
             (o.feature_a == c.feature_a && o.feature_b == c.feature_b)
                 || (own == Some(true) && o.feature_a == c.feature_a)
                 || (own == Some(false) && o.feature_b == c.feature_b)
@@ -70,76 +109,136 @@ pub fn add_near_features(
                     && o.point_b.distance(c.point_b) <= merge)
         });
         if !carried {
-            out.push(c);
-        }
-    };
-    let out_of_reach = |x: DVec3, other: &PlacedPolytope, radius: f64| {
-        x.distance(other.centroid) > radius + reach
-    };
-    for (v, &point) in b.vertices.iter().enumerate() {
-        if out_of_reach(point, a, p.radius) {
-            continue;
-        }
-        if let Some((c, n, gap, feature)) = closest_on_polytope(p, a, point, reach) {
-            let c = contact(c, point, n, gap, feature, Feature::Vertex(v as u32));
-            add(c, Some(false), out);
+            self.out.push(c);
         }
     }
-    for (v, &point) in a.vertices.iter().enumerate() {
-        if out_of_reach(point, b, q.radius) {
-            continue;
-        }
-        if let Some((c, n, gap, feature)) = closest_on_polytope(q, b, point, reach) {
-            let c = contact(c, point, n, gap, feature, Feature::Vertex(v as u32));
-            add(c.flipped(), Some(true), out);
-        }
-    }
-    let scale = p.radius.max(q.radius);
-    // Only edges that come within reach of the other polytope's bounding sphere can be.
-    let within = |x: &PlacedPolytope, edges: &[Edge], (centre, radius): (DVec3, f64)| {
-        let ends = |e: &Edge| e.vertices.map(|v| x.vertices[v as usize]);
-        let reached = |[e0, e1]: [DVec3; 2]| {
-            let d = e1 - e0;
-            let t = ((centre - e0).dot(d) / d.length_squared()).clamp(0.0, 1.0);
-            (e0 + t * d).distance(centre) <= radius + reach
-        };
-        (0..edges.len())
-            .filter(|&e| reached(ends(&edges[e])))
-            .collect::<Vec<usize>>()
-    };
-    let edges_b = within(b, &q.edges, (a.centroid, p.radius));
-    for ea in within(a, &p.edges, (b.centroid, q.radius)) {
-        let edge_a = &p.edges[ea];
-        let [a0, a1] = edge_a.vertices.map(|v| a.vertices[v as usize]);
-        for &eb in &edges_b {
-            let edge_b = &q.edges[eb];
-            let [b0, b1] = edge_b.vertices.map(|v| b.vertices[v as usize]);
-            let (da, db) = (a1 - a0, b1 - b0);
-            // Parallel (or nearly): the closest points are not unique.
-            if da.cross(db).length_squared() <= 1e-12 * da.length_squared() * db.length_squared()
-            {
+
+    /// Vertices of Y within reach of X, each with its closest point on X (X is A unless
+    /// `flipped`).
+    fn vertices(
+        &mut self,
+        (px, x): (&Polytope, &PlacedPolytope),
+        (_, y): (&Polytope, &PlacedPolytope),
+        flipped: bool,
+    ) {
+        for (v, &point) in y.vertices.iter().enumerate() {
+            if point.distance(x.centroid) > px.radius + self.reach {
                 continue;
             }
-            let (pa, pb) = segment_closest_points(a0, a1, b0, b1);
-            let gap = pa.distance(pb);
-            if gap > reach || gap <= 1e-12 * scale {
-                continue;
-            }
-            let interior = |p: DVec3, e0: DVec3, e1: DVec3| {
-                p.distance(e0) > merge && p.distance(e1) > merge
-            };
-            if !interior(pa, a0, a1) || !interior(pb, b0, b1) {
-                continue;
-            }
-            let n = (pb - pa) / gap;
-            let [fa0, fa1] = edge_a.faces.map(|f| a.normals[f as usize]);
-            let [fb0, fb1] = edge_b.faces.map(|f| b.normals[f as usize]);
-            if near_cone(n, fa0, fa1, cos_turn) && near_cone(-n, fb0, fb1, cos_turn) {
-                let (ga, gb) = (Feature::Edge(ea as u32), Feature::Edge(eb as u32));
-                add(contact(pa, pb, n, gap, ga, gb), None, out);
+            if let Some((c, n, gap, feature)) = closest_on_polytope(px, x, point, self.reach) {
+                let c = contact(c, point, n, gap, feature, Feature::Vertex(v as u32));
+                match flipped {
+                    false => self.add(c, Some(false)),
+                    true => self.add(c.flipped(), Some(true)),
+                }
             }
         }
     }
+
+    /// Edge pairs (among `edges_a` × `edges_b`) whose closest points are interior, within reach,
+    /// with the normal within the turn of both normal cones.
+    fn edge_pairs(
+        &mut self,
+        (p, a, edges_a): (&Polytope, &PlacedPolytope, &[usize]),
+        (q, b, edges_b): (&Polytope, &PlacedPolytope, &[usize]),
+    ) {
+        let merge = self.merge;
+        let interior =
+            |p: DVec3, e0: DVec3, e1: DVec3| p.distance(e0) > merge && p.distance(e1) > merge;
+        for &ea in edges_a {
+            let edge_a = &p.edges[ea];
+            let [a0, a1] = edge_a.vertices.map(|v| a.vertices[v as usize]);
+            for &eb in edges_b {
+                let edge_b = &q.edges[eb];
+                let [b0, b1] = edge_b.vertices.map(|v| b.vertices[v as usize]);
+                let (da, db) = (a1 - a0, b1 - b0);
+                // Parallel (or nearly): the closest points are not unique.
+                let cross = da.cross(db).length_squared();
+                if cross <= 1e-12 * da.length_squared() * db.length_squared() {
+                    continue;
+                }
+                let (pa, pb) = segment_closest_points(a0, a1, b0, b1);
+                let gap = pa.distance(pb);
+                if gap > self.reach || gap <= 1e-12 * self.scale {
+                    continue;
+                }
+                if !interior(pa, a0, a1) || !interior(pb, b0, b1) {
+                    continue;
+                }
+                let n = (pb - pa) / gap;
+                let [fa0, fa1] = edge_a.faces.map(|f| a.normals[f as usize]);
+                let [fb0, fb1] = edge_b.faces.map(|f| b.normals[f as usize]);
+                if near_cone(n, fa0, fa1, self.cos_turn) && near_cone(-n, fb0, fb1, self.cos_turn)
+                {
+                    let (ga, gb) = (Feature::Edge(ea as u32), Feature::Edge(eb as u32));
+                    self.add(contact(pa, pb, n, gap, ga, gb), None);
+                }
+            }
+        }
+    }
+
+    /// Where the edges `edges_y` of Y pass over the boundary of a face of X within reach (X is A
+    /// unless `flipped`).
+    fn crossings(
+        &mut self,
+        (px, x): (&Polytope, &PlacedPolytope),
+        (py, y, edges_y): (&Polytope, &PlacedPolytope, &[usize]),
+        flipped: bool,
+    ) {
+        for (f, face) in px.faces.iter().enumerate() {
+            let (n, offset) = (x.normals[f], x.offsets[f]);
+            let height = |p: DVec3| n.dot(p) - offset;
+            // Y wholly beyond reach above the face's plane, or wholly below it: no point of Y
+            // is within reach above the face.
+            let (low, high) = y.vertices.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |r, &v| {
+                (r.0.min(height(v)), r.1.max(height(v)))
+            });
+            if low > self.reach || high < 0.0 {
+                continue;
+            }
+            let k = face.vertices.len();
+            for &e in edges_y {
+                let [y0, y1] = py.edges[e].vertices.map(|v| y.vertices[v as usize]);
+                let (h0, h1) = (height(y0), height(y1));
+                if h0.min(h1) > self.reach || h0.max(h1) < 0.0 {
+                    continue;
+                }
+                for i in 0..k {
+                    let v0 = x.vertices[face.vertices[i] as usize];
+                    let v1 = x.vertices[face.vertices[(i + 1) % k] as usize];
+                    let side = (v1 - v0).cross(n);
+                    let (d0, d1) = (side.dot(y0 - v0), side.dot(y1 - v0));
+                    // A crossing, and a clean one: an edge along the side plane (two stacked
+                    // boxes' coincident edges) crosses it wherever round-off says; its ends are
+                    // the vertices' to carry.
+                    let clean = (d0 - d1).abs() >= 1e-3 * side.length() * y0.distance(y1);
+                    if (d0 <= 0.0) == (d1 <= 0.0) || !clean {
+                        continue;
+                    }
+                    let point = y0 + d0 / (d0 - d1) * (y1 - y0);
+                    let s = height(point);
+                    let u = (point - v0).dot(v1 - v0) / (v1 - v0).length_squared();
+                    if !(0.0..=self.reach).contains(&s) || !(0.0..=1.0).contains(&u) {
+                        continue;
+                    }
+                    let g = Feature::Edge(face.edges[i]);
+                    let c = contact(point - s * n, point, n, s, g, Feature::Edge(e as u32));
+                    self.add(if flipped { c.flipped() } else { c }, None);
+                }
+            }
+        }
+    }
+}
+
+/// The edges of placed polytope `x` that come within `radius` (m) of `centre`.
+fn edges_within(x: &PlacedPolytope, edges: &[Edge], (centre, radius): (DVec3, f64)) -> Vec<usize> {
+    let reached = |e: &Edge| {
+        let [e0, e1] = e.vertices.map(|v| x.vertices[v as usize]);
+        let d = e1 - e0;
+        let t = ((centre - e0).dot(d) / d.length_squared()).clamp(0.0, 1.0);
+        (e0 + t * d).distance(centre) <= radius
+    };
+    (0..edges.len()).filter(|&e| reached(&edges[e])).collect()
 }
 
 /// Whether unit `n`, perpendicular to an edge whose faces have the unit normals `n0`, `n1`, is
