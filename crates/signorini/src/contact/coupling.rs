@@ -47,9 +47,10 @@ pub trait ModelBase: Send + AsAny {
         model.settings.activation_distance
     }
 
-    /// Whether the narrow phase adds every polytope pair's near features to its contacts (every
-    /// vertex and edge pair within the activation distance, `collision::near_features`), not
-    /// only the points of the axis that realizes the gap. The default: no.
+    /// Whether the narrow phase adds every polytope pair's near features to its contacts (the
+    /// vertices, edge pairs and edges crossing a face's boundary within the pair's reach,
+    /// `collision::near_features`), not only the points of the axis that realizes the gap. The
+    /// default: no.
     fn near_features(&self) -> bool {
         false
     }

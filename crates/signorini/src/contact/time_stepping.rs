@@ -37,9 +37,15 @@ pub const MANIFOLD: ParamSpec = ParamSpec {
     name: "manifold",
     unit: "-",
     default: ParamDefault::Word("near-features"),
-    description: "which points of a close polytope pair get rows (with activation = \"anticipating\"): \"near-features\": the points of the axis that realizes the gap (clipped faces, or one point) and every vertex and edge pair within the activation distance (docs/collision.md), so a turning body is stopped at the point that will touch; \"axis\": the axis's points only (one point for an edge-edge or vertex-edge gap)",
+    description: "which points of a close polytope pair get rows (with activation = \"anticipating\"): \"near-features\": the points of the axis that realizes the gap (clipped faces, or one point) and every vertex, edge pair and edge crossing a face's boundary within the pair's reach (2 h times its closing speed, at most the activation distance; docs/collision.md), so a turning body is stopped at the point that will touch; \"axis\": the axis's points only (one point for an edge-edge or vertex-edge gap)",
     kind: ParamKind::Choice(&["near-features", "axis"]),
 };
+
+/// Whether a model with these `activation` and `manifold` words asks for near features: with
+/// anticipating activation only (a penetrating one puts no gap ψ > 0 in the problem).
+pub fn near_features(activation: &str, manifold: &str) -> bool {
+    activation == "anticipating" && manifold == "near-features"
+}
 
 pub const MAX_RECOVERY_SPEED: ParamSpec = ParamSpec {
     name: "max_recovery_speed",
