@@ -51,7 +51,14 @@ fn near_features(
     turn: f64,
 ) -> Vec<Contact> {
     let mut out = Vec::new();
-    add_near_features((&a.0, &a.1), (&b.0, &b.1), (activation, turn), 0, &mut out);
+    let buffers = (0, &mut Default::default());
+    add_near_features(
+        (&a.0, &a.1),
+        (&b.0, &b.1),
+        (activation, turn),
+        buffers,
+        &mut out,
+    );
     out
 }
 
@@ -228,7 +235,7 @@ fn near_features_are_exact_closest_features_and_every_one_within_reach_is_found(
 /// 1 rad/s about a vertical axis every axis contact is still there (what the turn adds comes on
 /// top). The stack's 1e-11 m accuracy rests on these contacts staying what they were.
 #[test]
-fn a_still_pair_gets_no_near_features() {
+fn the_resting_stack_keeps_the_axis_contacts_with_near_features() {
     use signorini::collision::Reach;
     use signorini::pipeline::{detect, StageTimes, Workspace};
     let path =

@@ -417,6 +417,8 @@ struct Scratch {
     arcs_b: Vec<(usize, ArcEdge)>,
     poly: Vec<ClipPoint>,
     next: Vec<ClipPoint>,
+    /// The edges of each polytope within the near features' reach.
+    near_edges: [Vec<usize>; 2],
 }
 
 /// An edge in world axes with the normals of its two faces (its Gauss-map arc).
@@ -541,7 +543,8 @@ fn polytope_polytope(
     axis_contacts(a, b, scratch, (activation, face_preference), out);
     if let (Some(reach), true) = (near_features, out.len() > start) {
         let (a, b) = ((a.p, a.w), (b.p, b.w));
-        near_features::add_near_features(a, b, reach, start, out);
+        let buffers = (start, &mut scratch.near_edges);
+        near_features::add_near_features(a, b, reach, buffers, out);
     }
 }
 

@@ -51,6 +51,7 @@
 //!   1/(1 + ρσ) per multiplier update, σ their small eigenvalue: `solvers/convex.rs`).
 use super::narrow::{contact, segment_closest_points};
 use super::Contact;
+use crate::geometry::polytope::point_segment_distance;
 use crate::geometry::{Edge, Feature, PlacedPolytope, Polytope};
 use glam::DVec3;
 
@@ -61,12 +62,12 @@ pub const MERGE_REL: f64 = 1e-3;
 /// Add to `out` the near features of A and B (contacts A → B) within `reach` (m) that no contact
 /// in `out[start..]` already carries; an edge pair's normal may lie up to `turn` (rad) outside
 /// the edges' normal cones (the angle B may turn relative to A before the next detection: PEG's
-/// relaxed applicability, ε_θ).
+/// relaxed applicability, ε_θ). `edges`: reused buffers for the lists of edges within reach.
 pub fn add_near_features(
     (p, a): (&Polytope, &PlacedPolytope),
     (q, b): (&Polytope, &PlacedPolytope),
     (reach, turn): (f64, f64),
-    start: usize,
+    (start, edges): (usize, &mut [Vec<usize>; 2]),
     out: &mut Vec<Contact>,
 ) {
     let mut near = Near {
@@ -77,13 +78,14 @@ pub fn add_near_features(
         start,
         out,
     };
-    near.vertices((p, a), (q, b), false);
-    near.vertices((q, b), (p, a), true);
-    let edges_a = edges_within(a, &p.edges, (b.centroid, q.radius + reach));
-    let edges_b = edges_within(b, &q.edges, (a.centroid, p.radius + reach));
-    near.edge_pairs((p, a, &edges_a), (q, b, &edges_b));
-    near.crossings((p, a), (q, b, &edges_b), false);
-    near.crossings((q, b), (p, a, &edges_a), true);
+    near.vertices((p, a), b, false);
+    near.vertices((q, b), a, true);
+    let [edges_a, edges_b] = edges;
+    edges_within(a, &p.edges, (b.centroid, q.radius + reach), edges_a);
+    edges_within(b, &q.edges, (a.centroid, p.radius + reach), edges_b);
+    near.edge_pairs((p, a, edges_a), (q, b, edges_b));
+    near.crossings((p, a), (q, b, edges_b), false);
+    near.crossings((q, b), (p, a, edges_a), true);
 }
 
 /// One pair's search: its reach, the tolerances, and the contacts found so far.
@@ -118,7 +120,7 @@ impl Near<'_> {
     fn vertices(
         &mut self,
         (px, x): (&Polytope, &PlacedPolytope),
-        (_, y): (&Polytope, &PlacedPolytope),
+        y: &PlacedPolytope,
         flipped: bool,
     ) {
         for (v, &point) in y.vertices.iter().enumerate() {
@@ -190,9 +192,10 @@ impl Near<'_> {
             let height = |p: DVec3| n.dot(p) - offset;
             // Y wholly beyond reach above the face's plane, or wholly below it: no point of Y
             // is within reach above the face.
-            let (low, high) = y.vertices.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |r, &v| {
-                (r.0.min(height(v)), r.1.max(height(v)))
-            });
+            let (low, high) = y.vertices.iter().map(|&v| height(v)).fold(
+                (f64::INFINITY, f64::NEG_INFINITY),
+                |(low, high), h| (low.min(h), high.max(h)),
+            );
             if low > self.reach || high < 0.0 {
                 continue;
             }
@@ -230,15 +233,19 @@ impl Near<'_> {
     }
 }
 
-/// The edges of placed polytope `x` that come within `radius` (m) of `centre`.
-fn edges_within(x: &PlacedPolytope, edges: &[Edge], (centre, radius): (DVec3, f64)) -> Vec<usize> {
+/// The edges of placed polytope `x` that come within `radius` (m) of `centre`, into `out`.
+fn edges_within(
+    x: &PlacedPolytope,
+    edges: &[Edge],
+    (centre, radius): (DVec3, f64),
+    out: &mut Vec<usize>,
+) {
     let reached = |e: &Edge| {
         let [e0, e1] = e.vertices.map(|v| x.vertices[v as usize]);
-        let d = e1 - e0;
-        let t = ((centre - e0).dot(d) / d.length_squared()).clamp(0.0, 1.0);
-        (e0 + t * d).distance(centre) <= radius
+        point_segment_distance(centre, e0, e1) <= radius
     };
-    (0..edges.len()).filter(|&e| reached(&edges[e])).collect()
+    out.clear();
+    out.extend((0..edges.len()).filter(|&e| reached(&edges[e])));
 }
 
 /// Whether unit `n`, perpendicular to an edge whose faces have the unit normals `n0`, `n1`, is
