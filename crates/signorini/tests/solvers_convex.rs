@@ -125,6 +125,30 @@ proptest! {
         }
     }
 
+    /// An answer reported solved is one: its impulses make its velocity,
+    /// ν = ν* + M⁻¹ Σ A_eᵀ λ_e, whatever Newton budget it was given. A budget that runs out
+    /// inside a subproblem leaves ν short of the minimiser, and a multiplier update from there
+    /// can meet a loose tolerance with impulses far from ν (module doc, "Ends"): such a solve must
+    /// end `IterationLimit`. Bound: 1e-6 of the data's scale; at a subproblem's minimiser the two
+    /// differ by round-off amplified by the penalty (ρ ≤ 1e8 times ~1e-16).
+    #[test]
+    fn a_solved_answers_impulses_make_its_velocity((mass, free, rows, bias) in problems()) {
+        let p = ConvexProblem { mass: &mass, free_velocity: &free, rows: &rows, bias: &bias };
+        let (_, _, m_inv_at) = dual(&mass, &free, &rows, &bias);
+        for budget in 1..=12 {
+            let options = ConvexOptions { tolerance: 1e-2, max_iterations: budget, ..ConvexOptions::default() };
+            let s = convex::solve(&p, None, &options);
+            if !s.status.is_solved() {
+                continue;
+            }
+            let made = DVector::from_column_slice(&free) + &m_inv_at * DVector::from_column_slice(&s.impulses);
+            let nu = DVector::from_column_slice(&s.velocity);
+            let scale = 1.0 + nu.amax();
+            let error = (made - nu).amax();
+            prop_assert!(error <= 1e-6 * scale, "budget {budget}: impulses make a velocity {error:e} from ν");
+        }
+    }
+
     /// Started from its own answer's impulses, the solve is done at once, or after one
     /// subproblem when rebuilding ν = ν* + M⁻¹ Aᵀ λ from λ misses the tolerance by round-off
     /// (the residual is scaled by ‖A ν* + b‖∞, which can be far smaller than the terms that
