@@ -76,11 +76,11 @@
 //! M (ν − ν*) = Σ A_eᵀ λ_e holds for the updated λ, which r does not check. A subproblem that
 //! runs out of Newton steps short of its minimiser ends the solve with `IterationLimit`, its ν's
 //! multipliers as the best guess, and a residual that counts the imbalance as well,
-//! max(r, max_e |A_e (ν(λ) − ν)| / ‖q‖∞) with ν(λ) = ν* + M⁻¹ Σ_e A_eᵀ λ_e. (Updating from such a ν and
-//! judging it by r passed answers whose impulses were far from their velocity: on the 200-box
-//! bin under `anitescu-convex`, t = 1.758 s, a 9,664-row island ran out of its 300 steps in its
-//! second subproblem, met r ≤ 1e-8 after the update, and its impulses threw a box resting on the
-//! floor up at 9.2 m/s and 100 rad/s.)
+//! max(r, max_e |A_e (ν(λ) − ν)| / ‖q‖∞) with ν(λ) = ν* + M⁻¹ Σ_e A_eᵀ λ_e. (Updating from such
+//! a ν and judging it by r passed answers whose impulses were far from their velocity: on the
+//! 200-box bin under `anitescu-convex`, t = 1.758 s, a 9,664-row island ran out of its 300 steps
+//! in its second subproblem, met r ≤ 1e-8 after the update, and its impulses threw a box resting
+//! on the floor up at 9.2 m/s and 100 rad/s.)
 //!
 //! `Solved` when r ≤ tolerance;
 //! `IterationLimit` when `max_iterations` Newton steps (over all subproblems) were made first;
