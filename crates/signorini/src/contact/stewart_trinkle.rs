@@ -254,10 +254,7 @@ pub struct TimeStepping {
     /// Stewart–Trinkle paper's ψ/h; 0: anitescu-potra's `"none"`).
     max_recovery_speed: f64,
     directions: usize,
-    solvers: SolverChain,
-    /// `anitescu-convex`: each island's step is the convex relaxation (`convex_relaxation.rs`),
-    /// solved by Newton's method with these settings, instead of the LCP.
-    relaxed: Option<convex_relaxation::Settings>,
+    method: IslandMethod,
     /// Bounding radius of each body about its centre of mass (m), computed on first use.
     radii: Vec<f64>,
     /// Last step's solution per contact.
@@ -281,9 +278,10 @@ impl TimeStepping {
             activation_distance: p.activation_distance,
             max_recovery_speed: time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
             directions: p.friction_directions,
-            solvers: time_stepping::solver_chain!(p)?
-                .with_large_problems(Some((p.large_island_rows, p.large_island_sweeps))),
-            relaxed: None,
+            method: IslandMethod::Lcp(
+                time_stepping::solver_chain!(p)?
+                    .with_large_problems(Some((p.large_island_rows, p.large_island_sweeps))),
+            ),
             radii: Vec::new(),
             previous: FastMap::default(),
             previous_by_pair: FastMap::default(),
@@ -301,9 +299,7 @@ impl TimeStepping {
             activation_distance: p.activation_distance,
             max_recovery_speed: time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
             directions: p.friction_directions,
-            // Not used: every island goes to the relaxation.
-            solvers: SolverChain::new(&["lemke"], p.tolerance, p.max_iterations, None, 1.0, p.on_failure)?,
-            relaxed: Some(convex_relaxation::Settings::from(&p)),
+            method: IslandMethod::Relaxed(convex_relaxation::Settings::from(&p)),
             radii: Vec::new(),
             previous: FastMap::default(),
             previous_by_pair: FastMap::default(),
@@ -400,7 +396,7 @@ impl TimeStepping {
 
 impl ModelBase for TimeStepping {
     fn spec(&self) -> ModelSpec {
-        if self.relaxed.is_some() {
+        if matches!(self.method, IslandMethod::Relaxed(_)) {
             return convex_relaxation::SPEC;
         }
         match self.formulation {
@@ -532,6 +528,15 @@ fn record_impulses(
 /// too small for a thread hand-off to pay (a contact is k + 2 ≤ 10 rows by default).
 const PARALLEL_MIN_CONTACTS: usize = 64;
 
+/// How each island's step is solved.
+enum IslandMethod {
+    /// The LCP, by this chain of solvers (`stewart-trinkle`, `anitescu-potra`).
+    Lcp(SolverChain),
+    /// `anitescu-convex`: the convex relaxation (`convex_relaxation.rs`), solved by Newton's
+    /// method with these settings.
+    Relaxed(convex_relaxation::Settings),
+}
+
 /// One island's answer: z = (p_n, β, σ) of its LCP, with the rows and frictional contacts of
 /// its assembly (indices local to the island).
 struct IslandSolve {
@@ -558,10 +563,13 @@ impl TimeStepping {
         island: &[usize],
     ) -> Result<IslandSolve, ContactError> {
         let bound = self.max_recovery_speed;
-        if let Some(settings) = &self.relaxed {
-            return self.solve_island_relaxed(problem, active, island, settings);
-        }
-        let first = self.solve_island_bounded(problem, active, island, bound);
+        let solvers = match &self.method {
+            IslandMethod::Relaxed(settings) => {
+                return self.solve_island_relaxed(problem, active, island, settings)
+            }
+            IslandMethod::Lcp(solvers) => solvers,
+        };
+        let first = self.solve_island_bounded(solvers, problem, active, island, bound);
         let corrected = self.formulation == Formulation::AnitescuPotra
             && bound > 0.0
             && island
@@ -570,7 +578,7 @@ impl TimeStepping {
         if !corrected || first.as_ref().is_ok_and(|s| !s.report.failed) {
             return first;
         }
-        match self.solve_island_bounded(problem, active, island, 0.0) {
+        match self.solve_island_bounded(solvers, problem, active, island, 0.0) {
             Ok(mut paper) if !paper.report.failed => {
                 // The attempts of both solves.
                 if let Ok(tried) = &first {
@@ -682,9 +690,11 @@ impl TimeStepping {
         (warm, basic)
     }
 
-    /// [`solve_island`](Self::solve_island) with the position term bounded by `bound` (m/s).
+    /// [`solve_island`](Self::solve_island)'s LCP, by `solvers`, with the position term bounded
+    /// by `bound` (m/s).
     fn solve_island_bounded(
         &self,
+        solvers: &SolverChain,
         problem: &VelocityProblem,
         active: &[&Contact],
         island: &[usize],
@@ -700,8 +710,8 @@ impl TimeStepping {
         // The warm start reads the matrix through the operator; only a miss stores it.
         let operator = StepOperator::new(&parts, problem);
         let mut missed = None;
-        if self.solvers.warm_start_applies(n, &warm) {
-            match self.solvers.warm_start(&operator, &parts.q, &warm, &basic) {
+        if solvers.warm_start_applies(n, &warm) {
+            match solvers.warm_start(&operator, &parts.q, &warm, &basic) {
                 Ok((z, report, basic)) => {
                     return Ok(IslandSolve {
                         z,
@@ -717,7 +727,7 @@ impl TimeStepping {
         let m = operator.to_csr();
         let lcp = SparseProblem { m, q: parts.q };
         let (z, report, basic) =
-            self.solvers
+            solvers
                 .solve_sparse_after(&lcp, &warm, &basic, missed, || {
                     format!("LCP of {n} rows ({nc} contacts, {nf} with friction)")
                 })?;
