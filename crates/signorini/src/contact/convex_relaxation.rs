@@ -70,8 +70,8 @@ model_params! {
         max_iterations: usize = ParamSpec {
             name: "max_iterations",
             unit: "-",
-            default: ParamDefault::Value(300.0),
-            description: "Newton steps (one block Cholesky factorization each) per convex solve, over all its multiplier updates",
+            default: ParamDefault::Value(3000.0),
+            description: "Newton steps (one block Cholesky factorization each) per convex solve, over all its multiplier updates (bin_200's settling pile needs up to ~1,600 a step; docs/solvers.md)",
             kind: ParamKind::Number(Range::at_least(1.0).integer()),
         },
         slip: &'static str = ParamSpec {
