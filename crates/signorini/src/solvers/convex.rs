@@ -249,18 +249,8 @@ impl<'a> Solver<'a> {
             Some(w) => w.iter().map(|&x| x.max(0.0)).collect(),
             None => vec![0.0; rows],
         };
-        // Start where the warm multipliers alone would take the bodies: ν* + M⁻¹ Σ A_eᵀ λ_e.
-        let mut nu = self.p.free_velocity.to_vec();
-        let mut push = vec![0.0; nu.len()];
-        for (row, &l) in self.p.rows.iter().zip(&lambda) {
-            add_transposed(row, l, &mut push);
-        }
-        for (k, m_inv) in self.inverse.iter().enumerate() {
-            let y = m_inv * Vector6::from_column_slice(&push[6 * k..6 * k + 6]);
-            for i in 0..6 {
-                nu[6 * k + i] += y[i];
-            }
-        }
+        // Start where the warm multipliers alone would take the bodies.
+        let mut nu = self.velocity_of(&lambda);
 
         let mut iterations = 0;
         let mut updates = 0;
@@ -340,20 +330,26 @@ impl<'a> Solver<'a> {
         }
     }
 
-    /// max_e |A_e (ν(λ) − ν)| / ‖q‖∞, ν(λ) = ν* + M⁻¹ Σ_e A_eᵀ λ_e the velocity the impulses
-    /// make: how far λ is from balancing ν (0 at a subproblem's minimiser, up to round-off).
-    fn imbalance(&self, nu: &[f64], lambda: &[f64]) -> f64 {
+    /// ν(λ) = ν* + M⁻¹ Σ_e A_eᵀ λ_e: the velocity the impulses λ give the bodies.
+    fn velocity_of(&self, lambda: &[f64]) -> Vec<f64> {
+        let mut nu = self.p.free_velocity.to_vec();
         let mut push = vec![0.0; nu.len()];
         for (row, &l) in self.p.rows.iter().zip(lambda) {
             add_transposed(row, l, &mut push);
         }
-        let mut error = vec![0.0; nu.len()];
         for (k, m_inv) in self.inverse.iter().enumerate() {
             let y = m_inv * Vector6::from_column_slice(&push[6 * k..6 * k + 6]);
             for i in 0..6 {
-                error[6 * k + i] = self.p.free_velocity[6 * k + i] + y[i] - nu[6 * k + i];
+                nu[6 * k + i] += y[i];
             }
         }
+        nu
+    }
+
+    /// max_e |A_e (ν(λ) − ν)| / ‖q‖∞, ν(λ) = ν* + M⁻¹ Σ_e A_eᵀ λ_e the velocity the impulses
+    /// make: how far λ is from balancing ν (0 at a subproblem's minimiser, up to round-off).
+    fn imbalance(&self, nu: &[f64], lambda: &[f64]) -> f64 {
+        let error: Vec<f64> = self.velocity_of(lambda).iter().zip(nu).map(|(m, v)| m - v).collect();
         let worst = self.p.rows.iter().map(|row| row.dot(&error).abs()).fold(0.0, f64::max);
         if self.scale > 0.0 {
             worst / self.scale

@@ -310,6 +310,7 @@ pub fn principal_pivoting(
 ) -> Result<Repaired, usize> {
     let n = m.n();
     let mut support = start.to_vec();
+    let beyond = tolerance * q.amax();
     for round in 0..=rounds {
         let z = m.principal_solution(&support, q).ok_or(round)?;
         let mut clamped = z.clone();
@@ -344,7 +345,6 @@ pub fn principal_pivoting(
             };
             support[i] = true;
             // With it, every row violated beyond what the tolerance allows.
-            let beyond = tolerance * q.amax();
             for j in 0..n {
                 if !support[j] && w[j] < -beyond {
                     support[j] = true;
