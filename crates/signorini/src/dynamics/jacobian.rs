@@ -202,19 +202,43 @@ pub fn delassus(rows: &[JacobianRow], inv_mass: &InverseMass) -> nalgebra::DMatr
 pub struct DelassusRows<'a> {
     rows: &'a [JacobianRow],
     /// For every dynamic body, in increasing offset: (row, M⁻¹ times the row's block), rows
-    /// increasing.
-    by_body: Vec<Vec<(usize, [f64; 6])>>,
+    /// increasing; body b's are `entries[start[b]..start[b + 1]]` (one allocation a step, not
+    /// one per body).
+    start: Vec<usize>,
+    entries: Vec<(usize, [f64; 6])>,
 }
 
 impl<'a> DelassusRows<'a> {
     pub fn new(rows: &'a [JacobianRow], inv_mass: &InverseMass) -> Self {
-        let mut by_body: Vec<Vec<(usize, [f64; 6])>> = vec![Vec::new(); inv_mass.blocks.len()];
-        for (r, row) in rows.iter().enumerate() {
-            for (o, b) in &row.blocks {
-                by_body[o / 6].push((r, inv_mass.apply(*o, b)));
+        let bodies = inv_mass.blocks.len();
+        let mut start = vec![0; bodies + 1];
+        for row in rows {
+            for (o, _) in &row.blocks {
+                start[o / 6 + 1] += 1;
             }
         }
-        DelassusRows { rows, by_body }
+        for b in 0..bodies {
+            start[b + 1] += start[b];
+        }
+        let mut next = start.clone();
+        let mut entries = vec![(0, [0.0; 6]); start[bodies]];
+        for (r, row) in rows.iter().enumerate() {
+            for (o, b) in &row.blocks {
+                let at = &mut next[o / 6];
+                entries[*at] = (r, inv_mass.apply(*o, b));
+                *at += 1;
+            }
+        }
+        DelassusRows {
+            rows,
+            start,
+            entries,
+        }
+    }
+
+    /// Body `b`'s (row, M⁻¹ times the row's block), rows increasing.
+    fn body(&self, b: usize) -> &[(usize, [f64; 6])] {
+        &self.entries[self.start[b]..self.start[b + 1]]
     }
 
     /// Append the nonzeros of row `r` of W to (`cols`, `values`), by increasing column. O(the
@@ -225,7 +249,7 @@ impl<'a> DelassusRows<'a> {
         match blocks.as_slice() {
             [] => {}
             [(o, b)] => {
-                for (s, mb) in &self.by_body[o / 6] {
+                for (s, mb) in self.body(o / 6) {
                     cols.push(*s);
                     values.push(0.0 + dot(b, mb));
                 }
@@ -237,7 +261,7 @@ impl<'a> DelassusRows<'a> {
                 } else {
                     (second, first)
                 };
-                let (l1, l2) = (&self.by_body[o1 / 6], &self.by_body[o2 / 6]);
+                let (l1, l2) = (self.body(o1 / 6), self.body(o2 / 6));
                 let (mut i, mut j) = (0, 0);
                 while i < l1.len() || j < l2.len() {
                     let s1 = l1.get(i).map_or(usize::MAX, |e| e.0);
@@ -269,7 +293,7 @@ impl<'a> DelassusRows<'a> {
         let dot = |b: &[f64; 6], mb: &[f64; 6]| (0..6).map(|k| b[k] * mb[k]).sum::<f64>();
         let mut sum = 0.0;
         for (o, b) in self.rows[r].blocks.by_offset() {
-            let list = &self.by_body[o / 6];
+            let list = self.body(o / 6);
             if let Ok(k) = list.binary_search_by_key(&s, |e| e.0) {
                 sum += dot(b, &list[k].1);
             }
@@ -291,7 +315,7 @@ impl<'a> DelassusRows<'a> {
         let mut w = nalgebra::DMatrix::zeros(k, k);
         for (i, &r) in alpha.iter().enumerate() {
             for (o, b) in self.rows[r].blocks.by_offset() {
-                for (s, mb) in &self.by_body[o / 6] {
+                for (s, mb) in self.body(o / 6) {
                     if local[*s] != usize::MAX {
                         w[(i, local[*s])] += dot(b, mb);
                     }
@@ -304,9 +328,8 @@ impl<'a> DelassusRows<'a> {
     /// W z (`z` of one entry per row), as G (M⁻¹ (Gᵀ z)): O(rows), W never formed.
     pub fn mul(&self, z: &[f64]) -> Vec<f64> {
         // v_body = M⁻¹ Σ_s z_s G_s,bodyᵀ: the M⁻¹-weighted blocks already stored per body.
-        let v: Vec<[f64; 6]> = self
-            .by_body
-            .iter()
+        let v: Vec<[f64; 6]> = (0..self.start.len() - 1)
+            .map(|b| self.body(b))
             .map(|list| {
                 let mut acc = [0.0; 6];
                 for (s, mb) in list {
@@ -331,7 +354,7 @@ impl<'a> DelassusRows<'a> {
     /// The number of nonzeros of W: Σ over bodies of (rows touching the body)² (an upper bound
     /// when two rows share two bodies), for reserving storage.
     pub fn nonzeros_bound(&self) -> usize {
-        self.by_body.iter().map(|l| l.len() * l.len()).sum()
+        self.start.windows(2).map(|w| (w[1] - w[0]) * (w[1] - w[0])).sum()
     }
 }
 
