@@ -89,8 +89,7 @@ use super::time_stepping::{self, SolverChain};
 use super::VelocityProblem;
 use super::{cone, convex_relaxation, islands, ContactImpulses, ModelSpec, SolveReport};
 use super::{
-    ConfigError, ContactError, ModelBase, ModelStats, ParamDefault, ParamKind, ParamSpec,
-    ParamValue, Range, VelocityLevelModel,
+    ConfigError, ContactError, ModelBase, ModelStats, ParamSpec, ParamValue, VelocityLevelModel,
 };
 use crate::collision::Contact;
 use crate::dynamics::jacobian::{add_row_forces, DelassusRows, JacobianRow};
@@ -124,20 +123,8 @@ model_params! {
         max_pivots: Option<usize> = time_stepping::MAX_PIVOTS,
         relaxation: f64 = time_stepping::RELAXATION,
         on_failure: &'static str = time_stepping::ON_FAILURE,
-        large_island_rows: usize = ParamSpec {
-            name: "large_island_rows",
-            unit: "-",
-            default: ParamDefault::Value(300.0),
-            description: "islands whose LCP has at least this many rows (when the solvers chain starts with lemke) are solved by Lemke's method on the sparse matrix (sparse LU of the basis, warm-started from last step's basis), then block-gauss-seidel on the sparse matrix, then the rest of the chain on the dense matrix up to 1000 rows (above, dense lemke alone up to 4000 rows; then the step fails: on_failure); smaller ones by the dense chain",
-            kind: ParamKind::Number(Range::at_least(1.0).integer()),
-        },
-        large_island_sweeps: usize = ParamSpec {
-            name: "large_island_sweeps",
-            unit: "-",
-            default: ParamDefault::Value(2000.0),
-            description: "sweep limit of block-gauss-seidel on a large island (see large_island_rows) when sparse Lemke misses, before the rest of the solvers chain",
-            kind: ParamKind::Number(Range::at_least(1.0).integer()),
-        },
+        large_island_rows: usize = time_stepping::LARGE_ISLAND_ROWS,
+        large_island_sweeps: usize = time_stepping::LARGE_ISLAND_SWEEPS,
     }
 }
 

@@ -55,6 +55,24 @@ pub const MAX_RECOVERY_SPEED: ParamSpec = ParamSpec {
     kind: ParamKind::Number(Range::open(0.0, f64::INFINITY)),
 };
 
+/// Islands from this many rows go to the sparse path (`stewart-trinkle`, `anitescu-potra`, `peg`).
+pub const LARGE_ISLAND_ROWS: ParamSpec = ParamSpec {
+    name: "large_island_rows",
+    unit: "-",
+    default: ParamDefault::Value(300.0),
+    description: "islands whose LCP has at least this many rows (when the solvers chain starts with lemke) are solved by Lemke's method on the sparse matrix (sparse LU of the basis, warm-started from last step's basis), then block-gauss-seidel on the sparse matrix, then the rest of the chain on the dense matrix up to 1000 rows (above, dense lemke alone up to 4000 rows; then the step fails: on_failure); smaller ones by the dense chain",
+    kind: ParamKind::Number(Range::at_least(1.0).integer()),
+};
+
+/// The sweep limit of block Gauss–Seidel on a large island.
+pub const LARGE_ISLAND_SWEEPS: ParamSpec = ParamSpec {
+    name: "large_island_sweeps",
+    unit: "-",
+    default: ParamDefault::Value(2000.0),
+    description: "sweep limit of block-gauss-seidel on a large island (see large_island_rows) when sparse Lemke misses, before the rest of the solvers chain",
+    kind: ParamKind::Number(Range::at_least(1.0).integer()),
+};
+
 pub const RECOVERY: ParamSpec = ParamSpec {
     name: "recovery",
     unit: "-",
@@ -422,6 +440,11 @@ impl SolverChain {
         what: impl FnOnce() -> String,
     ) -> Result<(DVector<f64>, SolveReport, Vec<bool>), ContactError> {
         self.solve_sparse_after(problem, warm, basic, None, what)
+    }
+
+    /// Is a problem of `n` rows a large one ([`with_large_problems`](Self::with_large_problems))?
+    pub fn is_large(&self, n: usize) -> bool {
+        self.large.is_some_and(|(rows, _)| n >= rows)
     }
 
     /// Does [`warm_start`](Self::warm_start) apply to a problem of `n` rows from `warm`? (The

@@ -37,6 +37,7 @@ pub(super) fn key(c: &Contact, what: What) -> Key {
 }
 
 /// One constraint of the subproblem.
+#[derive(Clone)]
 pub(super) struct Constraint {
     pub(super) primary: Contact,
     /// The other members, in chain order.
@@ -109,17 +110,20 @@ impl Peg {
         }
     }
 
-    /// Rows of the subproblem of `constraints`: a force, the friction rows (k directions and σ)
-    /// and a slack per non-primary member each.
-    pub(super) fn rows(&self, model: &Model, constraints: &[Constraint]) -> usize {
-        constraints
+    /// Rows of the largest island's subproblem among `constraints` (`islands.rs`): a force, the
+    /// friction rows (k directions and σ) and a slack per non-primary member each.
+    pub(super) fn island_rows(&self, model: &Model, constraints: &[&Constraint]) -> usize {
+        let rows_of = |c: &Constraint| {
+            let frictional =
+                self.frictional && model.friction(c.primary.body_a, c.primary.body_b) > 0.0;
+            1 + c.others.len() + if frictional { self.directions + 1 } else { 0 }
+        };
+        let primaries: Vec<&Contact> = constraints.iter().map(|c| &c.primary).collect();
+        crate::contact::islands::partition(model, &primaries)
             .iter()
-            .map(|c| {
-                let frictional =
-                    self.frictional && model.friction(c.primary.body_a, c.primary.body_b) > 0.0;
-                1 + c.others.len() + if frictional { self.directions + 1 } else { 0 }
-            })
-            .sum()
+            .map(|island| island.iter().map(|&j| rows_of(constraints[j])).sum())
+            .max()
+            .unwrap_or(0)
     }
 
     /// The constraints of this step: PEG groups of close polytope pairs, then the other contacts.

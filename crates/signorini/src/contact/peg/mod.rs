@@ -84,6 +84,7 @@
 //! ```
 mod assemble;
 mod constraints;
+mod islands;
 mod map_back;
 mod passes;
 mod prediction;
@@ -166,6 +167,11 @@ model_params! {
             kind: ParamKind::Number(Range::at_least(1.0).integer()),
         },
         friction_directions: usize = time_stepping::FRICTION_DIRECTIONS,
+        large_island_rows: usize = ParamSpec {
+            description: "islands whose LCP has at least this many rows (when the solvers chain starts with lemke) are solved on the sparse matrix first, as stewart-trinkle's large islands (see its large_island_rows); smaller ones by the dense chain",
+            ..time_stepping::LARGE_ISLAND_ROWS
+        },
+        large_island_sweeps: usize = time_stepping::LARGE_ISLAND_SWEEPS,
         solvers: Vec<&'static str> = time_stepping::SOLVERS,
         tolerance: f64 = time_stepping::TOLERANCE,
         max_iterations: usize = time_stepping::MAX_ITERATIONS,
@@ -258,7 +264,8 @@ impl Peg {
             frictional: p.friction == "coulomb",
             max_rows: p.max_rows,
             directions: p.friction_directions,
-            solvers: time_stepping::solver_chain!(p)?,
+            solvers: time_stepping::solver_chain!(p)?
+                .with_large_problems(Some((p.large_island_rows, p.large_island_sweeps))),
             radii: Vec::new(),
             covered: Vec::new(),
             potential: PotentialSet::default(),

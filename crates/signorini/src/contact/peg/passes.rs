@@ -19,6 +19,7 @@
 //!     constraints += new;  about ← ν⁺ (implicit)
 //! ```
 use super::assemble::{assemble, StepLcp};
+use super::islands;
 use super::constraints::{Constraint, Key};
 use super::prediction::{member_gap, retain_reaching};
 use super::{Peg, PASS_ENERGY_RATIO};
@@ -29,6 +30,8 @@ use crate::dynamics::jacobian::add_row_forces;
 use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::Pose;
 use glam::DVec3;
+use crate::solvers::sparse::SparseProblem;
+use crate::solvers::Problem;
 use nalgebra::DVector;
 use std::time::Instant;
 
@@ -105,7 +108,8 @@ impl Peg {
         let mut about = problem.free_velocity().to_vec();
         // A subproblem beyond `max_rows` keeps the constraints the motion at hand reaches.
         let margin = model.settings.activation_distance;
-        if self.rows(model, constraints) > self.max_rows {
+        let all: Vec<&Constraint> = constraints.iter().collect();
+        if self.island_rows(model, &all) > self.max_rows {
             let poses = problem.poses_after(&about);
             retain_reaching(model, &poses, margin, constraints);
         }
@@ -198,7 +202,8 @@ impl Peg {
             .filter(|c| !known.contains(&c.key))
             .collect();
         let poses = problem.poses_after(nu);
-        if self.rows(model, constraints) + self.rows(model, &extra) > self.max_rows {
+        let all: Vec<&Constraint> = constraints.iter().chain(&extra).collect();
+        if self.island_rows(model, &all) > self.max_rows {
             let margin = model.settings.activation_distance;
             retain_reaching(model, &poses, margin, &mut extra);
         }
@@ -239,6 +244,10 @@ impl Peg {
             })
             .collect();
         let about = self.predict.then_some(about);
+        let islands = islands::partition(model, constraints);
+        if islands.len() > 1 {
+            return self.solve_islands(problem, constraints, &islands, (&mu, about), out);
+        }
         let lcp = assemble(problem, constraints, &mu, k, about, self.max_recovery_speed);
         let (np, nt, nf, ns) = (constraints.len(), lcp.nt, lcp.frictional.len(), lcp.ns);
         let n = lcp.problem.len();
@@ -247,13 +256,73 @@ impl Peg {
         }
         // Warm start from the same constraints last step.
         let warm = self.warm_start(constraints, &lcp, k);
-        let (z, report) = self.solvers.solve(&lcp.problem, &warm, || {
+        let (z, report) = self.solve_lcp(&lcp.problem, &warm, || {
             format!(
                 "PEG LCP of {n} rows ({np} constraints, {nf} with friction, {ns} slack variables)"
             )
         })?;
         add_row_forces(model, &lcp.rows, &z.as_slice()[..np + nt], h, out);
         Ok((lcp, z, report))
+    }
+
+    /// [`solve_constraints`](Self::solve_constraints) for constraints of several `islands`
+    /// (`islands.rs`): each island's LCP assembled, checked against `max_rows` and solved
+    /// (warm-started) on its own, in island order; the answers combined into the step's layout.
+    /// `mu`: each constraint's friction coefficient; `about`: the linearization's ν*.
+    fn solve_islands(
+        &self,
+        problem: &VelocityProblem,
+        constraints: &[Constraint],
+        islands: &[Vec<usize>],
+        (mu, about): (&[f64], Option<&[f64]>),
+        out: &mut [Wrench],
+    ) -> Result<Solved, ContactError> {
+        let (model, h, k) = (problem.model, problem.h, self.directions);
+        let recovery = self.max_recovery_speed;
+        let parts = islands::assemble_islands(problem, constraints, islands, mu, k, about, recovery);
+        let count = parts.len();
+        let mut answers = Vec::with_capacity(count);
+        let mut report: Option<SolveReport> = None;
+        for (i, part) in parts.iter().enumerate() {
+            let (np, nf, ns) = (part.constraints.len(), part.lcp.frictional.len(), part.lcp.ns);
+            let n = part.lcp.problem.len();
+            if n > self.max_rows {
+                return Err(self.too_large(problem, n, np, ns));
+            }
+            let warm = self.warm_start(&part.constraints, &part.lcp, k);
+            let (z, solved) = self.solve_lcp(&part.lcp.problem, &warm, || {
+                format!(
+                    "PEG LCP of {n} rows ({np} constraints, {nf} with friction, {ns} slack variables), island {} of {count}",
+                    i + 1
+                )
+            })?;
+            report = Some(match report {
+                None => solved,
+                Some(r) => r.combined(&solved),
+            });
+            answers.push(z);
+        }
+        let (lcp, z) = islands::combine(constraints, mu, k, &parts, &answers);
+        let impulses = constraints.len() + lcp.nt;
+        add_row_forces(model, &lcp.rows, &z.as_slice()[..impulses], h, out);
+        Ok((lcp, z, report.expect("at least one island")))
+    }
+
+    /// An island's LCP by the solvers chain: dense below `large_island_rows`, from there on the
+    /// sparse matrix first (`SolverChain::solve_sparse`: Lemke's method with a sparse LU of the
+    /// basis, then block Gauss–Seidel, as `stewart-trinkle`'s large islands; PEG's matrix has no
+    /// free rows).
+    fn solve_lcp(
+        &self,
+        lcp: &Problem,
+        warm: &DVector<f64>,
+        what: impl FnOnce() -> String,
+    ) -> Result<(DVector<f64>, SolveReport), ContactError> {
+        if self.solvers.is_large(lcp.len()) {
+            self.solvers.solve_sparse(&SparseProblem::from_dense(lcp), warm, what)
+        } else {
+            self.solvers.solve(lcp, warm, what)
+        }
     }
 
     /// The diagnosis of a subproblem of `n` rows beyond `max_rows` (`np` constraints, `ns` slack

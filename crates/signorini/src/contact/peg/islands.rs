@@ -1,0 +1,254 @@
+//! PEG's subproblem split into islands (issue 15, item 1): the constraints of bodies joined
+//! through constraints form independent LCPs, each assembled and solved on its own.
+//!
+//! A constraint's members are feature pairs of one pair of pieces, so all its rows — force,
+//! tangent, sliding and slack — involve the two bodies of its primary contact. Two constraints of
+//! different islands ([`contact::islands::partition`] of the primaries: fixed bodies join
+//! nothing) share no body, their entries of the matrix of `assemble`'s module documentation are
+//! zero, and the step's LCP is block diagonal once its unknowns are grouped by island. Each
+//! island's LCP is the step's LCP restricted to its unknowns, exactly; its answer is the step's
+//! answer there.
+//!
+//! ```text
+//!   islands ← partition(primaries)
+//!   one island:  the step's LCP as before (bit for bit)
+//!   otherwise, for each island I (in order):
+//!     LCP_I ← assemble(constraints of I)          rows of I only; max_rows applies to each
+//!     z_I   ← solve(LCP_I, warm start of I)
+//!     scatter z_I, LCP_I's rows and blocks into the step's layout z = (p, β, σ, c)
+//! ```
+//!
+//! The step's layout: p_j at j; the k β's of the f-th frictional constraint at np + f k; its σ at
+//! np + nt + f; the slack of the m-th other member of constraint j at np + nt + nf + (the members
+//! of the constraints before j) + m. An island's own LCP has the same layout over its
+//! constraints, in their order; [`Layout::global`] maps one to the other. The passes, the map back
+//! to contacts and the warm starts read the step's layout as before; the step's matrix is stored
+//! dense and block diagonal (the map back's w = M z + q reads it), but only the islands' blocks are
+//! factored and pivoted on.
+//!
+//! Before: one dense LCP for the whole step. On `bin_64.toml` under `peg` the step at t = 0.98 s
+//! posed 1,252 rows, above `max_rows` (1,250), and the run stopped (docs/experiments.md, the
+//! robustness grid).
+use super::assemble::{assemble, StepLcp};
+use super::constraints::Constraint;
+use crate::collision::Contact;
+use crate::contact::islands;
+use crate::dynamics::jacobian::{JacobianRow, RowBlocks};
+use crate::dynamics::Model;
+use crate::solvers::Problem;
+use nalgebra::{DMatrix, DVector};
+
+/// The islands of `constraints` (indices, increasing; islands ordered by their first index).
+pub(super) fn partition(model: &Model, constraints: &[Constraint]) -> Vec<Vec<usize>> {
+    let primaries: Vec<&Contact> = constraints.iter().map(|c| &c.primary).collect();
+    islands::partition(model, &primaries)
+}
+
+/// Where each unknown of the step's LCP is (module documentation), from each constraint's
+/// friction coefficient and its other members.
+pub(super) struct Layout {
+    np: usize,
+    nt: usize,
+    nf: usize,
+    k: usize,
+    /// Position of constraint j among the frictional ones (None: frictionless).
+    frictional_rank: Vec<Option<usize>>,
+    /// The slack unknowns of the constraints before j.
+    slack_start: Vec<usize>,
+}
+
+impl Layout {
+    pub(super) fn new(constraints: &[Constraint], mu: &[f64], k: usize) -> Self {
+        let mut frictional_rank = Vec::with_capacity(constraints.len());
+        let mut slack_start = Vec::with_capacity(constraints.len());
+        let (mut nf, mut ns) = (0, 0);
+        for (c, &m) in constraints.iter().zip(mu) {
+            frictional_rank.push((m > 0.0).then_some(nf));
+            nf += usize::from(m > 0.0);
+            slack_start.push(ns);
+            ns += c.others.len();
+        }
+        Layout {
+            np: constraints.len(),
+            nt: nf * k,
+            nf,
+            k,
+            frictional_rank,
+            slack_start,
+        }
+    }
+
+    /// The step's index of each unknown of the LCP of the constraints `island` (indices into
+    /// the step's constraints, increasing), in that LCP's own layout.
+    fn global(&self, island: &[usize], constraints: &[Constraint]) -> Vec<usize> {
+        let k = self.k;
+        let frictional: Vec<usize> = island
+            .iter()
+            .filter_map(|&j| self.frictional_rank[j])
+            .collect();
+        let mut map: Vec<usize> = island.to_vec();
+        for &f in &frictional {
+            map.extend((0..k).map(|i| self.np + f * k + i));
+        }
+        map.extend(frictional.iter().map(|&f| self.np + self.nt + f));
+        let slacks = self.np + self.nt + self.nf;
+        for &j in island {
+            let start = slacks + self.slack_start[j];
+            map.extend(start..start + constraints[j].others.len());
+        }
+        map
+    }
+}
+
+/// An island's LCP and the step's index of each of its unknowns.
+pub(super) struct IslandLcp {
+    pub(super) lcp: StepLcp,
+    pub(super) constraints: Vec<Constraint>,
+    pub(super) global: Vec<usize>,
+}
+
+/// Assemble the LCP of each island of the step (module documentation); `assemble_args` are
+/// `assemble`'s after the constraints and their friction coefficients.
+pub(super) fn assemble_islands(
+    problem: &crate::contact::VelocityProblem,
+    constraints: &[Constraint],
+    islands: &[Vec<usize>],
+    mu: &[f64],
+    k: usize,
+    about: Option<&[f64]>,
+    max_recovery_speed: f64,
+) -> Vec<IslandLcp> {
+    let layout = Layout::new(constraints, mu, k);
+    islands
+        .iter()
+        .map(|island| {
+            let own: Vec<Constraint> = island.iter().map(|&j| constraints[j].clone()).collect();
+            let own_mu: Vec<f64> = island.iter().map(|&j| mu[j]).collect();
+            let lcp = assemble(problem, &own, &own_mu, k, about, max_recovery_speed);
+            let global = layout.global(island, constraints);
+            debug_assert_eq!(global.len(), lcp.problem.len());
+            IslandLcp {
+                lcp,
+                constraints: own,
+                global,
+            }
+        })
+        .collect()
+}
+
+/// The step's LCP and answer from its islands' (`z[i]` the answer of `parts[i]`): the blocks
+/// scattered into the step's layout.
+pub(super) fn combine(
+    constraints: &[Constraint],
+    mu: &[f64],
+    k: usize,
+    parts: &[IslandLcp],
+    z: &[DVector<f64>],
+) -> (StepLcp, DVector<f64>) {
+    let layout = Layout::new(constraints, mu, k);
+    let ns: usize = constraints.iter().map(|c| c.others.len()).sum();
+    let n = layout.np + layout.nt + layout.nf + ns;
+    let impulse_rows = layout.np + layout.nt;
+    let mut m = DMatrix::zeros(n, n);
+    let mut q = DVector::zeros(n);
+    let mut zz = DVector::zeros(n);
+    let empty = JacobianRow {
+        blocks: RowBlocks::new(),
+    };
+    let mut rows = vec![empty; impulse_rows];
+    for (part, z_part) in parts.iter().zip(z) {
+        let g = &part.global;
+        for (r, &gr) in g.iter().enumerate() {
+            q[gr] = part.lcp.problem.q[r];
+            zz[gr] = z_part[r];
+            for (c, &gc) in g.iter().enumerate() {
+                m[(gr, gc)] = part.lcp.problem.m[(r, c)];
+            }
+            if gr < impulse_rows {
+                rows[gr] = part.lcp.rows[r].clone();
+            }
+        }
+    }
+    let frictional: Vec<usize> = (0..constraints.len())
+        .filter(|&j| layout.frictional_rank[j].is_some())
+        .collect();
+    let lcp = StepLcp {
+        problem: Problem::lcp(m, q),
+        rows,
+        frictional,
+        nt: layout.nt,
+        ns,
+    };
+    (lcp, zz)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contact::{ModelBase, VelocityProblem};
+    use crate::contact::peg::Peg;
+    use crate::dynamics::Wrench;
+    use crate::solvers::{lemke::Lemke, residual, Options, Solver};
+    use crate::Simulation;
+
+    /// The 3D pour under PEG after `steps` steps: model, state and contacts, through the
+    /// library's simulation (the bundled scene).
+    fn pour_after(steps: usize) -> Simulation {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/pour_3d.toml");
+        let scene = crate::scene::load(std::path::Path::new(path)).expect("the bundled scene");
+        let mut sim = Simulation::new(scene, Some("peg"), &[]).expect("peg builds");
+        for _ in 0..steps {
+            sim.step().expect("a step");
+        }
+        sim
+    }
+
+    /// On a step with several islands, the islands' LCPs scattered into the step's layout are
+    /// the step's whole LCP entry for entry (the matrix is block diagonal there: module
+    /// documentation), and the islands' answers combined solve it to the solvers' tolerance.
+    #[test]
+    fn the_islands_lcps_are_the_steps_lcp_and_their_answers_solve_it() {
+        let mut checked = 0;
+        for steps in [1000, 2000, 3000] {
+            let mut sim = pour_after(steps);
+            let contacts = sim.contacts().to_vec();
+            let (model, state) = (sim.model(), sim.state());
+            let mut peg = Peg::with_defaults();
+            let distance = peg.activation_distance(model, state);
+            let constraints = peg.constraints(model, state, &contacts, distance);
+            let islands = partition(model, &constraints);
+            if islands.len() < 2 {
+                continue;
+            }
+            let k = peg.directions;
+            let mu: Vec<f64> = constraints
+                .iter()
+                .map(|c| {
+                    let m = model.friction(c.primary.body_a, c.primary.body_b);
+                    if c.recovery { 0.0 } else { m }
+                })
+                .collect();
+            let applied = vec![Wrench::default(); model.bodies.len()];
+            let h = model.settings.time_step;
+            let problem = VelocityProblem::new(model, state, h, &applied);
+            let whole = assemble(&problem, &constraints, &mu, k, None, 0.5);
+            let parts = assemble_islands(&problem, &constraints, &islands, &mu, k, None, 0.5);
+            let options = Options::default();
+            let answers: Vec<DVector<f64>> = parts
+                .iter()
+                .map(|p| Lemke.solve(&p.lcp.problem, None, &options).z)
+                .collect();
+            let (combined, z) = combine(&constraints, &mu, k, &parts, &answers);
+            // Entry for entry: the same sums over the same bodies in the same order.
+            assert_eq!(combined.problem, whole.problem);
+            assert_eq!(combined.rows, whole.rows);
+            assert_eq!(combined.frictional, whole.frictional);
+            assert_eq!((combined.nt, combined.ns), (whole.nt, whole.ns));
+            let r = residual(&whole.problem, &z);
+            assert!(r <= options.tolerance, "combined answer's residual {r:e}");
+            checked += 1;
+        }
+        // Measured: 2, 4 and 4 islands (5, 12 and 20 constraints) at 1, 2 and 3 s.
+        assert_eq!(checked, 3, "a step of the pour had fewer than two islands");
+    }
+}
