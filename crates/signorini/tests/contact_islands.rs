@@ -1,7 +1,8 @@
 //! Contact islands (`contact::islands`) and the island-split solve of the time-stepping models:
 //! fixed bodies join nothing, a chain of contacts joins its bodies, the partition is ordered;
 //! a body's motion does not depend on an island it is not in (bit for bit, whatever else is in
-//! the scene); a run is bit-identical on one thread and on two.
+//! the scene); a run is bit-identical on one thread and on two. Both for `stewart-trinkle` and for
+//! `peg`, whose subproblem splits into islands of constraints (`contact/peg/islands.rs`).
 mod common;
 
 use signorini::collision::Contact;
@@ -77,11 +78,11 @@ fn the_partition_does_not_depend_on_the_order_of_joins() {
 
 /// Two towers on the ground: `a` boxes of 0.3 m and 1 kg at x = 0, and (when `with_b`) a tower
 /// of 2 boxes of 0.5 m and 7 kg at x = 3 m.
-fn towers(with_b: bool) -> Scene {
+fn towers(with_b: bool, model: &str) -> Scene {
     let mut b = ModelBuilder::new()
         .time_step(1e-3)
         .duration(1.0)
-        .contact_model("stewart-trinkle")
+        .contact_model(model)
         .ground();
     for i in 0..3 {
         b = b.body(
@@ -107,49 +108,62 @@ fn towers(with_b: bool) -> Scene {
 /// the anticipating activation distance, a bound on every body's speed, is the same).
 #[test]
 fn an_island_moves_as_if_alone() {
-    let mut alone = Simulation::new(towers(false), None, &[]).unwrap();
-    let mut both = Simulation::new(towers(true), None, &[]).unwrap();
-    let mut islands_seen = 0;
-    for _ in 0..300 {
-        alone.step().unwrap();
-        let report = both.step().unwrap();
-        if let Some(s) = report.model_stats.solve {
-            islands_seen = islands_seen.max(s.islands);
+    for model in ["stewart-trinkle", "peg"] {
+        let mut alone = Simulation::new(towers(false, model), None, &[]).unwrap();
+        let mut both = Simulation::new(towers(true, model), None, &[]).unwrap();
+        let mut islands_seen = 0;
+        for _ in 0..300 {
+            alone.step().unwrap();
+            let report = both.step().unwrap();
+            if let Some(s) = report.model_stats.solve {
+                islands_seen = islands_seen.max(s.islands);
+            }
+            for i in 1..=3 {
+                let (a, b) = (&alone.state().bodies[i], &both.state().bodies[i]);
+                assert_eq!(
+                    a.position.to_array(),
+                    b.position.to_array(),
+                    "{model}: body {i}"
+                );
+                assert_eq!(
+                    a.angular_velocity.to_array(),
+                    b.angular_velocity.to_array(),
+                    "{model}: body {i}"
+                );
+            }
         }
-        for i in 1..=3 {
-            let (a, b) = (&alone.state().bodies[i], &both.state().bodies[i]);
-            assert_eq!(a.position.to_array(), b.position.to_array(), "body {i}");
-            assert_eq!(
-                a.angular_velocity.to_array(),
-                b.angular_velocity.to_array(),
-                "body {i}"
-            );
-        }
+        assert_eq!(islands_seen, 2, "{model}: two towers, two islands");
     }
-    assert_eq!(islands_seen, 2, "two towers, two islands");
 }
 
-/// The 64-box bin for 0.4 s: from 0.2 s on, its steps have many islands and enough contacts to
-/// solve them in parallel. One thread and two threads give the same state, bit for bit.
+/// The 64-box bin for 0.4 s (`stewart-trinkle`) and 0.6 s (`peg`): from 0.2 s on its steps have
+/// many islands, and enough contacts (LCP rows, under `peg`: 300) to solve them in parallel.
+/// One thread and two threads give the same state, bit for bit.
 #[test]
 fn a_run_is_the_same_on_one_thread_and_on_two() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/bin_64.toml");
-    let run = |threads: usize| {
-        common::on_threads(threads, || {
-            let scene = scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
-            let mut sim = Simulation::new(scene, None, &[]).unwrap();
-            let mut most = (0, 0);
-            sim.run_until(0.4, |_, report| {
-                if let Some(s) = report.model_stats.solve {
-                    most = most.max((s.islands, s.rows));
-                }
+    for (model, duration) in [("stewart-trinkle", 0.4), ("peg", 0.6)] {
+        let run = |threads: usize| {
+            common::on_threads(threads, || {
+                let scene = scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+                let mut sim = Simulation::new(scene, Some(model), &[]).unwrap();
+                let mut most = (0, 0);
+                sim.run_until(duration, |_, report| {
+                    if let Some(s) = report.model_stats.solve {
+                        most = most.max((s.islands, s.rows));
+                    }
+                })
+                .unwrap();
+                (sim.into_state(), most)
             })
-            .unwrap();
-            (sim.into_state(), most)
-        })
-    };
-    let (one, most) = run(1);
-    let (two, _) = run(2);
-    assert!(most.0 >= 10, "islands {most:?}");
-    common::assert_same_bodies(&one, &two);
+        };
+        let (one, most) = run(1);
+        let (two, _) = run(2);
+        // Measured: 18 islands (300 rows) and 18 islands (812 rows) at most.
+        assert!(
+            most.0 >= 10 && most.1 >= 300,
+            "{model}: (islands, rows) {most:?}"
+        );
+        common::assert_same_bodies(&one, &two);
+    }
 }

@@ -12,11 +12,14 @@
 //! ```text
 //!   islands ← partition(primaries)
 //!   one island:  the step's LCP as before (bit for bit)
-//!   otherwise, for each island I (in order):
+//!   otherwise, for each island I (in parallel from PARALLEL_MIN_ROWS = 300 rows, `passes.rs`):
 //!     LCP_I ← assemble(constraints of I)          rows of I only; max_rows applies to each
-//!     z_I   ← solve(LCP_I, warm start of I)
-//!     scatter z_I, LCP_I's rows and blocks into the step's layout z = (p, β, σ, c)
+//!     z_I   ← solve(LCP_I, warm start of I)       sparse path from large_island_rows
+//!   in island order: scatter z_I, LCP_I's rows and blocks into the step's layout z = (p, β, σ, c)
 //! ```
+//!
+//! Each island's answer depends on its own data only and they are combined in island order, so
+//! a run is the same, bit for bit, on any number of threads (`tests/contact_islands.rs`).
 //!
 //! The step's layout: p_j at j; the k β's of the f-th frictional constraint at np + f k; its σ at
 //! np + nt + f; the slack of the m-th other member of constraint j at np + nt + nf + (the members
@@ -55,6 +58,8 @@ pub(super) struct Layout {
     frictional_rank: Vec<Option<usize>>,
     /// The slack unknowns of the constraints before j.
     slack_start: Vec<usize>,
+    /// Slack unknowns.
+    ns: usize,
 }
 
 impl Layout {
@@ -75,7 +80,13 @@ impl Layout {
             k,
             frictional_rank,
             slack_start,
+            ns,
         }
+    }
+
+    /// Unknowns of the step's LCP.
+    pub(super) fn len(&self) -> usize {
+        self.np + self.nt + self.nf + self.ns
     }
 
     /// The step's index of each unknown of the LCP of the constraints `island` (indices into
@@ -107,47 +118,42 @@ pub(super) struct IslandLcp {
     pub(super) global: Vec<usize>,
 }
 
-/// Assemble the LCP of each island of the step (module documentation); `assemble_args` are
-/// `assemble`'s after the constraints and their friction coefficients.
-pub(super) fn assemble_islands(
+/// Assemble the LCP of the constraints `island` (indices into the step's `constraints`,
+/// increasing) and map its unknowns into the step's `layout`; `mu`, `k`, `about` and
+/// `max_recovery_speed` as `assemble` takes them for the whole step.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn assemble_island(
     problem: &crate::contact::VelocityProblem,
     constraints: &[Constraint],
-    islands: &[Vec<usize>],
+    island: &[usize],
+    layout: &Layout,
     mu: &[f64],
     k: usize,
     about: Option<&[f64]>,
     max_recovery_speed: f64,
-) -> Vec<IslandLcp> {
-    let layout = Layout::new(constraints, mu, k);
-    islands
-        .iter()
-        .map(|island| {
-            let own: Vec<Constraint> = island.iter().map(|&j| constraints[j].clone()).collect();
-            let own_mu: Vec<f64> = island.iter().map(|&j| mu[j]).collect();
-            let lcp = assemble(problem, &own, &own_mu, k, about, max_recovery_speed);
-            let global = layout.global(island, constraints);
-            debug_assert_eq!(global.len(), lcp.problem.len());
-            IslandLcp {
-                lcp,
-                constraints: own,
-                global,
-            }
-        })
-        .collect()
+) -> IslandLcp {
+    let own: Vec<Constraint> = island.iter().map(|&j| constraints[j].clone()).collect();
+    let own_mu: Vec<f64> = island.iter().map(|&j| mu[j]).collect();
+    let lcp = assemble(problem, &own, &own_mu, k, about, max_recovery_speed);
+    let global = layout.global(island, constraints);
+    debug_assert_eq!(global.len(), lcp.problem.len());
+    IslandLcp {
+        lcp,
+        constraints: own,
+        global,
+    }
 }
 
-/// The step's LCP and answer from its islands' (`z[i]` the answer of `parts[i]`): the blocks
-/// scattered into the step's layout.
+/// The step's LCP and answer from its islands' LCPs and answers: the blocks scattered into the
+/// step's layout.
 pub(super) fn combine(
     constraints: &[Constraint],
     mu: &[f64],
     k: usize,
-    parts: &[IslandLcp],
-    z: &[DVector<f64>],
+    parts: &[(IslandLcp, DVector<f64>)],
 ) -> (StepLcp, DVector<f64>) {
     let layout = Layout::new(constraints, mu, k);
-    let ns: usize = constraints.iter().map(|c| c.others.len()).sum();
-    let n = layout.np + layout.nt + layout.nf + ns;
+    let (n, ns) = (layout.len(), layout.ns);
     let impulse_rows = layout.np + layout.nt;
     let mut m = DMatrix::zeros(n, n);
     let mut q = DVector::zeros(n);
@@ -156,7 +162,7 @@ pub(super) fn combine(
         blocks: RowBlocks::new(),
     };
     let mut rows = vec![empty; impulse_rows];
-    for (part, z_part) in parts.iter().zip(z) {
+    for (part, z_part) in parts {
         let g = &part.global;
         for (r, &gr) in g.iter().enumerate() {
             q[gr] = part.lcp.problem.q[r];
@@ -232,13 +238,19 @@ mod tests {
             let h = model.settings.time_step;
             let problem = VelocityProblem::new(model, state, h, &applied);
             let whole = assemble(&problem, &constraints, &mu, k, None, 0.5);
-            let parts = assemble_islands(&problem, &constraints, &islands, &mu, k, None, 0.5);
+            let layout = Layout::new(&constraints, &mu, k);
             let options = Options::default();
-            let answers: Vec<DVector<f64>> = parts
+            let parts: Vec<(IslandLcp, DVector<f64>)> = islands
                 .iter()
-                .map(|p| Lemke.solve(&p.lcp.problem, None, &options).z)
+                .map(|island| {
+                    let part = assemble_island(
+                        &problem, &constraints, island, &layout, &mu, k, None, 0.5,
+                    );
+                    let z = Lemke.solve(&part.lcp.problem, None, &options).z;
+                    (part, z)
+                })
                 .collect();
-            let (combined, z) = combine(&constraints, &mu, k, &parts, &answers);
+            let (combined, z) = combine(&constraints, &mu, k, &parts);
             // Entry for entry: the same sums over the same bodies in the same order.
             assert_eq!(combined.problem, whole.problem);
             assert_eq!(combined.rows, whole.rows);

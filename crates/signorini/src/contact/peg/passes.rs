@@ -33,7 +33,13 @@ use glam::DVec3;
 use crate::solvers::sparse::SparseProblem;
 use crate::solvers::Problem;
 use nalgebra::DVector;
+use rayon::prelude::*;
 use std::time::Instant;
+
+/// A step whose LCP has at least this many rows solves its islands in parallel (rayon); below,
+/// the threads cost more than they save (`stewart-trinkle` starts at 64 contacts, about as many
+/// rows of its LCP as here).
+const PARALLEL_MIN_ROWS: usize = 300;
 
 /// A solved subproblem: the LCP, its solution z and the solver's report.
 pub(super) type Solved = (StepLcp, DVector<f64>, SolveReport);
@@ -279,11 +285,19 @@ impl Peg {
     ) -> Result<Solved, ContactError> {
         let (model, h, k) = (problem.model, problem.h, self.directions);
         let recovery = self.max_recovery_speed;
-        let parts = islands::assemble_islands(problem, constraints, islands, mu, k, about, recovery);
-        let count = parts.len();
-        let mut answers = Vec::with_capacity(count);
-        let mut report: Option<SolveReport> = None;
-        for (i, part) in parts.iter().enumerate() {
+        let layout = islands::Layout::new(constraints, mu, k);
+        let count = islands.len();
+        let solve = |(i, island): (usize, &Vec<usize>)| {
+            let part = islands::assemble_island(
+                problem,
+                constraints,
+                island,
+                &layout,
+                mu,
+                k,
+                about,
+                recovery,
+            );
             let (np, nf, ns) = (part.constraints.len(), part.lcp.frictional.len(), part.lcp.ns);
             let n = part.lcp.problem.len();
             if n > self.max_rows {
@@ -296,13 +310,26 @@ impl Peg {
                     i + 1
                 )
             })?;
+            Ok(((part, z), solved))
+        };
+        // Each island's answer depends on its own data only, and they are combined in island
+        // order: the same result with any number of threads.
+        let solved: Vec<Result<_, ContactError>> = if layout.len() >= PARALLEL_MIN_ROWS {
+            islands.par_iter().enumerate().map(solve).collect()
+        } else {
+            islands.iter().enumerate().map(solve).collect()
+        };
+        let mut parts = Vec::with_capacity(count);
+        let mut report: Option<SolveReport> = None;
+        for result in solved {
+            let (part, one) = result?;
             report = Some(match report {
-                None => solved,
-                Some(r) => r.combined(&solved),
+                None => one,
+                Some(r) => r.combined(&one),
             });
-            answers.push(z);
+            parts.push(part);
         }
-        let (lcp, z) = islands::combine(constraints, mu, k, &parts, &answers);
+        let (lcp, z) = islands::combine(constraints, mu, k, &parts);
         let impulses = constraints.len() + lcp.nt;
         add_row_forces(model, &lcp.rows, &z.as_slice()[..impulses], h, out);
         Ok((lcp, z, report.expect("at least one island")))
