@@ -85,6 +85,8 @@
 mod assemble;
 mod constraints;
 mod islands;
+#[cfg(feature = "internals")]
+pub use islands::{check_islands, IslandCheck};
 mod map_back;
 mod passes;
 mod prediction;
