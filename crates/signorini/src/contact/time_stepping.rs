@@ -451,8 +451,7 @@ impl SolverChain {
     /// chain starts with Lemke, the problem is not a large one and `warm` is not zero.)
     pub fn warm_start_applies(&self, n: usize, warm: &DVector<f64>) -> bool {
         let lemke_first = self.solvers.first().is_some_and(|s| s.name() == "lemke");
-        let large = self.large.is_some_and(|(rows, _)| n >= rows);
-        lemke_first && !large && warm.iter().any(|&x| x != 0.0)
+        lemke_first && !self.is_large(n) && warm.iter().any(|&x| x != 0.0)
     }
 
     /// Lemke's warm start on the LCP (m, q), which may be an operator that never forms its

@@ -213,17 +213,7 @@ pub fn check_islands(model: &Model, state: &crate::dynamics::State, contacts: &[
     let constraints = peg.constraints(model, state, contacts, distance);
     let islands = partition(model, &constraints);
     let k = peg.directions;
-    let mu: Vec<f64> = constraints
-        .iter()
-        .map(|c| {
-            let m = model.friction(c.primary.body_a, c.primary.body_b);
-            if c.recovery {
-                0.0
-            } else {
-                m
-            }
-        })
-        .collect();
+    let mu = peg.friction_coefficients(model, &constraints);
     let applied = vec![Wrench::default(); model.bodies.len()];
     let problem = VelocityProblem::new(model, state, model.settings.time_step, &applied);
     let recovery = peg.max_recovery_speed;

@@ -165,7 +165,7 @@ model_params! {
             name: "max_rows",
             unit: "-",
             default: ParamDefault::Value(1250.0),
-            description: "largest subproblem (rows of the LCP in p, beta, sigma, c) a step may pose; beyond it the step stops with a diagnosis instead of running dense Lemke for minutes (the box stack's 1100 rows take 0.05-0.25 s a step; on the pour scene 1456 rows did not finish in 5 minutes and a spinning body brought 18,000). Fast spinning bodies bring nearly every feature pair within reach",
+            description: "largest subproblem (rows of the LCP in p, beta, sigma, c) one island of a step may pose; beyond it the step stops with a diagnosis instead of running dense Lemke for minutes (the box stack's 1100 rows take 0.05-0.25 s a step; on the pour scene 1456 rows did not finish in 5 minutes and a spinning body brought 18,000). Fast spinning bodies bring nearly every feature pair within reach",
             kind: ParamKind::Number(Range::at_least(1.0).integer()),
         },
         friction_directions: usize = time_stepping::FRICTION_DIRECTIONS,

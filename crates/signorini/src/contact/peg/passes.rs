@@ -19,8 +19,8 @@
 //!     constraints += new;  about ← ν⁺ (implicit)
 //! ```
 use super::assemble::{assemble, StepLcp};
-use super::islands;
 use super::constraints::{Constraint, Key};
+use super::islands;
 use super::prediction::{member_gap, retain_reaching};
 use super::{Peg, PASS_ENERGY_RATIO};
 use crate::collision::Contact;
@@ -29,9 +29,9 @@ use crate::dynamics::energy::kinetic_energy;
 use crate::dynamics::jacobian::add_row_forces;
 use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::Pose;
-use glam::DVec3;
 use crate::solvers::sparse::SparseProblem;
 use crate::solvers::Problem;
+use glam::DVec3;
 use nalgebra::DVector;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -239,16 +239,7 @@ impl Peg {
     ) -> Result<Solved, ContactError> {
         let (model, h) = (problem.model, problem.h);
         let k = self.directions;
-        let mu: Vec<f64> = constraints
-            .iter()
-            .map(|c| {
-                if self.frictional && !c.recovery {
-                    model.friction(c.primary.body_a, c.primary.body_b)
-                } else {
-                    0.0
-                }
-            })
-            .collect();
+        let mu = self.friction_coefficients(model, constraints);
         let about = self.predict.then_some(about);
         let islands = islands::partition(model, constraints);
         if islands.len() > 1 {
@@ -333,6 +324,21 @@ impl Peg {
         let impulses = constraints.len() + lcp.nt;
         add_row_forces(model, &lcp.rows, &z.as_slice()[..impulses], h, out);
         Ok((lcp, z, report.expect("at least one island")))
+    }
+
+    /// μ of each constraint's rows: the pair's coefficient, 0 without friction (`friction =
+    /// "none"`) and for a recovery constraint.
+    pub(super) fn friction_coefficients(&self, model: &Model, constraints: &[Constraint]) -> Vec<f64> {
+        constraints
+            .iter()
+            .map(|c| {
+                if self.frictional && !c.recovery {
+                    model.friction(c.primary.body_a, c.primary.body_b)
+                } else {
+                    0.0
+                }
+            })
+            .collect()
     }
 
     /// An island's LCP by the solvers chain: dense below `large_island_rows`, from there on the
