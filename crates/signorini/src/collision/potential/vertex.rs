@@ -88,30 +88,33 @@ fn vertex_applicability(x: Side, v: usize, eta: DVec3) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// Distance (m) from the segment [p, q] to the polygon of face `f` of Y.
-fn segment_polygon_distance(y: Side, f: usize, p: DVec3, q: DVec3) -> f64 {
+/// Does the segment [p, q] come within `d` (m) of the polygon of face `f` of Y? (The distance
+/// is the least of the ends' distances, 0 where the segment passes through the face, and the
+/// distances to the polygon's sides; the test stops at the first within `d`.)
+fn segment_polygon_within(y: Side, f: usize, p: DVec3, q: DVec3, d: f64) -> bool {
     let n = y.w.normals[f];
     let (gp, gq) = (n.dot(p) - y.w.offsets[f], n.dot(q) - y.w.offsets[f]);
-    let mut best = polygon_distance(y, f, p, gp).min(polygon_distance(y, f, q, gq));
-    if best == 0.0 || p == q {
-        return best;
+    if polygon_distance(y, f, p, gp) <= d || polygon_distance(y, f, q, gq) <= d {
+        return true;
+    }
+    if p == q {
+        return false;
     }
     // Through the face?
     if (gp <= 0.0) != (gq <= 0.0) {
         let x = p + (gp / (gp - gq)) * (q - p);
-        if polygon_distance(y, f, x, 0.0) == 0.0 {
-            return 0.0;
+        if polygon_distance(y, f, x, 0.0) == 0.0 && 0.0 <= d {
+            return true;
         }
     }
     let face = &y.p.faces[f];
     let k = face.vertices.len();
-    for i in 0..k {
+    (0..k).any(|i| {
         let v0 = y.w.vertices[face.vertices[i] as usize];
         let v1 = y.w.vertices[face.vertices[(i + 1) % k] as usize];
         let (s, t) = segment_closest_points(p, q, v0, v1);
-        best = best.min(s.distance(t));
-    }
-    best
+        s.distance(t) <= d
+    })
 }
 
 /// The vertex groups of X's vertices against Y's faces (`b_side`: X is B). Vertex p, moving at
@@ -149,17 +152,6 @@ pub(super) fn vertex_groups(
             }
             let n = y.w.normals[f];
             let gap = n.dot(p) - y.w.offsets[f];
-            let gap_q = n.dot(q) - y.w.offsets[f];
-            if inside {
-                if gap < exit - d {
-                    continue;
-                }
-            } else if gap.min(gap_q) > d
-                || gap.max(gap_q) < -d
-                || segment_polygon_distance(y, f, p, q) > d
-            {
-                continue;
-            }
             // A face of Y in whose plane v lies together with a face of X at v, both facing the
             // same way (coplanar side faces of stacked equal boxes), separates nothing: X lies on
             // Y's side of that plane, and v sliding along it (ψ = 0 all the way) lets X sink
@@ -168,6 +160,17 @@ pub(super) fn vertex_groups(
                 && x.p.vertex_faces[v]
                     .iter()
                     .any(|&g| x.w.normals[g as usize].distance(n) <= params.merge_tolerance)
+            {
+                continue;
+            }
+            let gap_q = n.dot(q) - y.w.offsets[f];
+            if inside {
+                if gap < exit - d {
+                    continue;
+                }
+            } else if gap.min(gap_q) > d
+                || gap.max(gap_q) < -d
+                || !segment_polygon_within(y, f, p, q, d)
             {
                 continue;
             }
