@@ -146,14 +146,13 @@ fn a_malformed_sparse_problem_is_named() {
 
 /// Principal pivoting (`sparse::principal_pivoting`) on w = z + q, q = (−1, 2, −3), whose
 /// solution is z = (1, 0, 3) on α = {0, 2}: from α = {0, 1}, z₁ = −2 is dropped (round 1), then
-/// row 2, violated by w₂ = −3, comes in (round 2). With one round it gives up; a singular
-/// principal system gives up at once.
+/// row 2, violated by w₂ = −3, comes in (round 2). With one round it gives up.
 #[test]
 fn principal_pivoting_drops_negatives_then_brings_in_the_most_violated_row() {
     use signorini::solvers::sparse::principal_pivoting;
     let identity = CsrMatrix::from_rows(3, vec![0, 1, 2, 3], vec![0, 1, 2], vec![1.0; 3]);
     let q = DVector::from_vec(vec![-1.0, 2.0, -3.0]);
-    let r = principal_pivoting(&identity, &q, &[true, true, false], 6, 1e-12).unwrap();
+    let r = principal_pivoting(&identity, &q, &[true, true, false], 6, 1e-12, false).unwrap();
     let (z, support, rounds) = (r.z, r.support, r.rounds);
     assert_eq!(r.residual, 0.0);
     assert_eq!(
@@ -161,15 +160,85 @@ fn principal_pivoting_drops_negatives_then_brings_in_the_most_violated_row() {
         (&[1.0, 0.0, 3.0][..], &[true, false, true][..], 2)
     );
     assert_eq!(
-        principal_pivoting(&identity, &q, &[true, true, false], 1, 1e-12).unwrap_err(),
+        principal_pivoting(&identity, &q, &[true, true, false], 1, 1e-12, false).unwrap_err(),
         1
     );
-    let singular = CsrMatrix::from_rows(2, vec![0, 2, 4], vec![0, 1, 0, 1], vec![1.0; 4]);
-    let q2 = DVector::from_vec(vec![-1.0, -1.0]);
+}
+
+/// A singular principal system (M = [[1, 1], [1, 1]], rank 1, as a face's four coplanar corners
+/// are rank 3) is solved for its least-norm answer when it is consistent: q = (−1, −1) gives
+/// z = (½, ½) in round 0, not one of the vertex answers (1, 0) and (0, 1), exactly in the range
+/// of M (z₀ + z₁ = 1 to round-off) and to 1e-6 along its null space: the regularized solve puts
+/// round-off amplified by 1/ε there, u/ε = 2.2e-16/1e-9 = 2.2e-7 (measured 2.5e-10). When it is not
+/// (q = (−1, −2)), the regularized answer is large and of mixed sign: z₀ < 0 is dropped and
+/// z = (0, 2) solves the LCP (w₀ = 1) in round 1. Without `least_norm` a singular principal
+/// system ends the repair at once.
+#[test]
+fn a_singular_principal_system_gets_its_least_norm_answer_or_is_repaired() {
+    use signorini::solvers::sparse::principal_pivoting;
+    let ones = CsrMatrix::from_rows(2, vec![0, 2, 4], vec![0, 1, 0, 1], vec![1.0; 4]);
+    let q = DVector::from_vec(vec![-1.0, -1.0]);
+    let r = principal_pivoting(&ones, &q, &[true, true], 6, 1e-12, true).unwrap();
+    assert_eq!(r.rounds, 0);
+    assert!(
+        (r.z[0] + r.z[1] - 1.0).abs() <= 1e-15,
+        "{:e} {:e}",
+        r.z[0],
+        r.z[1]
+    );
+    assert!(
+        (r.z[0] - 0.5).abs() <= 1e-6 && (r.z[1] - 0.5).abs() <= 1e-6,
+        "{:e} {:e}",
+        r.z[0],
+        r.z[1]
+    );
+    assert!(r.residual <= 1e-15, "{}", r.residual);
+    // Without `least_norm` the singular system ends the repair at once.
     assert_eq!(
-        principal_pivoting(&singular, &q2, &[true, true], 6, 1e-12).unwrap_err(),
+        principal_pivoting(&ones, &q, &[true, true], 6, 1e-12, false).unwrap_err(),
         0
     );
+    let q = DVector::from_vec(vec![-1.0, -2.0]);
+    let r = principal_pivoting(&ones, &q, &[true, true], 6, 1e-12, true).unwrap();
+    assert_eq!((r.rounds, r.support.as_slice()), (1, &[false, true][..]));
+    assert!(r.z[0] == 0.0 && (r.z[1] - 2.0).abs() <= 1e-15, "{}", r.z);
+}
+
+/// The 10-box stack's LCP (`box_stack.toml`, h = 1e-3 s) from the support of all forty normal
+/// rows, whose principal system is singular (each face's four corners): each face carries the
+/// weight of the k = 1 … 10 boxes of m = 1 kg above it over the step, k m g h, to 1e-12 of it,
+/// and each of its corners a quarter, to 1e-6 (the least-norm answer up to round-off amplified by
+/// the regularization, u/ε = 2.2e-7: `a_singular_principal_system_gets_its_least_norm_answer…`;
+/// measured 1.5e-7; a vertex answer puts a third or a half on some corners and 0 on others), and
+/// the friction rows carry nothing.
+#[test]
+fn the_stacks_principal_system_shares_each_face_load_among_its_four_corners() {
+    use signorini::solvers::sparse::principal_pivoting;
+    let (lcp, _, rows, _) = scene_lcp("box_stack.toml");
+    let nc = 40;
+    assert!(rows > nc);
+    let start: Vec<bool> = (0..lcp.len()).map(|i| i < nc).collect();
+    let r = principal_pivoting(&lcp.m, &lcp.q, &start, 0, 1e-8, true).unwrap();
+    assert!(r.residual <= 1e-12, "residual {:e}", r.residual);
+    let mut normal: Vec<f64> = r.z.iter().take(nc).copied().collect();
+    normal.sort_by(f64::total_cmp);
+    let quarter = 1.0 * 9.81 * 1e-3 / 4.0;
+    for (k, face) in normal.chunks(4).enumerate() {
+        let load = (k + 1) as f64 * 4.0 * quarter;
+        let sum: f64 = face.iter().sum();
+        assert!(
+            (sum - load).abs() <= 1e-12 * load,
+            "face {k}: {sum:e} vs {load:e}"
+        );
+        for z in face {
+            let expected = load / 4.0;
+            assert!(
+                (z - expected).abs() <= 1e-6 * expected,
+                "face {k}: {z:e} vs {expected:e}"
+            );
+        }
+    }
+    assert!(r.z.iter().skip(nc).all(|&z| z == 0.0));
 }
 
 /// `SparseLu::from_columns` keeps the symbolic factorization of the last patterns it factored:

@@ -125,6 +125,7 @@ model_params! {
         on_failure: &'static str = time_stepping::ON_FAILURE,
         large_island_rows: usize = time_stepping::LARGE_ISLAND_ROWS,
         large_island_sweeps: usize = time_stepping::LARGE_ISLAND_SWEEPS,
+        resting_faces: &'static str = time_stepping::RESTING_FACES,
     }
 }
 
@@ -241,6 +242,8 @@ pub struct TimeStepping {
     /// Stewart–Trinkle paper's ψ/h; 0: anitescu-potra's `"none"`).
     max_recovery_speed: f64,
     directions: usize,
+    /// `resting_faces = "least-norm"` ([`resting_faces_apply`](Self::resting_faces_apply)).
+    least_norm: bool,
     method: IslandMethod,
     /// Bounding radius of each body about its centre of mass (m), computed on first use.
     radii: Vec<f64>,
@@ -265,6 +268,7 @@ impl TimeStepping {
             activation_distance: p.activation_distance,
             max_recovery_speed: time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
             directions: p.friction_directions,
+            least_norm: p.resting_faces == "least-norm",
             method: IslandMethod::Lcp(
                 time_stepping::solver_chain!(p)?
                     .with_large_problems(Some((p.large_island_rows, p.large_island_sweeps))),
@@ -286,6 +290,7 @@ impl TimeStepping {
             activation_distance: p.activation_distance,
             max_recovery_speed: time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
             directions: p.friction_directions,
+            least_norm: false,
             method: IslandMethod::Relaxed(convex_relaxation::Settings::from(&p)),
             radii: Vec::new(),
             previous: FastMap::default(),
@@ -436,8 +441,9 @@ impl VelocityLevelModel for TimeStepping {
         // own data only and they are combined in island order, so the result is the same with any
         // number of threads.
         let islands = islands::partition(model, &active);
+        let least_norm = self.resting_faces_apply(&active);
         let t0 = Instant::now();
-        let solve = |island: &Vec<usize>| self.solve_island(problem, &active, island);
+        let solve = |island: &Vec<usize>| self.solve_island(problem, &active, island, least_norm);
         let solved: Vec<Result<IslandSolve, ContactError>> =
             if islands.len() > 1 && active.len() >= PARALLEL_MIN_CONTACTS {
                 islands.par_iter().map(solve).collect()
@@ -548,6 +554,7 @@ impl TimeStepping {
         problem: &VelocityProblem,
         active: &[&Contact],
         island: &[usize],
+        least_norm: bool,
     ) -> Result<IslandSolve, ContactError> {
         let bound = self.max_recovery_speed;
         let solvers = match &self.method {
@@ -556,7 +563,7 @@ impl TimeStepping {
             }
             IslandMethod::Lcp(solvers) => solvers,
         };
-        let first = self.solve_island_bounded(solvers, problem, active, island, bound);
+        let first = self.solve_island_bounded(solvers, (problem, active, island), bound, least_norm);
         let corrected = self.formulation == Formulation::AnitescuPotra
             && bound > 0.0
             && island
@@ -565,7 +572,7 @@ impl TimeStepping {
         if !corrected || first.as_ref().is_ok_and(|s| !s.report.failed) {
             return first;
         }
-        match self.solve_island_bounded(solvers, problem, active, island, 0.0) {
+        match self.solve_island_bounded(solvers, (problem, active, island), 0.0, least_norm) {
             Ok(mut paper) if !paper.report.failed => {
                 // The attempts of both solves.
                 if let Ok(tried) = &first {
@@ -621,17 +628,52 @@ impl TimeStepping {
         })
     }
 
+    /// The rows an island's warm start proposes for its principal system besides the support
+    /// of `warm`, on a step of resting faces ([`resting_faces_apply`](Self::resting_faces_apply)):
+    /// last step's basic rows (`basic`, empty when none is known) and the normal row of every
+    /// contact matched from last step, carrying a load or not. A face resting on a face has four
+    /// coplanar corners; Lemke's vertex answer loads three, and with the fourth left out the box
+    /// rocks on the diagonal as round-off moves its centre of pressure across it
+    /// (docs/solvers.md, "Resting faces"). The principal system of all four is singular and is
+    /// solved for its least-norm answer, the load shared by the four
+    /// (`solvers::sparse::principal_pivoting` with `least_norm`).
+    fn proposed_rows(&self, contacts: &[&Contact], basic: &[bool], n: usize) -> Vec<bool> {
+        let mut proposed = if basic.is_empty() {
+            vec![false; n]
+        } else {
+            basic.to_vec()
+        };
+        for (c, contact) in contacts.iter().enumerate() {
+            proposed[c] |= self.previous_of(contact).is_some();
+        }
+        proposed
+    }
+
+    /// Do this step's warm starts propose every matched contact's normal row and solve for
+    /// least-norm answers ([`proposed_rows`](Self::proposed_rows))? With `resting_faces =
+    /// "least-norm"`, on a step whose LCP, all islands together, stays below the large-island
+    /// size (at most k + 2 rows a contact): a large island's sparse Lemke keeps vertex answers
+    /// (docs/solvers.md, "Resting faces", for what exact resting costs a pile).
+    fn resting_faces_apply(&self, active: &[&Contact]) -> bool {
+        let rows = active.len() * (self.directions + 2);
+        match &self.method {
+            IslandMethod::Lcp(solvers) => self.least_norm && !solvers.is_large(rows),
+            IslandMethod::Relaxed(_) => false,
+        }
+    }
+
     /// Last step's answers of `contacts`, in the order of the rows `parts`: z (zero where a
     /// contact has none) and the rows that were basic at the end of Lemke's method (empty when
     /// none is known).
     fn warm_start(&self, contacts: &[&Contact], parts: &StepRows) -> (DVector<f64>, Vec<bool>) {
+        let previous_of = |c: usize| self.previous_of(contacts[c]);
         let (nc, k, n) = (contacts.len(), self.directions, parts.q.len());
         let nt = parts.frictional.len() * k;
         let mut warm = DVector::zeros(n);
         let mut basic = vec![false; n];
         let mut any_basic = false;
-        for (c, contact) in contacts.iter().enumerate() {
-            if let Some(p) = self.previous_of(contact) {
+        for c in 0..nc {
+            if let Some(p) = previous_of(c) {
                 warm[c] = p.normal;
                 if let Some(&b) = p.basic.first() {
                     basic[c] = b;
@@ -641,7 +683,7 @@ impl TimeStepping {
         }
         let cone = cone::Cone::new(k);
         for (f, &c) in parts.frictional.iter().enumerate() {
-            if let Some(p) = self.previous_of(contacts[c]) {
+            if let Some(p) = previous_of(c) {
                 // Along the same directions, β as it was; else the friction impulse carried
                 // onto this step's directions (a normal that moved across a switch of the
                 // tangent basis's rule, or a face pair clipped from the other body's face,
@@ -682,10 +724,9 @@ impl TimeStepping {
     fn solve_island_bounded(
         &self,
         solvers: &SolverChain,
-        problem: &VelocityProblem,
-        active: &[&Contact],
-        island: &[usize],
+        (problem, active, island): (&VelocityProblem, &[&Contact], &[usize]),
         bound: f64,
+        least_norm: bool,
     ) -> Result<IslandSolve, ContactError> {
         let contacts: Vec<&Contact> = island.iter().map(|&a| active[a]).collect();
         let k = self.directions;
@@ -698,7 +739,12 @@ impl TimeStepping {
         let operator = StepOperator::new(&parts, problem);
         let mut missed = None;
         if solvers.warm_start_applies(n, &warm) {
-            match solvers.warm_start(&operator, &parts.q, &warm, &basic) {
+            let proposed = if least_norm {
+                self.proposed_rows(&contacts, &basic, n)
+            } else {
+                basic.clone()
+            };
+            match solvers.warm_start(&operator, &parts.q, &warm, &proposed, least_norm) {
                 Ok((z, report, basic)) => {
                     return Ok(IslandSolve {
                         z,

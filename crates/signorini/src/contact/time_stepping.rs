@@ -73,6 +73,16 @@ pub const LARGE_ISLAND_SWEEPS: ParamSpec = ParamSpec {
     kind: ParamKind::Number(Range::at_least(1.0).integer()),
 };
 
+/// How a small island's warm start loads a face resting on a face (`stewart-trinkle`,
+/// `anitescu-potra`, `peg`; docs/solvers.md, "Resting faces").
+pub const RESTING_FACES: ParamSpec = ParamSpec {
+    name: "resting_faces",
+    unit: "-",
+    default: ParamDefault::Word("least-norm"),
+    description: "\"least-norm\": on a step whose LCP stays below large_island_rows, the warm start proposes every contact matched from last step and solves singular principal systems for their least-norm answer, so a face resting on a face carries its load on all four corners (a stack holds to round-off at any step size); \"vertex\": Lemke's vertex answers only (three corners; the boxes of a stack rock on the diagonal by round-off, but piles solve 1.3-5x faster)",
+    kind: ParamKind::Choice(&["least-norm", "vertex"]),
+};
+
 pub const RECOVERY: ParamSpec = ParamSpec {
     name: "recovery",
     unit: "-",
@@ -457,20 +467,22 @@ impl SolverChain {
     /// Lemke's warm start on the LCP (m, q), which may be an operator that never forms its
     /// matrix: the principal system on last step's basis `basic` with the support of `warm`,
     /// then on the support of `warm` alone, each repaired by principal pivoting
-    /// ([`repair_from`](Self::repair_from)) and accepted by the scaled residual.
-    /// Ok: the answer, its report and its support (the basis to propose next time); Err: the
-    /// line for the list of attempts.
+    /// ([`repair_from`](Self::repair_from)) and accepted by the scaled residual; with
+    /// `least_norm` a singular principal system gets its least-norm answer
+    /// ([`sparse::principal_pivoting`]). Ok: the answer, its report and its support (the basis
+    /// to propose next time); Err: the line for the list of attempts.
     pub fn warm_start(
         &self,
         m: &impl LcpMatrix,
         q: &DVector<f64>,
         warm: &DVector<f64>,
         basic: &[bool],
+        least_norm: bool,
     ) -> Result<(DVector<f64>, SolveReport, Vec<bool>), String> {
         let t0 = Instant::now();
         let n = q.len();
         let positive: Vec<bool> = warm.iter().map(|&x| x > 0.0).collect();
-        match self.repair_from(m, q, basic, positive) {
+        match self.repair_from(m, q, basic, positive, least_norm) {
             Ok((r, rounds)) => {
                 let report = SolveReport {
                     rows: n,
@@ -501,6 +513,7 @@ impl SolverChain {
         q: &DVector<f64>,
         basic: &[bool],
         positive: Vec<bool>,
+        least_norm: bool,
     ) -> Result<(sparse::Repaired, usize), (usize, usize)> {
         let with_basis: Vec<bool> = (0..positive.len())
             .map(|i| positive[i] || basic.get(i) == Some(&true))
@@ -513,7 +526,8 @@ impl SolverChain {
         let mut rounds_made = 0;
         for start in &starts {
             let tolerance = self.options.tolerance;
-            match sparse::principal_pivoting(m, q, start, self.repair_rounds, tolerance) {
+            match sparse::principal_pivoting(m, q, start, self.repair_rounds, tolerance, least_norm)
+            {
                 Ok(r) => {
                     let rounds = rounds_made + r.rounds;
                     return Ok((r, rounds));
@@ -566,7 +580,7 @@ impl SolverChain {
             attempts.push(line);
             done.push(WARM_START_ONLY);
         } else if self.warm_start_applies(n, warm) && problem.check().is_ok() {
-            match self.warm_start(&problem.m, &problem.q, warm, basic) {
+            match self.warm_start(&problem.m, &problem.q, warm, basic, false) {
                 Ok((z, mut r, support)) => {
                     r.seconds = t0.elapsed().as_secs_f64();
                     return Ok((z, r, support));
@@ -764,7 +778,7 @@ impl SolverChain {
             return None;
         }
         let positive: Vec<bool> = solve.z.iter().map(|&x| x > 0.0).collect();
-        let (r, rounds) = self.repair_from(&problem.m, &problem.q, basis, positive).ok()?;
+        let (r, rounds) = self.repair_from(&problem.m, &problem.q, basis, positive, false).ok()?;
         let repaired = solvers::Solve {
             stats: solvers::Stats {
                 iterations: solve.stats.iterations + rounds,

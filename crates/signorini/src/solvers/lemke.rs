@@ -96,7 +96,9 @@
 //! M_αα z_α = −q_α is solved directly by LU on the original problem for α = free rows ∪ the
 //! basic z's, and for α = free rows ∪ {zᵢ > 0}; the answer with the smallest residual is kept.
 //! A linear system is singular when its LU factor has a pivot at most [`SINGULAR_REL_TOL`] ·
-//! ‖A‖max. A ray or cycle whose polished point meets the tolerance is reported solved (z₀ was at
+//! ‖A‖max. (The time-stepping models' warm start solves its principal systems for their
+//! least-norm answer instead, `least_norm_principal_solution_of`.) A ray or cycle whose
+//! polished point meets the tolerance is reported solved (z₀ was at
 //! round-off level: the residual is the contract); otherwise it is [`Status::RayTermination`]
 //! or [`Status::IterationLimit`].
 //!
@@ -464,6 +466,86 @@ pub(super) fn principal_solution_of(
         z[i] = z_a[r];
     }
     Some(z)
+}
+
+/// [`principal_solution_of`] by [`iterated_tikhonov`] instead: the same answer to round-off
+/// when M_αα is nonsingular, and when it is singular and consistent (a face's four coplanar
+/// corners) the least-norm one — the load shared by the four — where the plain solve gives
+/// None. For the time-stepping models' warm start on steps without a large island only
+/// (`sparse::principal_pivoting` with `least_norm`; docs/solvers.md, "Resting faces"): Lemke's
+/// method and its polish keep vertex answers.
+pub(super) fn least_norm_principal_solution_of(
+    n: usize,
+    alpha: &[usize],
+    m_aa: DMatrix<f64>,
+    q: &DVector<f64>,
+) -> Option<DVector<f64>> {
+    let mut z = DVector::zeros(n);
+    if alpha.is_empty() {
+        return Some(z);
+    }
+    let k = alpha.len();
+    let rhs = DVector::from_fn(k, |r, _| -q[alpha[r]]);
+    let z_a = iterated_tikhonov(&m_aa, &rhs)?;
+    for (r, &i) in alpha.iter().enumerate() {
+        z[i] = z_a[r];
+    }
+    Some(z)
+}
+
+/// Relative shift ε / ‖M_αα‖max of [`iterated_tikhonov`].
+const PRINCIPAL_SHIFT: f64 = 1e-9;
+
+/// Most steps of [`iterated_tikhonov`]; it stops earlier once a step changes z by less than
+/// [`PRINCIPAL_STEP_TOL`] of ‖z‖∞.
+const PRINCIPAL_STEPS: usize = 8;
+
+/// Relative change of z at which [`iterated_tikhonov`] stops.
+const PRINCIPAL_STEP_TOL: f64 = 1e-15;
+
+/// x with A x = b by iterated Tikhonov regularization (Hanke & Groetsch, "Nonstationary
+/// iterated Tikhonov regularization", J. Optim. Theory Appl. 98, 1998, the stationary case):
+/// x⁰ = 0, xᵏ⁺¹ = xᵏ + (A + ε I)⁻¹ (b − A xᵏ), ε = [`PRINCIPAL_SHIFT`] ‖A‖max, one LU of
+/// A + ε I (a Cholesky factor when A is symmetric to round-off). Each step divides the error along an eigenvector of eigenvalue λ by 1 + λ/ε: a
+/// well-conditioned A is solved to round-off in two or three steps, and a singular, consistent
+/// A (a face's four coplanar corners: W has rank 3 on them) gets the solution with no part in
+/// its null space — for symmetric A the least-norm one, the load shared by the four corners
+/// instead of one of the two triangles of three. An inconsistent system gives a large x, which
+/// the caller's residual rejects. None when A is zero or A + ε I is singular.
+fn iterated_tikhonov(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
+    let k = a.nrows();
+    let scale = a.amax();
+    let eps = PRINCIPAL_SHIFT * scale;
+    let shifted = a + DMatrix::identity(k, k) * eps;
+    // A symmetric A (a support of normal rows: W = G M⁻¹ Gᵀ, positive semidefinite) is shifted
+    // to positive definite: Cholesky, half an LU's work. Its entries W_rs and W_sr are summed
+    // in different orders, so symmetric means to round-off; the refinement is against A itself.
+    let symmetric = (0..k).all(|r| (0..r).all(|c| (a[(r, c)] - a[(c, r)]).abs() <= 1e-13 * scale));
+    let cholesky = symmetric
+        .then(|| nalgebra::Cholesky::new((&shifted + shifted.transpose()) * 0.5))
+        .flatten();
+    let lu = if cholesky.is_none() {
+        Some(factor(shifted)?)
+    } else {
+        None
+    };
+    let solve = |r: &DVector<f64>| match (&cholesky, &lu) {
+        (Some(c), _) => Some(c.solve(r)),
+        (None, Some(lu)) => lu.solve(r),
+        (None, None) => None,
+    };
+    let mut x = DVector::zeros(k);
+    for _ in 0..PRINCIPAL_STEPS {
+        let dx = solve(&(b - a * &x))?;
+        if dx.iter().any(|v| !v.is_finite()) {
+            return None;
+        }
+        x += &dx;
+        if dx.amax() <= PRINCIPAL_STEP_TOL * x.amax() {
+            break;
+        }
+    }
+    Some(x)
 }
 
 /// A variable of the augmented system `w − M z − d z₀ = q`.

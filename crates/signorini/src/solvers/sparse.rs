@@ -7,7 +7,7 @@
 //! and the residual that accepts it) costs O(nnz) here instead of O(n²) on the dense matrix;
 //! only a step that has to pivot from scratch or iterate builds the dense [`Problem`]
 //! ([`SparseProblem::to_dense`]) for the solvers of this layer.
-use super::lemke::{principal_solution_of, principal_solution_with};
+use super::lemke::{least_norm_principal_solution_of, principal_solution_of, principal_solution_with};
 use super::sparse_lu::SparseLu;
 use super::Problem;
 use nalgebra::{DMatrix, DVector};
@@ -190,6 +190,20 @@ pub trait LcpMatrix {
         let alpha: Vec<usize> = (0..self.n()).filter(|&i| support[i]).collect();
         principal_solution_of(self.n(), &alpha, self.principal_submatrix(&alpha), q)
     }
+    /// [`principal_solution`](Self::principal_solution) with a singular, consistent M_αα solved
+    /// for its least-norm answer (`lemke::least_norm_principal_solution_of`) when α has at most
+    /// [`DENSE_SUPPORT_MAX`] rows; above, the plain one.
+    fn least_norm_principal_solution(
+        &self,
+        support: &[bool],
+        q: &DVector<f64>,
+    ) -> Option<DVector<f64>> {
+        let alpha: Vec<usize> = (0..self.n()).filter(|&i| support[i]).collect();
+        if alpha.len() > DENSE_SUPPORT_MAX {
+            return self.principal_solution(support, q);
+        }
+        least_norm_principal_solution_of(self.n(), &alpha, self.principal_submatrix(&alpha), q)
+    }
 }
 
 impl LcpMatrix for CsrMatrix {
@@ -297,8 +311,17 @@ pub struct Repaired {
 /// to step (~3e-10 of ‖q‖∞ a step) until about 90 rows are violated at ~1e-10 (1–2e-8 of ‖q‖∞),
 /// which six single exchanges did not repair, and 743 of 10,000 steps went to Lemke's method
 /// from scratch (2.5 ms each, 190 µs a step on average in the solve); with the rows beyond the
-/// tolerance brought in together, 195 steps did (72 µs). Nothing guarantees an end — after
-/// `rounds`, or at a singular M_αα, the repair gives up and the caller pivots (Lemke's method).
+/// tolerance brought in together, 195 steps did (72 µs). Those violations were the stack rocking
+/// on the diagonals of the three corners a face's vertex answer loads; since every matched
+/// contact proposes its normal row and a singular principal system gets its least-norm answer
+/// (the four corners share the load: `lemke::principal_solution_of`), the stack's supports
+/// stay exact (residual ~1e-13) and none misses. Nothing guarantees an end — after `rounds`,
+/// or at a principal system that cannot be solved, the repair gives up and the caller pivots
+/// (Lemke's method).
+///
+/// With `least_norm` the principal systems are solved for their least-norm answer
+/// ([`LcpMatrix::least_norm_principal_solution`]): a singular, consistent one (a face's four
+/// corners all proposed) is answered instead of ending the repair.
 ///
 /// Ok: the answer; Err: the rounds made before giving up.
 pub fn principal_pivoting(
@@ -307,12 +330,18 @@ pub fn principal_pivoting(
     start: &[bool],
     rounds: usize,
     tolerance: f64,
+    least_norm: bool,
 ) -> Result<Repaired, usize> {
     let n = m.n();
     let mut support = start.to_vec();
     let beyond = tolerance * q.amax();
     for round in 0..=rounds {
-        let z = m.principal_solution(&support, q).ok_or(round)?;
+        let z = if least_norm {
+            m.least_norm_principal_solution(&support, q)
+        } else {
+            m.principal_solution(&support, q)
+        }
+        .ok_or(round)?;
         let mut clamped = z.clone();
         clamped.apply(|zi| *zi = zi.max(0.0));
         let w = m.mul_add(&clamped, q);

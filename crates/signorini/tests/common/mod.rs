@@ -26,6 +26,46 @@ pub fn bundled_examples() -> Vec<std::path::PathBuf> {
     files
 }
 
+/// What a run of the 10-box stack (`examples/box_stack.toml`) did ([`resting_stack`]).
+#[derive(Debug)]
+pub struct RestingStack {
+    pub steps: usize,
+    /// Steps whose LCP went past the warm start (its solve made more than one attempt).
+    pub missed: usize,
+    /// Steps whose solve failed (continued under `on_failure = "continue"`).
+    pub failed: usize,
+    /// How far the top box moved (m).
+    pub drift: f64,
+}
+
+/// The 10-box stack under `model` at step `h` (s) for `duration` (s).
+pub fn resting_stack(model: &str, h: f64, duration: f64) -> RestingStack {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/box_stack.toml");
+    let mut scene = signorini::scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    scene.model.settings.time_step = h;
+    let mut sim =
+        signorini::Simulation::new(scene, Some(model), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let top = sim.state().bodies.len() - 1;
+    let start = sim.state().bodies[top].position;
+    let (mut steps, mut missed, mut failed) = (0, 0, 0);
+    sim.run_until(duration, |_, r| {
+        steps += 1;
+        if let Some(solve) = r.model_stats.solve.as_ref() {
+            missed += usize::from(solve.attempts > 1);
+            failed += usize::from(solve.failed);
+        }
+    })
+    .unwrap_or_else(|e| panic!("{model} at h = {h}: {e}"));
+    let drift = (sim.state().bodies[top].position - start).length();
+    RestingStack {
+        steps,
+        missed,
+        failed,
+        drift,
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // determinism
 

@@ -184,19 +184,23 @@ impl Peg {
     }
 
     /// The warm start of `lcp` over `constraints` (k friction directions): last step's solution
-    /// of the same constraints (by key), zero elsewhere.
+    /// of the same constraints (by key), zero elsewhere; and the rows proposed for the principal
+    /// system besides its support: the force row of every constraint matched from last step,
+    /// loaded or not (the four corners of a resting face, as `stewart-trinkle`'s normal rows).
     pub(super) fn warm_start(
         &self,
         constraints: &[Constraint],
         lcp: &StepLcp,
         k: usize,
-    ) -> DVector<f64> {
+    ) -> (DVector<f64>, Vec<bool>) {
         let (np, nt, nf) = (constraints.len(), lcp.nt, lcp.frictional.len());
         let mut warm = DVector::zeros(lcp.problem.len());
+        let mut proposed = vec![false; lcp.problem.len()];
         let mut slack = np + nt + nf;
         for (j, c) in constraints.iter().enumerate() {
             if let Some(prev) = self.previous.get(&c.key) {
                 warm[j] = prev.p;
+                proposed[j] = true;
                 for o in &c.others {
                     if let Some((_, v)) = prev
                         .slacks
@@ -221,6 +225,6 @@ impl Peg {
                 }
             }
         }
-        warm
+        (warm, proposed)
     }
 }

@@ -174,6 +174,7 @@ model_params! {
             ..time_stepping::LARGE_ISLAND_ROWS
         },
         large_island_sweeps: usize = time_stepping::LARGE_ISLAND_SWEEPS,
+        resting_faces: &'static str = time_stepping::RESTING_FACES,
         solvers: Vec<&'static str> = time_stepping::SOLVERS,
         tolerance: f64 = time_stepping::TOLERANCE,
         max_iterations: usize = time_stepping::MAX_ITERATIONS,
@@ -234,6 +235,8 @@ pub struct Peg {
     recovery_depth: f64,
     /// Bound of the position term's recovery speed, m/s (∞: the paper's ψ/h).
     max_recovery_speed: f64,
+    /// `resting_faces = "least-norm"` (`passes.rs`, `solve_lcp`).
+    least_norm: bool,
     frictional: bool,
     /// Largest LCP a step may pose (rows).
     max_rows: usize,
@@ -263,6 +266,7 @@ impl Peg {
             gap_tolerance: p.gap_tolerance,
             recovery_depth: p.recovery_depth,
             max_recovery_speed: time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
+            least_norm: p.resting_faces == "least-norm",
             frictional: p.friction == "coulomb",
             max_rows: p.max_rows,
             directions: p.friction_directions,

@@ -252,8 +252,9 @@ impl Peg {
             return Err(self.too_large(problem, n, np, ns));
         }
         // Warm start from the same constraints last step.
-        let warm = self.warm_start(constraints, &lcp, k);
-        let (z, report) = self.solve_lcp(&lcp.problem, &warm, || {
+        let (warm, proposed) = self.warm_start(constraints, &lcp, k);
+        let least_norm = self.least_norm && !self.solvers.is_large(n);
+        let (z, report) = self.solve_lcp(&lcp.problem, (&warm, &proposed), least_norm, || {
             format!(
                 "PEG LCP of {n} rows ({np} constraints, {nf} with friction, {ns} slack variables)"
             )
@@ -278,6 +279,9 @@ impl Peg {
         let recovery = self.max_recovery_speed;
         let layout = islands::Layout::new(constraints, mu, k);
         let count = islands.len();
+        // Resting faces' least-norm warm starts on a step without a large island
+        // (`stewart-trinkle`'s `resting_faces_apply`).
+        let least_norm = self.least_norm && !self.solvers.is_large(layout.len());
         let solve = |(i, island): (usize, &Vec<usize>)| {
             let part = islands::assemble_island(
                 problem,
@@ -294,8 +298,8 @@ impl Peg {
             if n > self.max_rows {
                 return Err(self.too_large(problem, n, np, ns));
             }
-            let warm = self.warm_start(&part.constraints, &part.lcp, k);
-            let (z, solved) = self.solve_lcp(&part.lcp.problem, &warm, || {
+            let (warm, proposed) = self.warm_start(&part.constraints, &part.lcp, k);
+            let (z, solved) = self.solve_lcp(&part.lcp.problem, (&warm, &proposed), least_norm, || {
                 format!(
                     "PEG LCP of {n} rows ({np} constraints, {nf} with friction, {ns} slack variables), island {} of {count}",
                     i + 1
@@ -348,14 +352,27 @@ impl Peg {
     fn solve_lcp(
         &self,
         lcp: &Problem,
-        warm: &DVector<f64>,
+        (warm, proposed): (&DVector<f64>, &[bool]),
+        least_norm: bool,
         what: impl FnOnce() -> String,
     ) -> Result<(DVector<f64>, SolveReport), ContactError> {
         if self.solvers.is_large(lcp.len()) {
-            self.solvers.solve_sparse(&SparseProblem::from_dense(lcp), warm, what)
-        } else {
-            self.solvers.solve(lcp, warm, what)
+            return self.solvers.solve_sparse(&SparseProblem::from_dense(lcp), warm, what);
         }
+        // On a step of resting faces (`least_norm`), Lemke's warm start with the proposed rows
+        // (`SolverChain::warm_start`); a miss goes to the chain, whose Lemke tries the support
+        // of `warm` alone before pivoting, and counts as an attempt.
+        let tried =
+            least_norm && self.solvers.warm_start_applies(lcp.len(), warm) && lcp.check().is_ok();
+        if tried {
+            if let Ok((z, report, _)) = self.solvers.warm_start(&lcp.m, &lcp.q, warm, proposed, true)
+            {
+                return Ok((z, report));
+            }
+        }
+        let (z, mut report) = self.solvers.solve(lcp, warm, what)?;
+        report.attempts += usize::from(tried);
+        Ok((z, report))
     }
 
     /// The diagnosis of a subproblem of `n` rows beyond `max_rows` (`np` constraints, `ns` slack
