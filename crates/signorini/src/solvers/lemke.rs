@@ -449,23 +449,16 @@ pub(super) fn principal_solution_of(
     m_aa: DMatrix<f64>,
     q: &DVector<f64>,
 ) -> Option<DVector<f64>> {
-    let mut z = DVector::zeros(n);
-    if alpha.is_empty() {
-        return Some(z);
-    }
-    let k = alpha.len();
-    let rhs = DVector::from_fn(k, |r, _| -q[alpha[r]]);
-    let lu = factor(m_aa.clone())?;
-    let mut z_a = lu.solve(&rhs)?;
-    // One step of iterative refinement (supports of contact LCPs are often nearly singular:
-    // three of a face's four coplanar points).
-    if let Some(dz) = lu.solve(&(rhs - &m_aa * &z_a)) {
-        z_a += dz;
-    }
-    for (r, &i) in alpha.iter().enumerate() {
-        z[i] = z_a[r];
-    }
-    Some(z)
+    scattered(n, alpha, q, |rhs| {
+        let lu = factor(m_aa.clone())?;
+        let mut z_a = lu.solve(rhs)?;
+        // One step of iterative refinement (supports of contact LCPs are often nearly
+        // singular: three of a face's four coplanar points).
+        if let Some(dz) = lu.solve(&(rhs - &m_aa * &z_a)) {
+            z_a += dz;
+        }
+        Some(z_a)
+    })
 }
 
 /// [`principal_solution_of`] by [`iterated_tikhonov`] instead: the same answer to round-off
@@ -480,13 +473,23 @@ pub(super) fn least_norm_principal_solution_of(
     m_aa: DMatrix<f64>,
     q: &DVector<f64>,
 ) -> Option<DVector<f64>> {
+    scattered(n, alpha, q, |rhs| iterated_tikhonov(&m_aa, rhs))
+}
+
+/// z of length `n`: `solve`'s answer z_α of M_αα z_α = rhs = −q_α on α = `alpha`, 0 elsewhere
+/// (z = 0 for an empty α).
+fn scattered(
+    n: usize,
+    alpha: &[usize],
+    q: &DVector<f64>,
+    solve: impl FnOnce(&DVector<f64>) -> Option<DVector<f64>>,
+) -> Option<DVector<f64>> {
     let mut z = DVector::zeros(n);
     if alpha.is_empty() {
         return Some(z);
     }
-    let k = alpha.len();
-    let rhs = DVector::from_fn(k, |r, _| -q[alpha[r]]);
-    let z_a = iterated_tikhonov(&m_aa, &rhs)?;
+    let rhs = DVector::from_fn(alpha.len(), |r, _| -q[alpha[r]]);
+    let z_a = solve(&rhs)?;
     for (r, &i) in alpha.iter().enumerate() {
         z[i] = z_a[r];
     }
@@ -506,7 +509,7 @@ const PRINCIPAL_STEP_TOL: f64 = 1e-15;
 /// x with A x = b by iterated Tikhonov regularization (Hanke & Groetsch, "Nonstationary
 /// iterated Tikhonov regularization", J. Optim. Theory Appl. 98, 1998, the stationary case):
 /// x⁰ = 0, xᵏ⁺¹ = xᵏ + (A + ε I)⁻¹ (b − A xᵏ), ε = [`PRINCIPAL_SHIFT`] ‖A‖max, one LU of
-/// A + ε I (a Cholesky factor when A is symmetric to round-off). Each step divides the error along an eigenvector of eigenvalue λ by 1 + λ/ε: a
+/// A + ε I. Each step divides the error along an eigenvector of eigenvalue λ by 1 + λ/ε: a
 /// well-conditioned A is solved to round-off in two or three steps, and a singular, consistent
 /// A (a face's four coplanar corners: W has rank 3 on them) gets the solution with no part in
 /// its null space — for symmetric A the least-norm one, the load shared by the four corners
@@ -514,32 +517,11 @@ const PRINCIPAL_STEP_TOL: f64 = 1e-15;
 /// the caller's residual rejects. None when A is zero or A + ε I is singular.
 fn iterated_tikhonov(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
     let k = a.nrows();
-    let scale = a.amax();
-    let eps = PRINCIPAL_SHIFT * scale;
-    let shifted = a + DMatrix::identity(k, k) * eps;
-    // A symmetric A (a support of normal rows: W = G M⁻¹ Gᵀ, positive semidefinite) is shifted
-    // to positive definite: Cholesky, half an LU's work. Its entries W_rs and W_sr are summed
-    // in different orders, so symmetric means to round-off; the refinement is against A itself.
-    let symmetric = (0..k).all(|r| (0..r).all(|c| (a[(r, c)] - a[(c, r)]).abs() <= 1e-13 * scale));
-    let cholesky = symmetric
-        .then(|| nalgebra::Cholesky::new((&shifted + shifted.transpose()) * 0.5))
-        .flatten();
-    let lu = if cholesky.is_none() {
-        Some(factor(shifted)?)
-    } else {
-        None
-    };
-    let solve = |r: &DVector<f64>| match (&cholesky, &lu) {
-        (Some(c), _) => Some(c.solve(r)),
-        (None, Some(lu)) => lu.solve(r),
-        (None, None) => None,
-    };
+    let eps = PRINCIPAL_SHIFT * a.amax();
+    let lu = factor(a + DMatrix::identity(k, k) * eps)?;
     let mut x = DVector::zeros(k);
     for _ in 0..PRINCIPAL_STEPS {
-        let dx = solve(&(b - a * &x))?;
-        if dx.iter().any(|v| !v.is_finite()) {
-            return None;
-        }
+        let dx = lu.solve(&(b - a * &x))?;
         x += &dx;
         if dx.amax() <= PRINCIPAL_STEP_TOL * x.amax() {
             break;
