@@ -599,7 +599,7 @@ impl TimeStepping {
         let k = self.directions;
         let bound = self.max_recovery_speed;
         let parts = StepRows::new(Formulation::StewartTrinkle, k, problem, &contacts, bound);
-        let (warm, _) = self.warm_start(&contacts, &parts);
+        let (warm, _, _) = self.warm_start(&contacts, &parts);
         let relaxed = convex_relaxation::solve(&parts, problem, &warm, settings);
         let failed = !relaxed.status.is_solved();
         if failed && settings.stop_on_failure {
@@ -637,14 +637,15 @@ impl TimeStepping {
     /// (docs/solvers.md, "Resting faces"). The principal system of all four is singular and is
     /// solved for its least-norm answer, the load shared by the four
     /// (`solvers::sparse::principal_pivoting` with `least_norm`).
-    fn proposed_rows(&self, contacts: &[&Contact], basic: &[bool], n: usize) -> Vec<bool> {
+    /// `matched[c]`: contact c has an answer from last step ([`warm_start`](Self::warm_start)).
+    fn proposed_rows(basic: &[bool], matched: &[bool], n: usize) -> Vec<bool> {
         let mut proposed = if basic.is_empty() {
             vec![false; n]
         } else {
             basic.to_vec()
         };
-        for (c, contact) in contacts.iter().enumerate() {
-            proposed[c] |= self.previous_of(contact).is_some();
+        for (row, &m) in proposed.iter_mut().zip(matched) {
+            *row |= m;
         }
         proposed
     }
@@ -663,17 +664,22 @@ impl TimeStepping {
     }
 
     /// Last step's answers of `contacts`, in the order of the rows `parts`: z (zero where a
-    /// contact has none) and the rows that were basic at the end of Lemke's method (empty when
-    /// none is known).
-    fn warm_start(&self, contacts: &[&Contact], parts: &StepRows) -> (DVector<f64>, Vec<bool>) {
-        let previous_of = |c: usize| self.previous_of(contacts[c]);
+    /// contact has none), the rows that were basic at the end of Lemke's method (empty when
+    /// none is known) and which contacts have an answer.
+    fn warm_start(
+        &self,
+        contacts: &[&Contact],
+        parts: &StepRows,
+    ) -> (DVector<f64>, Vec<bool>, Vec<bool>) {
         let (nc, k, n) = (contacts.len(), self.directions, parts.q.len());
         let nt = parts.frictional.len() * k;
         let mut warm = DVector::zeros(n);
         let mut basic = vec![false; n];
+        let mut matched = vec![false; nc];
         let mut any_basic = false;
-        for c in 0..nc {
-            if let Some(p) = previous_of(c) {
+        for (c, contact) in contacts.iter().enumerate() {
+            if let Some(p) = self.previous_of(contact) {
+                matched[c] = true;
                 warm[c] = p.normal;
                 if let Some(&b) = p.basic.first() {
                     basic[c] = b;
@@ -683,7 +689,7 @@ impl TimeStepping {
         }
         let cone = cone::Cone::new(k);
         for (f, &c) in parts.frictional.iter().enumerate() {
-            if let Some(p) = previous_of(c) {
+            if let Some(p) = self.previous_of(contacts[c]) {
                 // Along the same directions, β as it was; else the friction impulse carried
                 // onto this step's directions (a normal that moved across a switch of the
                 // tangent basis's rule, or a face pair clipped from the other body's face,
@@ -716,7 +722,7 @@ impl TimeStepping {
         if !any_basic {
             basic.clear();
         }
-        (warm, basic)
+        (warm, basic, matched)
     }
 
     /// [`solve_island`](Self::solve_island)'s LCP, by `solvers`, with the position term bounded
@@ -733,14 +739,14 @@ impl TimeStepping {
         let parts = StepRows::new(self.formulation, k, problem, &contacts, bound);
         let (nc, nf, n) = (contacts.len(), parts.frictional.len(), parts.q.len());
 
-        let (warm, basic) = self.warm_start(&contacts, &parts);
+        let (warm, basic, matched) = self.warm_start(&contacts, &parts);
 
         // The warm start reads the matrix through the operator; only a miss stores it.
         let operator = StepOperator::new(&parts, problem);
         let mut missed = None;
         if solvers.warm_start_applies(n, &warm) {
             let proposed = if least_norm {
-                self.proposed_rows(&contacts, &basic, n)
+                Self::proposed_rows(&basic, &matched, n)
             } else {
                 basic.clone()
             };

@@ -312,10 +312,11 @@ pub struct Repaired {
 /// which six single exchanges did not repair, and 743 of 10,000 steps went to Lemke's method
 /// from scratch (2.5 ms each, 190 µs a step on average in the solve); with the rows beyond the
 /// tolerance brought in together, 195 steps did (72 µs). Those violations were the stack rocking
-/// on the diagonals of the three corners a face's vertex answer loads; since every matched
-/// contact proposes its normal row and a singular principal system gets its least-norm answer
-/// (the four corners share the load: `lemke::principal_solution_of`), the stack's supports
-/// stay exact (residual ~1e-13) and none misses. Nothing guarantees an end — after `rounds`,
+/// on the diagonals of the three corners a face's vertex answer loads; on steps of resting faces
+/// (the models' `resting_faces`), every matched contact proposes its normal row and, with
+/// `least_norm`, a singular principal system gets its least-norm answer (the four corners share
+/// the load: `lemke::least_norm_principal_solution_of`), so the stack's supports stay exact
+/// (residual ~1e-13) and none misses. Nothing guarantees an end — after `rounds`,
 /// or at a principal system that cannot be solved, the repair gives up and the caller pivots
 /// (Lemke's method).
 ///

@@ -10,7 +10,7 @@
 //!     edge_groups(A's edges against B's)
 //!     merge_into(out)
 //! ```
-use super::edge::edge_groups;
+use super::edge::{edge_groups, WorldEdge};
 use super::merge::merge_into;
 use super::placed::{Motion, Side, World};
 use super::vertex::vertex_groups;
@@ -28,6 +28,8 @@ pub struct Scratch {
     pub(super) contacts: Vec<Contact>,
     pub(super) applicability: Vec<f64>,
     pub(super) groups: Vec<Group>,
+    /// B's world edges (`edge_groups`).
+    pub(super) edges: Vec<WorldEdge>,
 }
 
 /// Potential contacts and groups of every polytope piece pair `(body_a, piece_a, body_b,
@@ -128,7 +130,7 @@ pub fn pair(
     };
     vertex_groups(sa, sb, false, params, &mut local);
     vertex_groups(sb, sa, true, params, &mut local);
-    edge_groups(sa, sb, params, &mut local);
+    edge_groups(sa, sb, params, &mut scratch.edges, &mut local);
     merge_into(
         scratch,
         params.merge_tolerance,

@@ -86,7 +86,7 @@ fn edge_frame(x: Side, e: usize) -> (DVec3, DVec3, DVec3, DVec3) {
 
 /// An edge of a placed polytope: its world endpoints, the unit vectors in its two faces (eq. 26),
 /// its direction p1 − p0 and its length.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(super) struct WorldEdge {
     pub(super) index: usize,
     pub(super) p0: DVec3,
@@ -133,18 +133,26 @@ pub(super) struct EdgeCrossing {
     gap: f64,
 }
 
-/// The edge groups of A's and B's edges.
-pub(super) fn edge_groups(a: Side, b: Side, params: &PotentialParams, out: &mut Local) {
+/// The edge groups of A's and B's edges (`edges_b`: a buffer for B's world edges).
+pub(super) fn edge_groups(
+    a: Side,
+    b: Side,
+    params: &PotentialParams,
+    edges_b: &mut Vec<WorldEdge>,
+    out: &mut Local,
+) {
     // How far an edge of A can move relative to B within the horizon, at most.
     let (ma, mb) = (a.w.motion, b.w.motion);
     let reach_a = params.horizon
         * ((ma.at(a.w.centroid) - mb.at(a.w.centroid)).length()
             + (ma.angular_velocity.length() + mb.angular_velocity.length()) * a.p.radius);
     let seam = |x: Side, e: usize| x.p.edges[e].faces.iter().any(|&f| x.w.covered[f as usize]);
-    let edges_b: Vec<WorldEdge> = (0..b.p.edges.len())
-        .filter(|&eb| !seam(b, eb))
-        .map(|eb| WorldEdge::new(b, eb))
-        .collect();
+    edges_b.clear();
+    edges_b.extend(
+        (0..b.p.edges.len())
+            .filter(|&eb| !seam(b, eb))
+            .map(|eb| WorldEdge::new(b, eb)),
+    );
     let apart = SegmentsApart::new(a, b, params);
     for ea in 0..a.p.edges.len() {
         if seam(a, ea) {
@@ -156,7 +164,7 @@ pub(super) fn edge_groups(a: Side, b: Side, params: &PotentialParams, out: &mut 
         {
             continue;
         }
-        for edge_b in &edges_b {
+        for edge_b in edges_b.iter() {
             if apart.surely(&edge_a, edge_b) {
                 continue;
             }

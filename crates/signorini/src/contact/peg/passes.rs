@@ -253,8 +253,9 @@ impl Peg {
         }
         // Warm start from the same constraints last step.
         let (warm, proposed) = self.warm_start(constraints, &lcp, k);
-        let least_norm = self.least_norm && !self.solvers.is_large(n);
-        let (z, report) = self.solve_lcp(&lcp.problem, (&warm, &proposed), least_norm, || {
+        // One island: the step's LCP is this one (`solve_lcp` sends a large one to the sparse
+        // path, without resting faces).
+        let (z, report) = self.solve_lcp(&lcp.problem, (&warm, &proposed), self.least_norm, || {
             format!(
                 "PEG LCP of {n} rows ({np} constraints, {nf} with friction, {ns} slack variables)"
             )
