@@ -126,7 +126,7 @@ model_params! {
             name: "max_recovery_speed",
             unit: "m/s",
             default: ParamDefault::Value(penalty::MAX_RECOVERY_SPEED),
-            description: "implicit-euler, depth mode: the depth is capped at max_recovery_speed (h + c_el/k), c_el and k the force's damping and stiffness, so an overlap is pushed out at about this speed, not launched",
+            description: "implicit-euler, depth mode: a pair that is not approaching gets its depth capped at the x_c whose push-out rate k x_c / (k h + lambda x_c c) is this speed (k = lambda (1 + c xdot) and lambda x_c c the element's own stiffness and damping), so an overlap is pushed out at about this speed, not launched; an approaching pair gets the whole spring, which stops it",
             kind: ParamKind::Number(Range::open(0.0, f64::INFINITY)),
         },
         min_impact_speed: f64 = ParamSpec {
@@ -536,11 +536,15 @@ impl ForceModel for HuntCrossley {
                 (m.x, 0.0)
             } else {
                 let cd = self.damping_per_speed(model, state, c, &m);
-                let x = if self.by_volume {
+                // No cap while the pair approaches (ẋ > 0): the cap bounds how fast an overlap
+                // is pushed out, and a landing pair needs the whole spring to stop it.
+                let x = if self.by_volume || m.rate > 0.0 {
                     m.x
                 } else {
-                    let (k, damping) = ((lambda * (1.0 + cd * m.rate)).max(0.0), lambda * m.x * cd);
-                    penalty::capped_depth(m.x, self.max_recovery_speed, h, k, damping)
+                    // Stiffness λ (1 + c ẋ), damping λ x c: the element's at the capped x.
+                    let k = (lambda * (1.0 + cd * m.rate)).max(0.0);
+                    let per_depth = m.stiffness * cd;
+                    penalty::capped_depth_damped_by_depth(m.x, self.max_recovery_speed, h, k, per_depth)
                 };
                 (x, cd)
             };
