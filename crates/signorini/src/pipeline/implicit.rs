@@ -413,7 +413,13 @@ impl<'a> System<'a> {
                 diagonal[*p] += hd * vp * vp.transpose();
             }
             if let [(p, vp), (q, vq)] = v {
-                off_diagonal.push((*p, *q, hd * vp * vq.transpose()));
+                let block = hd * vp * vq.transpose();
+                // A pair's elements come in a run: one block per run (the factorization would
+                // add them up one by one, in the same order).
+                match off_diagonal.last_mut() {
+                    Some((lp, lq, sum)) if (*lp, *lq) == (*p, *q) => *sum += block,
+                    _ => off_diagonal.push((*p, *q, block)),
+                }
             }
         }
         let mut x = rhs.as_slice().to_vec();
