@@ -386,13 +386,12 @@ impl<'a> Solver<'a> {
     }
 
     /// c_e = λ_e − D_e g_e(ν) of every row: f_e = max(0, c_e).
-    fn trial(&self, lambda: &[f64], nu: &[f64]) -> Vec<f64> {
-        self.p
-            .rows
-            .iter()
-            .enumerate()
-            .map(|(e, row)| lambda[e] - self.penalty[e] * (row.dot(nu) + self.p.bias[e]))
-            .collect()
+    fn trial(&self, lambda: &[f64], nu: &[f64], c: &mut Vec<f64>) {
+        c.clear();
+        c.extend(
+            (self.p.rows.iter().enumerate())
+                .map(|(e, row)| lambda[e] - self.penalty[e] * (row.dot(nu) + self.p.bias[e])),
+        );
     }
 
     /// Minimise L(·; λ) from `nu` by Newton's method with exact line search, at most `limit`
@@ -401,11 +400,19 @@ impl<'a> Solver<'a> {
     fn minimise(&self, lambda: &[f64], nu: &mut [f64], limit: usize) -> Result<(usize, bool), usize> {
         let nodes = self.p.mass.len();
         let mut steps = 0;
-        let mut c = self.trial(lambda, nu);
+        // Buffers kept across the Newton steps.
+        let mut c = Vec::with_capacity(self.p.rows.len());
+        self.trial(lambda, nu, &mut c);
+        let mut active: Vec<bool> = Vec::with_capacity(c.len());
+        // −∇L, then the Newton step solved in place.
+        let mut d = vec![0.0; nu.len()];
+        let mut off_diagonal = Vec::new();
+        let mut events = Vec::new();
         while steps < limit {
-            let active: Vec<bool> = c.iter().map(|&x| x > 0.0).collect();
+            active.clear();
+            active.extend(c.iter().map(|&x| x > 0.0));
             // −∇L = Σ A_eᵀ f_e − M (ν − ν*).
-            let mut minus_gradient = vec![0.0; nu.len()];
+            let minus_gradient = &mut d;
             for (k, m) in self.p.mass.iter().enumerate() {
                 let dv = Vector6::from_fn(|i, _| nu[6 * k + i] - self.p.free_velocity[6 * k + i]);
                 let mdv = m * dv;
@@ -415,12 +422,12 @@ impl<'a> Solver<'a> {
             }
             for (e, row) in self.p.rows.iter().enumerate() {
                 if active[e] {
-                    add_transposed(row, c[e], &mut minus_gradient);
+                    add_transposed(row, c[e], minus_gradient);
                 }
             }
             // H = M + Σ_active D_e A_eᵀ A_e, block by block.
             let mut diagonal: Vec<Matrix6<f64>> = self.p.mass.to_vec();
-            let mut off_diagonal = Vec::new();
+            off_diagonal.clear();
             for (e, row) in self.p.rows.iter().enumerate() {
                 if !active[e] {
                     continue;
@@ -451,18 +458,17 @@ impl<'a> Solver<'a> {
                 return Err(steps);
             };
             debug_assert_eq!(h.n(), nodes);
-            if minus_gradient.iter().all(|&g| g == 0.0) {
+            if d.iter().all(|&g| g == 0.0) {
                 return Ok((steps, true));
             }
-            let mut d = minus_gradient;
             h.solve(&mut d);
             steps += 1;
-            let t = self.line_search(nu, &d, &c);
+            let t = self.line_search(nu, &d, &c, &mut events);
             if !t.is_finite() {
                 return Err(steps);
             }
             nu.iter_mut().zip(&d).for_each(|(v, dv)| *v += t * dv);
-            c = self.trial(lambda, nu);
+            self.trial(lambda, nu, &mut c);
             // No row changed sides along the step, so the line search stopped in its first
             // segment, where L is the quadratic H was built on: at its minimiser (t = 1 up to
             // round-off), the subproblem's.
@@ -479,7 +485,14 @@ impl<'a> Solver<'a> {
     /// The exact minimiser t ≥ 0 of L(ν + t d): the root of
     /// φ'(t) = dᵀM(ν − ν*) + t dᵀMd − Σ_e s_e max(0, c_e − t D_e s_e), s_e = A_e d,
     /// continuous, increasing and linear between the breakpoints t_e = c_e / (D_e s_e).
-    fn line_search(&self, nu: &[f64], d: &[f64], c: &[f64]) -> f64 {
+    /// `events`: a buffer for the breakpoints, kept by the caller across steps.
+    fn line_search(
+        &self,
+        nu: &[f64],
+        d: &[f64],
+        c: &[f64],
+        events: &mut Vec<Reverse<Breakpoint>>,
+    ) -> f64 {
         let (mut a0, mut a1) = (0.0, 0.0);
         for (k, m) in self.p.mass.iter().enumerate() {
             let dv = Vector6::from_fn(|i, _| nu[6 * k + i] - self.p.free_velocity[6 * k + i]);
@@ -490,7 +503,7 @@ impl<'a> Solver<'a> {
         }
         // Breakpoints (t_e, ±(row's terms)): the row is active on t < t_e when s_e > 0, on
         // t > t_e when s_e < 0.
-        let mut events: Vec<(f64, usize, f64)> = Vec::new();
+        events.clear();
         for (e, row) in self.p.rows.iter().enumerate() {
             let s = row.dot(d);
             let de = self.penalty[e];
@@ -505,15 +518,27 @@ impl<'a> Solver<'a> {
             }
             let t = c[e] / (de * s);
             if t > 0.0 {
-                events.push((t, e, s));
+                events.push(Reverse(Breakpoint { t, e, s }));
             }
         }
         // In increasing t (ties by row), popped one at a time: the root usually lies before the
         // first breakpoint or a few past it, so a heap (O(E) to build) beats sorting them all.
-        let mut events: BinaryHeap<Reverse<Breakpoint>> =
-            events.into_iter().map(|(t, e, s)| Reverse(Breakpoint { t, e, s })).collect();
+        let mut heap = BinaryHeap::from(std::mem::take(events));
+        let root = self.root_along(&mut heap, c, (a0, a1));
+        *events = heap.into_vec();
+        root
+    }
+
+    /// The root of φ' (line search) from its coefficients (a0, a1) on [0, first breakpoint],
+    /// crossing the breakpoints of `heap` in increasing t.
+    fn root_along(
+        &self,
+        heap: &mut BinaryHeap<Reverse<Breakpoint>>,
+        c: &[f64],
+        (mut a0, mut a1): (f64, f64),
+    ) -> f64 {
         let mut start = 0.0;
-        while let Some(Reverse(Breakpoint { t, e, s })) = events.pop() {
+        while let Some(Reverse(Breakpoint { t, e, s })) = heap.pop() {
             // On [start, t]: φ'(τ) = a0 + a1 τ.
             if a1 > 0.0 && a0 + a1 * t >= 0.0 {
                 return (-a0 / a1).max(start);
