@@ -17,6 +17,8 @@ fn push_out_rate(kp: f64, kv: f64, h: f64, x: f64) -> f64 {
 #[test]
 fn a_capped_depth_pushes_out_at_the_cap_speed() {
     let mut rng = Rng::new(7);
+    // How often each case was met: uncapped, capped, and capped where the old cap was faster.
+    let mut met = [0usize; 3];
     for _ in 0..1000 {
         let kp = 10f64.powf(rng.uniform(2.0, 8.0));
         let h = 10f64.powf(rng.uniform(-4.0, -2.0));
@@ -38,6 +40,7 @@ fn a_capped_depth_pushes_out_at_the_cap_speed() {
         if speed * per_depth >= kp {
             assert_eq!(x, deep);
             assert!(rate < speed, "uncapped at {rate} m/s above {speed}");
+            met[0] += 1;
         } else {
             assert!(
                 (rate - speed).abs() <= 1e-12 * speed,
@@ -47,11 +50,15 @@ fn a_capped_depth_pushes_out_at_the_cap_speed() {
                 capped_depth_damped_by_depth(0.5 * x, speed, h, kp, per_depth),
                 0.5 * x
             );
+            met[1] += 1;
             // The cap of the full depth's damping, as hunt-crossley had it: faster than the speed.
             let old = capped_depth(deep, speed, h, kp, per_depth * deep);
             if old < deep {
                 assert!(push_out_rate(kp, per_depth * old, h, old) > speed);
+                met[2] += 1;
             }
         }
     }
+    // Every case drawn a fair number of times (the ranges above straddle speed kv_per_depth = kp).
+    assert!(met.iter().all(|&m| m >= 50), "cases met {met:?}");
 }
