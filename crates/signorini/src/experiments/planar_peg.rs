@@ -131,7 +131,19 @@ pub fn random_polygons(seed: u64, count: usize) -> Vec<(ConvexPolygon, f64)> {
 /// Run the box of polygons with `model` ("peg" or "stewart-trinkle") at step `h` for `duration`
 /// seconds, polygons of `seed`. A step error ends the run (recorded in `failure`).
 pub fn box_of_polygons(model: &str, seed: u64, h: f64, duration: f64) -> BoxRun {
-    box_of_polygons_inner(model, seed, h, duration, None).0
+    box_of_polygons_with(model, &[], seed, h, duration)
+}
+
+/// [`box_of_polygons`] with the model's parameters `params` besides the paper's ψ/h (e.g. PEG's
+/// `gap_prediction = "linear"`, the paper's own gap prediction).
+pub fn box_of_polygons_with(
+    model: &str,
+    params: &[(String, ParamInput)],
+    seed: u64,
+    h: f64,
+    duration: f64,
+) -> BoxRun {
+    box_of_polygons_inner(model, params, seed, h, duration, None).0
 }
 
 /// The world after step `stop` + 1 of a box-of-polygons run, and the state before that step
@@ -143,12 +155,13 @@ pub fn box_of_polygons_trace(
     duration: f64,
     stop: u64,
 ) -> (PlanarWorld, PlanarState) {
-    let (_, w) = box_of_polygons_inner(model, seed, h, duration, Some(stop));
+    let (_, w) = box_of_polygons_inner(model, &[], seed, h, duration, Some(stop));
     w.expect("a traced run")
 }
 
 fn box_of_polygons_inner(
     model: &str,
+    params: &[(String, ParamInput)],
     seed: u64,
     h: f64,
     duration: f64,
@@ -185,7 +198,9 @@ fn box_of_polygons_inner(
         gravity: DVec2::new(0.0, -BOX_GRAVITY),
         ..PlanarSettings::default()
     };
-    let cm = build(model, &paper_params()).expect("a planar model");
+    let mut all = paper_params();
+    all.extend_from_slice(params);
+    let cm = build(model, &all).expect("a planar model");
     let mut world = PlanarWorld::new(
         PlanarModel {
             bodies,

@@ -4,6 +4,7 @@
 //! declared with the same `model_params!` tables and checked by `contact::resolve_params`.
 pub mod group;
 pub mod peg;
+mod peg_implicit;
 pub mod penalty;
 mod rows;
 pub mod time_stepping;

@@ -75,11 +75,14 @@
 use super::super::body::{PlanarModel, PlanarState};
 use super::super::collision::{Contact2, Feature2, Placed};
 use super::rows::{self, ImpulseRows, Row};
+use super::peg_implicit::{held_gap, relinearize, violation, EndPose};
 use super::time_stepping::{derived_activation_distance, StepSolve};
 use crate::contact::params::model_params;
+use crate::contact::peg::PASS_ENERGY_RATIO;
 use crate::contact::time_stepping::{self, SolverChain};
 use crate::contact::{
     ConfigError, ContactError, ModelSpec, ParamDefault, ParamKind, ParamSpec, ParamValue, Range,
+    SolveReport,
 };
 use crate::solvers::Problem;
 use glam::DVec2;
@@ -120,6 +123,27 @@ model_params! {
             unit: "m",
             default: ParamDefault::Value(1e-5),
             description: "a polygon pair that the narrow phase finds overlapping deeper than this also gets its narrow-phase contacts as frictionless unilateral constraints, which push the pieces apart",
+            kind: ParamKind::Number(Range::at_least(0.0)),
+        },
+        gap_prediction: &'static str = ParamSpec {
+            name: "gap_prediction",
+            unit: "-",
+            default: ParamDefault::Word("implicit"),
+            description: "end-of-step gap of each vertex-edge member: \"linear\" psi + h G nu at the start pose (eq. 6 truncated, as the paper's experiments); \"free-motion\" the exact gap at the pose the free motion leads to, linearized about it; \"implicit\" as free-motion, then each further pass linearizes about the pose the previous pass's velocities lead to (a Newton iteration on the exact end-of-step gaps: the turn a landing impulse gives a polygon no longer drives its corners into others)",
+            kind: ParamKind::Choice(&["implicit", "free-motion", "linear"]),
+        },
+        passes: usize = ParamSpec {
+            name: "passes",
+            unit: "-",
+            default: ParamDefault::Value(4.0),
+            description: "most detection + solve passes per step; a further pass runs only when the last pass's velocities bring new constraints within reach or (implicit) leave a constraint's exact end-of-step gap below -gap_tolerance",
+            kind: ParamKind::Number(Range::at_least(1.0).integer()),
+        },
+        gap_tolerance: f64 = ParamSpec {
+            name: "gap_tolerance",
+            unit: "m",
+            default: ParamDefault::Value(1e-9),
+            description: "a constraint whose members all end the step (at the pose the pass's velocities lead to, exact geometry) deeper than this calls for another pass",
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
         max_rows: usize = ParamSpec {
@@ -259,6 +283,9 @@ struct Poly<'a> {
     velocity: DVec2,
     omega: f64,
     h: f64,
+    /// The vertices at the end pose of a solved pass, when detection follows one, and the
+    /// depth (m) beyond which two edges cross there (`gap_tolerance`).
+    end: Option<(&'a [DVec2], f64)>,
 }
 
 impl Poly<'_> {
@@ -401,6 +428,79 @@ fn cross_constraints(a: &Poly, b: &Poly, d: f64, out: &mut Vec<Constraint2>) {
     }
 }
 
+/// The X-constraints of the edges of `a` and `b` that cross at the end pose of the pass that
+/// detection follows (`Poly::end`; none without one), beyond those of [`cross_constraints`]: an
+/// edge e_a whose endpoints lie on both sides of e_b's line while e_b's lie on both sides of
+/// e_a's crosses it (an overlap at that pose); the constraint pairs the endpoint of each edge
+/// that is behind the other's line, max(ψ(v_a, e_b), ψ(v_b, e_a)) ≥ 0, built at the start pose.
+/// The start-pose rule pairs vertices within d whose far endpoints are in front by d; measured
+/// on the box of polygons, polygons resting side by side on the floor pushed their nearly
+/// parallel faces through each other (crossing at the far ends: 1.4e-3 m² of overlap with every
+/// vertex outside the other polygon), which only the end pose shows.
+/// `out[first..]` holds the pair's constraints so far (an X-constraint already there is kept
+/// once).
+fn end_crossings(a: &Poly, b: &Poly, first: usize, out: &mut Vec<Constraint2>) {
+    let (Some((ea_end, tolerance)), Some((eb_end, _))) = (a.end, b.end) else {
+        return;
+    };
+    let (n, m) = (a.verts.len(), b.verts.len());
+    // Outward unit normal of the edge from p to q of a counter-clockwise polygon.
+    let normal = |p: DVec2, q: DVec2| DVec2::new(q.y - p.y, p.x - q.x).normalize_or_zero();
+    for ea in 0..n {
+        let (a0, a1) = (ea_end[ea], ea_end[(ea + 1) % n]);
+        let na = normal(a0, a1);
+        for eb in 0..m {
+            let (b0, b1) = (eb_end[eb], eb_end[(eb + 1) % m]);
+            let nb = normal(b0, b1);
+            let (sa0, sa1) = (nb.dot(a0 - b0), nb.dot(a1 - b0));
+            let (sb0, sb1) = (na.dot(b0 - a0), na.dot(b1 - a0));
+            // A crossing deeper than the tolerance at both ends: edges of polygons at rest
+            // touch at round-off (±1e-17 m) and are no crossing that calls for another pass.
+            let deep = |x: f64, y: f64| x.min(y) < -tolerance && x.max(y) > 0.0;
+            if !(deep(sa0, sa1) && deep(sb0, sb1)) {
+                continue;
+            }
+            let i = if sa0 < 0.0 { ea } else { (ea + 1) % n };
+            let j = if sb0 < 0.0 { eb } else { (eb + 1) % m };
+            let what = What::Cross {
+                a: a.body,
+                va: i as u32,
+                ea: ea as u32,
+                b: b.body,
+                vb: j as u32,
+                eb: eb as u32,
+            };
+            if out[first..].iter().any(|c| c.what == what) {
+                continue;
+            }
+            let c1 = vertex_edge(b.body, eb, b.verts[eb], b.normals[eb], a.body, i, a.verts[i]);
+            let c2 = vertex_edge(a.body, ea, a.verts[ea], a.normals[ea], b.body, j, b.verts[j]);
+            // Both vertices already behind at the start while the edges do not cross there:
+            // the far endpoints are behind too, the constraint would separate edges that do
+            // not overlap (a trap; measured: passes at 3.6× the energy, 5 ms).
+            let crossing_at_start = {
+                let (s0, s1) = (a.verts[ea], a.verts[(ea + 1) % n]);
+                let (t0, t1) = (b.verts[eb], b.verts[(eb + 1) % m]);
+                let (na, nb) = (a.normals[ea], b.normals[eb]);
+                nb.dot(s0 - t0) * nb.dot(s1 - t0) < 0.0 && na.dot(t0 - s0) * na.dot(t1 - s0) < 0.0
+            };
+            if c1.gap < 0.0 && c2.gap < 0.0 && !crossing_at_start {
+                continue;
+            }
+            let (primary, other) = if predicted_gap(&c1, b, a) >= predicted_gap(&c2, a, b) {
+                (c1, c2)
+            } else {
+                (c2, c1)
+            };
+            out.push(Constraint2 {
+                what,
+                primary,
+                others: vec![other],
+            });
+        }
+    }
+}
+
 /// The constraints of a step: PEG's groups of every polygon pair whose bounding boxes come
 /// within `distance`, then plain unilateral constraints for the other
 /// contacts and recovery constraints for deep polygon overlaps. `h` turns the free motion's
@@ -412,11 +512,13 @@ pub fn constraints(
     distance: f64,
     recovery_depth: f64,
 ) -> Vec<Constraint2> {
-    constraints_within(model, state, contacts, distance, false, recovery_depth)
+    constraints_within(model, state, contacts, distance, false, recovery_depth, None)
 }
 
 /// [`constraints`], with each pair's reach its own [`pair_distance`] (at most `distance`) when
-/// `per_pair` (the derived default), else `distance` for every pair (a given value).
+/// `per_pair` (the derived default), else `distance` for every pair (a given value); with `end`
+/// (every body placed at the end pose of a solved pass), also the X-constraints of edges that
+/// cross there ([`end_crossings`]).
 pub fn constraints_within(
     model: &PlanarModel,
     state: &PlanarState,
@@ -424,6 +526,7 @@ pub fn constraints_within(
     distance: f64,
     per_pair: bool,
     recovery_depth: f64,
+    end: Option<(&[Placed], f64)>,
 ) -> Vec<Constraint2> {
     let h = model.settings.time_step;
     let placed: Vec<Placed> = model
@@ -477,6 +580,10 @@ pub fn constraints_within(
                     state.bodies[b].angular_velocity
                 },
                 h,
+                end: end.and_then(|(e, tolerance)| match &e[b] {
+                    Placed::Polygon { vertices, .. } => Some((vertices.as_slice(), tolerance)),
+                    _ => None,
+                }),
             },
             _ => unreachable!("pairs hold polygons only"),
         };
@@ -488,7 +595,9 @@ pub fn constraints_within(
         };
         vertex_groups(&a, &b, d, &mut out);
         vertex_groups(&b, &a, d, &mut out);
+        let first = out.len();
         cross_constraints(&a, &b, d, &mut out);
+        end_crossings(&a, &b, first, &mut out);
     }
     // A feature pair once, whichever body is A: the canonical key of a contact.
     let canonical = |c: &Contact2| {
@@ -562,9 +671,9 @@ impl Lcp {
         model: &PlanarModel,
         state: &PlanarState,
         constraints: &[Constraint2],
+        floors: &[f64],
         nu_free: &[f64],
         frictional: bool,
-        bound: f64,
     ) -> Self {
         let h = model.settings.time_step;
         let dofs = model.dof_offsets();
@@ -598,13 +707,13 @@ impl Lcp {
         let mut q = DVector::zeros(n);
         // W = G M⁻¹ Gᵀ over the impulse rows, and friction's E, −Eᵀ, μ.
         impulse.fill(&inverse_mass, nu_free, &mut m, &mut q);
-        // Force rows: + Σ c of the constraint (E_I2, eq. 46); q: + (ψ_P − f_j)/h (eq. 44).
+        // Force rows: + Σ c of the constraint (E_I2, eq. 46); q: + (ψ_P − f_j)/h (eq. 44), f_j
+        // the recovery floor of the constraint's start gap (`floors`).
         for (j, c) in constraints.iter().enumerate() {
             for s in 0..c.others.len() {
                 m[(j, slack_start[j] + s)] = 1.0;
             }
-            let floor = time_stepping::recovery_floor(c.start_gap(), h, bound);
-            q[j] += (c.primary.gap - floor) / h;
+            q[j] += (c.primary.gap - floors[j]) / h;
         }
         // Slack rows: Δ M⁻¹ Gᵀ, the lower-triangular ones of E_I1 (eqs 20, 45), q = Δ ν_ℓ +
         // (ψ_P − ψ_K)/h.
@@ -651,6 +760,38 @@ impl Lcp {
     }
 }
 
+/// How each pass linearizes the members' gaps (`gap_prediction`, `peg_implicit.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Prediction {
+    /// ψ + h G ν at the start pose (the paper's).
+    Linear,
+    /// About the pose the free motion ν_ℓ leads to, in every pass.
+    FreeMotion,
+    /// About ν_ℓ's pose, then about the pose of the last pass's velocities.
+    Implicit,
+}
+
+/// A solved pass: its (linearized) constraints, LCP, answer, report, velocities, and the deepest
+/// exact end-of-step violation of the step's constraints (m, ≤ 0; 0 within `gap_tolerance`).
+struct Pass {
+    set: Vec<Constraint2>,
+    lcp: Lcp,
+    z: DVector<f64>,
+    report: SolveReport,
+    velocity: Vec<f64>,
+    score: f64,
+}
+
+impl Pass {
+    /// Does `other` replace this pass as the step's answer? A solved pass before one no solver
+    /// met the tolerance for, then the shallower violation; later passes win ties (they hold
+    /// more constraints), as in 3D (`contact/peg/passes.rs`).
+    fn yields_to(&self, other: &Pass) -> bool {
+        let (mine, theirs) = (!self.report.failed, !other.report.failed);
+        theirs > mine || (theirs == mine && other.score >= self.score)
+    }
+}
+
 /// The planar PEG model.
 pub struct PlanarPeg {
     values: Vec<ParamValue>,
@@ -658,6 +799,9 @@ pub struct PlanarPeg {
     frictional: bool,
     max_recovery_speed: f64,
     recovery_depth: f64,
+    prediction: Prediction,
+    passes: usize,
+    gap_tolerance: f64,
     max_rows: usize,
     solvers: SolverChain,
     /// Last step's answer per constraint: (p, β₊, β₋, σ, c…).
@@ -675,6 +819,13 @@ impl PlanarPeg {
             frictional: p.friction == "coulomb",
             max_recovery_speed: time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
             recovery_depth: p.recovery_depth,
+            prediction: match p.gap_prediction {
+                "linear" => Prediction::Linear,
+                "free-motion" => Prediction::FreeMotion,
+                _ => Prediction::Implicit,
+            },
+            passes: p.passes,
+            gap_tolerance: p.gap_tolerance,
             max_rows: p.max_rows,
             solvers: time_stepping::solver_chain!(p)?,
             previous: BTreeMap::new(),
@@ -700,7 +851,19 @@ impl PlanarPeg {
     }
 
     /// One step: the new generalized velocity from the free velocity `nu_free`, the narrow-phase
-    /// `contacts` (within `distance`) and PEG's constraints.
+    /// `contacts` (within `distance`) and PEG's constraints, in at most `passes` detection +
+    /// solve passes (`peg_implicit.rs`):
+    ///
+    /// ```text
+    ///   about ← ν_ℓ (free-motion, implicit) or the start pose (linear)
+    ///   loop:
+    ///     solve the constraints linearized about `about` (warm-started)      → ν⁺
+    ///     energy guard: ν⁺ above PASS_ENERGY_RATIO × the first pass's energy: stop
+    ///     measure the deepest exact end-of-step violation at q + h ν⁺; detect at ν⁺
+    ///     keep the pass if it outranks the kept one (`Pass::yields_to`)
+    ///     stop when nothing is new and nothing violated (or after `passes`)
+    ///     constraints += new;  about ← ν⁺ (implicit)
+    /// ```
     pub fn solve_step(
         &mut self,
         model: &PlanarModel,
@@ -709,16 +872,178 @@ impl PlanarPeg {
         nu_free: &[f64],
         distance: f64,
     ) -> Result<StepSolve, ContactError> {
-        let set = constraints_within(
-            model,
-            state,
-            contacts,
-            distance,
-            self.activation_distance.is_none(),
-            self.recovery_depth,
-        );
-        let mut velocity = nu_free.to_vec();
-        self.last = PlanarPegStats {
+        let h = model.settings.time_step;
+        let mut set = self.detect(model, state, contacts, distance, None);
+        self.last = PlanarPegStats::of(&set);
+        if set.is_empty() {
+            self.previous.clear();
+            return Ok(StepSolve {
+                velocity: nu_free.to_vec(),
+                report: None,
+                active: 0,
+                group: None,
+            });
+        }
+        let bound = self.max_recovery_speed;
+        let floor = |c: &Constraint2| time_stepping::recovery_floor(c.start_gap(), h, bound);
+        let mut floors: Vec<f64> = set.iter().map(floor).collect();
+        let mut about = (self.prediction != Prediction::Linear).then(|| nu_free.to_vec());
+        // The linearization point of the pass before, to which a diverging pass returns once.
+        let (mut before, mut reverted): (Option<Option<Vec<f64>>>, bool) = (None, false);
+        let mut warm_from = std::mem::take(&mut self.previous);
+        let (mut kept, mut first_energy): (Option<Pass>, Option<f64>) = (None, None);
+        for pass in 0..self.passes {
+            let pass_set = match &about {
+                Some(v) => relinearize(model, state, &set, &EndPose::new(model, state, v, h), v),
+                None => set.clone(),
+            };
+            let lcp = Lcp::assemble(model, state, &pass_set, &floors, nu_free, self.frictional);
+            if lcp.problem.len() > self.max_rows {
+                match kept {
+                    None => return Err(self.too_many_rows(model, state, &lcp)),
+                    Some(_) => break,
+                }
+            }
+            let warm = warm_start(&lcp, &pass_set, &warm_from);
+            let (z, report) = match self.solvers.solve(&lcp.problem, &warm, || lcp.describe()) {
+                Ok(solved) => solved,
+                // A first pass about the free motion that no solver meets (measured: Lemke's
+                // ray on a 75-row island at 16 ms) falls back to the paper's start-pose gaps.
+                Err(_) if kept.is_none() && about.is_some() => {
+                    about = None;
+                    continue;
+                }
+                Err(e) if kept.is_none() => return Err(e),
+                Err(_) => break,
+            };
+            let mut velocity = nu_free.to_vec();
+            lcp.apply(&z, &mut velocity);
+            // A pass carrying more than `PASS_ENERGY_RATIO` × the first pass's kinetic energy
+            // is a diverging Newton iterate: keep the pass kept so far.
+            let energy = kinetic_energy(&lcp.inverse_mass, &velocity);
+            let first = *first_energy.get_or_insert(energy);
+            if energy > PASS_ENERGY_RATIO * first + f64::EPSILON {
+                // Relinearized about a deep crossing, a pass can diverge (measured: 12.8× the
+                // energy at 16 ms, a corner falling through another at 2.6 m/s); once, the
+                // constraints the pass added are solved about the point before instead.
+                match before.take() {
+                    Some(point) if !reverted => {
+                        (about, reverted) = (point, true);
+                        continue;
+                    }
+                    _ => break,
+                }
+            }
+            let end = EndPose::new(model, state, &velocity, h);
+            let added = if pass + 1 < self.passes {
+                self.detect_new(model, state, contacts, distance, (&velocity, &end), &set)
+            } else {
+                Vec::new()
+            };
+            floors.extend(added.iter().map(floor));
+            set.extend(added.iter().cloned());
+            let depth = violation(model, state, &set, &floors, &end, &velocity);
+            let score = if depth < -self.gap_tolerance { depth } else { 0.0 };
+            warm_from = answers(&lcp, &pass_set, &z);
+            let candidate = Pass {
+                set: pass_set,
+                lcp,
+                z,
+                report,
+                velocity,
+                score,
+            };
+            let violated = self.prediction == Prediction::Implicit && score < 0.0;
+            if self.prediction == Prediction::Implicit {
+                before = Some(about.replace(candidate.velocity.clone()));
+            }
+            if kept.as_ref().is_none_or(|k| k.yields_to(&candidate)) {
+                kept = Some(candidate);
+            }
+            if added.is_empty() && !violated {
+                break;
+            }
+        }
+        let kept = kept.expect("the first pass is kept or the step returned its error");
+        self.last.traps = traps(model, state, &kept.set, &kept.velocity);
+        self.previous = answers(&kept.lcp, &kept.set, &kept.z);
+        Ok(StepSolve {
+            active: kept.set.len(),
+            velocity: kept.velocity,
+            report: Some(kept.report),
+            group: None,
+        })
+    }
+
+    /// The step's constraints at the start pose (each pair's own reach when the activation
+    /// distance is derived).
+    fn detect(
+        &self,
+        model: &PlanarModel,
+        state: &PlanarState,
+        contacts: &[Contact2],
+        distance: f64,
+        end: Option<&EndPose>,
+    ) -> Vec<Constraint2> {
+        let per_pair = self.activation_distance.is_none();
+        let end = end.map(|e| (e.placed(), self.gap_tolerance));
+        constraints_within(model, state, contacts, distance, per_pair, self.recovery_depth, end)
+    }
+
+    /// The constraints that a pass's velocities `velocity` bring within reach (detection with
+    /// ν⁺ as the free motion: reach, predicted gaps, X-constraints' turn; and the edges that
+    /// cross at the pose `end` they lead to) and `set` lacks.
+    fn detect_new(
+        &self,
+        model: &PlanarModel,
+        state: &PlanarState,
+        contacts: &[Contact2],
+        distance: f64,
+        (velocity, end): (&[f64], &EndPose),
+        set: &[Constraint2],
+    ) -> Vec<Constraint2> {
+        let g = model.settings.gravity * model.settings.time_step;
+        let mut moving = state.clone();
+        for (s, o) in moving.bodies.iter_mut().zip(model.dof_offsets()) {
+            if let Some(o) = o {
+                s.velocity = DVec2::new(velocity[o], velocity[o + 1]) - g;
+                s.angular_velocity = velocity[o + 2];
+            }
+        }
+        // Of the new constraints, those that end the pass within `simulation.activation_distance`
+        // of violation: a fast landing brought 63 more within reach under ν⁺ (230 → 600+ rows,
+        // over `max_rows`), most of them centimetres clear at the pose ν⁺ leads to.
+        let margin = model.settings.activation_distance;
+        let known: BTreeSet<What> = set.iter().map(|c| c.what).collect();
+        self.detect(model, &moving, contacts, distance, Some(end))
+            .into_iter()
+            .filter(|c| !known.contains(&c.what))
+            .filter(|c| held_gap(model, state, c, end, velocity) < margin)
+            .collect()
+    }
+
+    fn too_many_rows(&self, model: &PlanarModel, state: &PlanarState, lcp: &Lcp) -> ContactError {
+        let fastest = model
+            .bodies
+            .iter()
+            .zip(&state.bodies)
+            .filter(|(b, _)| !b.fixed)
+            .map(|(b, s)| (b.name.clone(), s.angular_velocity.abs()))
+            .max_by(|x, y| x.1.total_cmp(&y.1));
+        ContactError::TooManyRows {
+            rows: lcp.problem.len(),
+            constraints: lcp.np,
+            slacks: lcp.ns,
+            max_rows: self.max_rows,
+            fastest,
+        }
+    }
+}
+
+impl PlanarPegStats {
+    /// The counts of a step's constraints (traps are counted after the solve).
+    fn of(set: &[Constraint2]) -> Self {
+        PlanarPegStats {
             constraints: set.len(),
             potential_contacts: set.iter().map(|c| 1 + c.others.len()).sum(),
             multi: set.iter().filter(|c| !c.others.is_empty()).count(),
@@ -727,90 +1052,57 @@ impl PlanarPeg {
                 .filter(|c| matches!(c.what, What::Cross { .. }))
                 .count(),
             traps: 0,
+        }
+    }
+}
+
+/// ½ νᵀ M ν over the dynamic bodies (J), M diagonal from `inverse_mass`.
+fn kinetic_energy(inverse_mass: &[f64], velocity: &[f64]) -> f64 {
+    inverse_mass
+        .iter()
+        .zip(velocity)
+        .filter(|(w, _)| **w > 0.0)
+        .map(|(w, v)| 0.5 * v * v / w)
+        .sum()
+}
+
+/// The warm start of `lcp` (constraints `set`) from the answers `from` of the same constraints.
+fn warm_start(lcp: &Lcp, set: &[Constraint2], from: &BTreeMap<What, Vec<f64>>) -> DVector<f64> {
+    let mut warm = DVector::zeros(lcp.problem.len());
+    for (j, c) in set.iter().enumerate() {
+        let Some(p) = from.get(&c.what) else {
+            continue;
         };
-        if set.is_empty() {
-            self.previous.clear();
-            return Ok(StepSolve {
-                velocity,
-                report: None,
-                active: 0,
-                group: None,
-            });
+        if p.len() != 4 + c.others.len() {
+            continue;
         }
-        let lcp = Lcp::assemble(
-            model,
-            state,
-            &set,
-            nu_free,
-            self.frictional,
-            self.max_recovery_speed,
-        );
-        if lcp.problem.len() > self.max_rows {
-            let fastest = model
-                .bodies
-                .iter()
-                .zip(&state.bodies)
-                .filter(|(b, _)| !b.fixed)
-                .map(|(b, s)| (b.name.clone(), s.angular_velocity.abs()))
-                .max_by(|x, y| x.1.total_cmp(&y.1));
-            return Err(ContactError::TooManyRows {
-                rows: lcp.problem.len(),
-                constraints: lcp.np,
-                slacks: lcp.ns,
-                max_rows: self.max_rows,
-                fastest,
-            });
+        warm[j] = p[0];
+        if let Some(f) = lcp.friction_index[j] {
+            warm[lcp.np + 2 * f] = p[1];
+            warm[lcp.np + 2 * f + 1] = p[2];
+            warm[lcp.np + 2 * lcp.nf + f] = p[3];
         }
-        let warm = self.warm_start(&lcp, &set);
-        let (z, report) = self
-            .solvers
-            .solve(&lcp.problem, &warm, || lcp.describe())?;
-        lcp.apply(&z, &mut velocity);
-        self.last.traps = traps(model, state, &set, &velocity);
-        self.remember(&lcp, &set, &z);
-        Ok(StepSolve {
-            velocity,
-            report: Some(report),
-            active: set.len(),
-            group: None,
-        })
+        for s in 0..c.others.len() {
+            warm[lcp.slack_start[j] + s] = p[4 + s];
+        }
     }
+    warm
+}
 
-    fn warm_start(&self, lcp: &Lcp, set: &[Constraint2]) -> DVector<f64> {
-        let mut warm = DVector::zeros(lcp.problem.len());
-        for (j, c) in set.iter().enumerate() {
-            let Some(p) = self.previous.get(&c.what) else {
-                continue;
-            };
-            if p.len() != 4 + c.others.len() {
-                continue;
-            }
-            warm[j] = p[0];
-            if let Some(f) = lcp.friction_index[j] {
-                warm[lcp.np + 2 * f] = p[1];
-                warm[lcp.np + 2 * f + 1] = p[2];
-                warm[lcp.np + 2 * lcp.nf + f] = p[3];
-            }
-            for s in 0..c.others.len() {
-                warm[lcp.slack_start[j] + s] = p[4 + s];
-            }
+/// The answer z of `lcp` per constraint of `set`: (p, β₊, β₋, σ, c…).
+fn answers(lcp: &Lcp, set: &[Constraint2], z: &DVector<f64>) -> BTreeMap<What, Vec<f64>> {
+    let mut out = BTreeMap::new();
+    for (j, c) in set.iter().enumerate() {
+        let mut p = vec![z[j], 0.0, 0.0, 0.0];
+        if let Some(f) = lcp.friction_index[j] {
+            p[1] = z[lcp.np + 2 * f];
+            p[2] = z[lcp.np + 2 * f + 1];
+            p[3] = z[lcp.np + 2 * lcp.nf + f];
         }
-        warm
+        p.extend((0..c.others.len()).map(|s| z[lcp.slack_start[j] + s]));
+        out.insert(c.what, p);
     }
-
-    fn remember(&mut self, lcp: &Lcp, set: &[Constraint2], z: &DVector<f64>) {
-        self.previous.clear();
-        for (j, c) in set.iter().enumerate() {
-            let mut p = vec![z[j], 0.0, 0.0, 0.0];
-            if let Some(f) = lcp.friction_index[j] {
-                p[1] = z[lcp.np + 2 * f];
-                p[2] = z[lcp.np + 2 * f + 1];
-                p[3] = z[lcp.np + 2 * lcp.nf + f];
-            }
-            p.extend((0..c.others.len()).map(|s| z[lcp.slack_start[j] + s]));
-            self.previous.insert(c.what, p);
-        }
-    }
+    out
 }
 
 /// Multi-member constraints whose primary ends the step (linear prediction ψ + h G ν⁺) behind
