@@ -39,9 +39,10 @@
 //! the end of the step under the free motion* (ψ + h (v_B − v_A)·n with ν_ℓ), relaxed
 //! applicability (eq. 29, APPL = min over v's neighbours v_k of n_e·(v_k − v)/|v_k − v|) breaking
 //! ties. The 3D code takes the start gap and corrects a wrong choice with its implicit passes,
-//! which the plane does not have; with the start gap, a triangle's corner sliding at 6.6 m/s past
+//! which the plane had not yet when this rule was chosen; with the start gap, a triangle's corner sliding at 6.6 m/s past
 //! the apex of another (the triangle drop, h = 1 ms) kept the force on the apex's far edge line,
-//! which spun the triangle and left 1.8e-3 m² of overlap after one step. Only the primary carries a force (and friction: the exact planar cone
+//! which spun the triangle and left 1.8e-3 m² of overlap after one step; the implicit passes
+//! re-choose it as the member of largest gap at the pose they linearize about. Only the primary carries a force (and friction: the exact planar cone
 //! [t, −t] on every primary, `friction = "coulomb"`, the pair's μ; the paper's experiments are
 //! frictionless: `friction = "none"`). X-constraints are I-constraints whose members belong to
 //! the two vertices (§3: an X-constraint "may be represented mathematically as an I-constraint";
@@ -70,8 +71,11 @@
 //! `recovery_depth` also gets its narrow-phase contacts as frictionless unilateral constraints
 //! (as 3D PEG), whose ψ/h term pushes the pieces apart whatever let them in.
 //!
-//! The gaps are the paper's linear prediction ψ + h G ν (eq. 6 truncated, as its experiments);
-//! the 3D model's implicit passes are not carried over.
+//! **Gap prediction and passes** (`gap_prediction`, `peg_implicit.rs`): the paper's linear ψ + h
+//! G ν at the start pose (eq. 6 truncated, as its experiments; `"linear"`), or, by default, each
+//! member linearized about the pose a velocity leads to, the free motion's first and then each
+//! pass's (`"implicit"`: a Newton iteration on the exact end-of-step gaps, as 3D PEG), with
+//! detection repeated at each pass's velocities ([`PlanarPeg::solve_step`]).
 use super::super::body::{PlanarModel, PlanarState};
 use super::super::collision::{Contact2, Feature2, Placed};
 use super::rows::{self, ImpulseRows, Row};
@@ -106,7 +110,7 @@ model_params! {
     /// Parameters of planar `peg`.
     pub struct PlanarPegParams {
         activation_distance: Option<f64> = ParamSpec {
-            description: "vertex-edge feature pairs closer than this are potential contacts, vertex pairs closer than this get X-constraints; the default covers any pair's approach over one step with a factor 2 (r_i: body i's bounding radius about its centre of mass)",
+            description: "vertex-edge feature pairs closer than this are potential contacts, vertex pairs closer than this get X-constraints; the default is each pair's approach over one step under the start motion, simulation.activation_distance + h (s_i + s_j), s = |v| + |omega| r + h |g| (r: the body's bounding radius about its centre of mass), with a factor 4 on h (s_i + s_j) under gap_prediction = \"linear\"; each pass adds what its velocities bring within reach",
             ..time_stepping::ACTIVATION_DISTANCE
         },
         friction: &'static str = ParamSpec {
@@ -513,11 +517,12 @@ pub fn constraints(
     distance: f64,
     recovery_depth: f64,
 ) -> Vec<Constraint2> {
-    constraints_within(model, state, contacts, distance, false, recovery_depth, None)
+    constraints_within(model, state, contacts, distance, None, recovery_depth, None)
 }
 
 /// [`constraints`], with each pair's reach its own [`pair_distance`] (at most `distance`) when
-/// `per_pair` (the derived default), else `distance` for every pair (a given value); with `end`
+/// `reach` = Some(factor) (the derived default: [`pair_distance`] × factor), else `distance` for
+/// every pair (a given value); with `end`
 /// (every body placed at the end pose of a solved pass), also the X-constraints of edges that
 /// cross there ([`end_crossings`]).
 pub fn constraints_within(
@@ -525,7 +530,7 @@ pub fn constraints_within(
     state: &PlanarState,
     contacts: &[Contact2],
     distance: f64,
-    per_pair: bool,
+    reach: Option<f64>,
     recovery_depth: f64,
     end: Option<(&[Placed], f64)>,
 ) -> Vec<Constraint2> {
@@ -589,8 +594,8 @@ pub fn constraints_within(
             _ => unreachable!("pairs hold polygons only"),
         };
         let (a, b) = (poly(i), poly(j));
-        let d = if per_pair {
-            pair_distance(model, state, i, j).min(distance)
+        let d = if let Some(factor) = reach {
+            pair_distance(model, state, i, j, factor).min(distance)
         } else {
             distance
         };
@@ -630,13 +635,18 @@ pub fn constraints_within(
     out
 }
 
-/// The reach of the pair (i, j) over one step (m): `simulation.activation_distance` + 4 h
-/// (s_i + s_j), s = |v| + |ω| r + h |g| for a dynamic body (0 for a fixed one): the pair's
-/// closest approach in the step, h (s_i + s_j), with the time-stepping default's factor 4. The global derived distance (4 h of the
+/// The reach of the pair (i, j) over one step (m): `simulation.activation_distance` + factor ×
+/// h (s_i + s_j), s = |v| + |ω| r + h |g| for a dynamic body (0 for a fixed one): the pair's
+/// closest approach in the step under the start motion, h (s_i + s_j), times `factor`. PEG takes
+/// 1 with its implicit passes (what the solve's velocities bring closer, each pass's detection at
+/// ν⁺ adds; with the time-stepping default's factor 4 the 16 ms box of polygons posed LCPs of
+/// 500–1,000 rows and cost 80× the standard model per step, with 1 7.7× and less overlap: the
+/// median over seeds of the mean overlap 1.2e-10 → 2.4e-12 m²), and 4 with the paper's linear
+/// gaps (with 1 a run stopped on a 1,114-row step). The global derived distance (4 h of the
 /// fastest body in the scene) brought every vertex of a 20-polygon pile within reach of every
 /// edge once one polygon spun (13 rad/s at h = 16 ms: d = 0.37 m for polygons of 0.25 m), and a
 /// dense LCP of thousands of rows that did not finish in minutes.
-pub fn pair_distance(model: &PlanarModel, state: &PlanarState, i: usize, j: usize) -> f64 {
+pub fn pair_distance(model: &PlanarModel, state: &PlanarState, i: usize, j: usize, factor: f64) -> f64 {
     let s = &model.settings;
     let h = s.time_step;
     let speed = |b: usize| {
@@ -649,7 +659,7 @@ pub fn pair_distance(model: &PlanarModel, state: &PlanarState, i: usize, j: usiz
                 + h * s.gravity.length()
         }
     };
-    s.activation_distance + 4.0 * h * (speed(i) + speed(j))
+    s.activation_distance + factor * h * (speed(i) + speed(j))
 }
 
 /// One step's LCP in z = (p, β, σ, c) and what maps its answer back.
@@ -986,9 +996,12 @@ impl PlanarPeg {
         distance: f64,
         end: Option<&EndPose>,
     ) -> Vec<Constraint2> {
-        let per_pair = self.activation_distance.is_none();
+        // The paper's linear gaps have no pass that re-linearizes what the solve's turn brings
+        // in: they keep the time-stepping default's reach (factor 4, [`pair_distance`]).
+        let factor = if self.prediction == Prediction::Linear { 4.0 } else { 1.0 };
+        let reach = self.activation_distance.is_none().then_some(factor);
         let end = end.map(|e| (e.placed(), self.gap_tolerance));
-        constraints_within(model, state, contacts, distance, per_pair, self.recovery_depth, end)
+        constraints_within(model, state, contacts, distance, reach, self.recovery_depth, end)
     }
 
     /// The constraints that a pass's velocities `velocity` bring within reach (detection with
