@@ -3241,7 +3241,7 @@ fn experiment_box_of_polygons_quick_writes_csv_and_plots() {
     let csv = Csv::read(&out.join("box_of_polygons.csv"));
     assert_eq!(
         csv.header.join(","),
-        "model,time_step,seed,steps,planned,error,mean_overlap,max_overlap,trap_step_fraction,multi_step_fraction"
+        "model,time_step,seed,steps,planned,error,mean_overlap,max_overlap,trap_step_fraction,multi_step_fraction,max_energy_gain,seconds_per_step"
     );
     csv.assert_well_formed("box_of_polygons.csv", &["model", "error"]);
     assert_eq!(csv.rows.len(), 8);

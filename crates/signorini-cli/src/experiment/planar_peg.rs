@@ -66,9 +66,9 @@ pub(super) fn box_of_polygons_experiment(cx: &mut Context) -> Result<(), Failure
         "box of polygons (Williams, Lu & Trinkle 2016 §6.1, figs 21-22): hulls of 10 points at scale 0.25 m released every 0.25 s, {duration} s, frictionless, seeds {seeds:?}{}",
         if cx.quick { " (--quick)" } else { "" }
     );
-    say!("overlap = total area of overlap after each step (m²): mean over each run's steps, then median and mean over seeds; traps = fraction of PEG steps where a multi-member constraint's primary ended behind its line while another member held (a standard-model trap avoided); multi = fraction of steps with an I- or X-constraint");
+    say!("overlap = total area of overlap after each step (m²): mean over each run's steps, then median and mean over seeds; traps = fraction of PEG steps where a multi-member constraint's primary ended behind its line while another member held (a standard-model trap avoided); multi = fraction of steps with an I- or X-constraint; gain = largest kinetic + gravitational energy gained by one step (J); us/step = wall time per step, all runs (runs share the cores)");
     say!(
-        "{:<16} {:>7} {:>9} {:>12} {:>12} {:>12} {:>8} {:>8}",
+        "{:<16} {:>7} {:>9} {:>12} {:>12} {:>12} {:>8} {:>8} {:>10} {:>9}",
         "model",
         "h (s)",
         "completed",
@@ -76,7 +76,9 @@ pub(super) fn box_of_polygons_experiment(cx: &mut Context) -> Result<(), Failure
         "mean",
         "max",
         "traps",
-        "multi"
+        "multi",
+        "gain (J)",
+        "us/step"
     );
     let mut summary_rows = Vec::new();
     let mut series = Vec::new();
@@ -97,8 +99,14 @@ pub(super) fn box_of_polygons_experiment(cx: &mut Context) -> Result<(), Failure
                     .map(|r| r.multi_step_fraction())
                     .collect::<Vec<_>>(),
             );
+            let gain = rs
+                .iter()
+                .map(|r| r.max_energy_gain())
+                .fold(f64::NEG_INFINITY, f64::max);
+            let seconds = rs.iter().map(|r| r.step_seconds).sum::<f64>()
+                / rs.iter().map(|r| r.steps).sum::<u64>().max(1) as f64;
             say!(
-                "{:<16} {:>7} {:>9} {:>12.3e} {:>12.3e} {:>12.3e} {:>8.3} {:>8.3}",
+                "{:<16} {:>7} {:>9} {:>12.3e} {:>12.3e} {:>12.3e} {:>8.3} {:>8.3} {:>10.2e} {:>9.1}",
                 m,
                 h,
                 format!("{done}/{}", rs.len()),
@@ -106,10 +114,12 @@ pub(super) fn box_of_polygons_experiment(cx: &mut Context) -> Result<(), Failure
                 mean(&means),
                 max,
                 traps,
-                multi
+                multi,
+                gain,
+                seconds * 1e6
             );
             summary_rows.push(format!(
-                "{m},{h},{},{done},{},{},{},{traps},{multi}",
+                "{m},{h},{},{done},{},{},{},{traps},{multi},{gain},{seconds}",
                 rs.len(),
                 median(&means),
                 mean(&means),
@@ -137,7 +147,7 @@ pub(super) fn box_of_polygons_experiment(cx: &mut Context) -> Result<(), Failure
         .iter()
         .map(|r| {
             format!(
-                "{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{}",
                 r.model,
                 r.h,
                 r.seed,
@@ -147,18 +157,20 @@ pub(super) fn box_of_polygons_experiment(cx: &mut Context) -> Result<(), Failure
                 r.mean_overlap(),
                 r.max_overlap(),
                 r.trap_step_fraction(),
-                r.multi_step_fraction()
+                r.multi_step_fraction(),
+                r.max_energy_gain(),
+                r.seconds_per_step()
             )
         })
         .collect();
     cx.csv(
         "box_of_polygons.csv",
-        "model,time_step,seed,steps,planned,error,mean_overlap,max_overlap,trap_step_fraction,multi_step_fraction",
+        "model,time_step,seed,steps,planned,error,mean_overlap,max_overlap,trap_step_fraction,multi_step_fraction,max_energy_gain,seconds_per_step",
         &rows,
     )?;
     cx.csv(
         "box_of_polygons_summary.csv",
-        "model,time_step,runs,completed,median_mean_overlap,mean_mean_overlap,max_overlap,trap_step_fraction,multi_step_fraction",
+        "model,time_step,runs,completed,median_mean_overlap,mean_mean_overlap,max_overlap,trap_step_fraction,multi_step_fraction,max_energy_gain,seconds_per_step",
         &summary_rows,
     )?;
     cx.plot(

@@ -75,6 +75,12 @@ pub struct BoxRun {
     /// PEG only: multi-member constraints and standard-model traps avoided per step.
     pub multi: Vec<usize>,
     pub traps: Vec<usize>,
+    /// Kinetic + gravitational energy after each step less before it (J); a release step counts
+    /// from the released body's energy (issue 17 item 4: no step may gain energy beyond what
+    /// gravity supplies, which this sum already holds).
+    pub energy_gain: Vec<f64>,
+    /// Wall time spent in `PlanarWorld::step` (s), the measurements excluded.
+    pub step_seconds: f64,
 }
 
 impl BoxRun {
@@ -88,6 +94,19 @@ impl BoxRun {
 
     pub fn max_overlap(&self) -> f64 {
         self.overlap.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// The largest energy gain of one step (J; ≤ 0 when no step gained energy).
+    pub fn max_energy_gain(&self) -> f64 {
+        self.energy_gain
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// Wall time per step (s).
+    pub fn seconds_per_step(&self) -> f64 {
+        self.step_seconds / self.steps.max(1) as f64
     }
 
     /// Fraction of steps with at least one standard-model trap avoided (PEG).
@@ -224,7 +243,10 @@ fn box_of_polygons_inner(
         contacts: Vec::new(),
         multi: Vec::new(),
         traps: Vec::new(),
+        energy_gain: Vec::new(),
+        step_seconds: 0.0,
     };
+    let energy = |w: &PlanarWorld| w.state.kinetic_energy(&w.model) + w.state.potential_energy(&w.model);
     while world.steps < planned {
         if world.steps % interval == 0 {
             let k = (world.steps / interval) as usize;
@@ -246,7 +268,10 @@ fn box_of_polygons_inner(
             }
         }
         let before = world.state.clone();
+        let energy_before = energy(&world);
+        let clock = std::time::Instant::now();
         let result = world.step();
+        run.step_seconds += clock.elapsed().as_secs_f64();
         if stop == Some(world.steps - 1) {
             run.steps = world.steps;
             return (run, Some((world, before)));
@@ -260,6 +285,7 @@ fn box_of_polygons_inner(
                 }
                 run.overlap
                     .push(overlap::total_overlap(&world.model, &world.state));
+                run.energy_gain.push(energy(&world) - energy_before);
             }
             Err(e) => {
                 run.failure = Some(e.to_string());
