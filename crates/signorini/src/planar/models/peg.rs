@@ -905,7 +905,7 @@ impl PlanarPeg {
         let (mut kept, mut first_energy): (Option<Pass>, Option<f64>) = (None, None);
         for pass in 0..self.passes {
             let pass_set = match &about {
-                Some(v) => relinearize(model, state, &set, &EndPose::new(model, state, v, h), v),
+                Some(v) => relinearize(model, state, &set, &EndPose::new(model, state, v, h), v, self.gap_tolerance),
                 None => set.clone(),
             };
             let lcp = Lcp::assemble(model, state, &pass_set, &floors, nu_free, self.frictional);

@@ -20,7 +20,11 @@
 //! points are moved to the end pose's arms about each body's *start* centre (`Row::of` reads the
 //! arm p − c from the state it is given; G is a derivative with respect to ν, which acts at the
 //! start pose, so the arm at q* hung on the start centre is G*). The primary of each constraint
-//! (eq. 24) becomes the member of largest gap at q*, the member that holds the constraint there.
+//! (eq. 24) becomes, of the members that hold at the start (gap ≥ −`gap_tolerance`), the one of
+//! largest gap at q* (the member that holds the constraint there); a member that starts behind
+//! its line is primary only when none holds. With the largest gap at q* alone, an X-constraint's
+//! member 3.5 mm behind its line took the force and its vertex was pushed out by 3.5 mm in one
+//! 5 ms step: 0.017 J gained, and up to 0.35 J in one step over the box of polygons.
 //! Plain constraints (disks, segments, lines, recovery contacts) keep their start-pose
 //! linearization: their narrow phase is not re-run.
 //!
@@ -127,16 +131,31 @@ pub(super) fn relinearize(
     set: &[Constraint2],
     end: &EndPose,
     about: &[f64],
+    tolerance: f64,
 ) -> Vec<Constraint2> {
     let (h, dofs) = (model.settings.time_step, model.dof_offsets());
     set.iter()
         .map(|c| {
+            let starts: Vec<f64> = std::iter::once(&c.primary)
+                .chain(&c.others)
+                .map(|m| m.gap)
+                .collect();
             let mut members: Vec<(Contact2, f64)> = std::iter::once(&c.primary)
                 .chain(&c.others)
                 .map(|m| relinearized(m, start, &dofs, end, about, h))
                 .collect();
+            // A member that holds at the start (gap ≥ −tolerance) before one that does not: a
+            // force on a member that starts behind its line pushes that vertex out by its whole
+            // depth in one step (measured: an X-constraint's member at −3.5 mm, 0.017 J gained
+            // in one 5 ms step); then the largest gap at `end`.
+            let holds = |x: usize| starts[x] >= -tolerance;
             let best = (0..members.len())
-                .max_by(|&x, &y| members[x].1.total_cmp(&members[y].1).then(y.cmp(&x)))
+                .max_by(|&x, &y| {
+                    holds(x)
+                        .cmp(&holds(y))
+                        .then(members[x].1.total_cmp(&members[y].1))
+                        .then(y.cmp(&x))
+                })
                 .expect("a constraint has a primary");
             let primary = members.remove(best).0;
             Constraint2 {
