@@ -121,6 +121,15 @@ pub const TRAP_DEPTH: f64 = 1e-9;
 /// overlaps; 1.5 keeps them, with the sweep's largest one-step energy gain unchanged.
 pub const PASS_ENERGY_RATIO: f64 = 1.5;
 
+/// `gap_tolerance` (m), shared with planar PEG (`planar/models/peg.rs`, its own default).
+pub const GAP_TOLERANCE: ParamSpec = ParamSpec {
+    name: "gap_tolerance",
+    unit: "m",
+    default: ParamDefault::Value(1e-7),
+    description: "a constraint whose members all end the step (at the pose the pass's velocities lead to, exact geometry) deeper than this calls for another pass",
+    kind: ParamKind::Number(Range::at_least(0.0)),
+};
+
 model_params! {
     /// Parameters of `peg`.
     pub struct PegParams {
@@ -188,13 +197,7 @@ model_params! {
             description: "most detection + solve passes per step; a further pass runs only when the last pass's velocities bring new potential contacts within reach or leave a constraint's exact end-of-step gap below -gap_tolerance",
             kind: ParamKind::Number(Range::at_least(1.0).integer()),
         },
-        gap_tolerance: f64 = ParamSpec {
-            name: "gap_tolerance",
-            unit: "m",
-            default: ParamDefault::Value(1e-7),
-            description: "a constraint whose members all end the step (at the pose the pass's velocities lead to, exact geometry) deeper than this calls for another pass",
-            kind: ParamKind::Number(Range::at_least(0.0)),
-        },
+        gap_tolerance: f64 = GAP_TOLERANCE,
         recovery: &'static str = ParamSpec {
             description: "\"bounded\": a constraint that overlaps at the start of the step (largest member gap d < 0) must end it with that gap at least min(0, d + max_recovery_speed h), so an overlap goes at up to that speed, and a constraint that does not overlap is the paper's; \"full\": the paper's psi / h, which removes any overlap in one step whatever the speed it takes",
             ..time_stepping::RECOVERY

@@ -144,11 +144,8 @@ model_params! {
             kind: ParamKind::Number(Range::at_least(1.0).integer()),
         },
         gap_tolerance: f64 = ParamSpec {
-            name: "gap_tolerance",
-            unit: "m",
             default: ParamDefault::Value(1e-9),
-            description: "a constraint whose members all end the step (at the pose the pass's velocities lead to, exact geometry) deeper than this calls for another pass",
-            kind: ParamKind::Number(Range::at_least(0.0)),
+            ..crate::contact::peg::GAP_TOLERANCE
         },
         max_rows: usize = ParamSpec {
             name: "max_rows",
