@@ -655,9 +655,16 @@ fn cmd_export(path: &Path, mjcf: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Every contact model with its parameters: the 3D catalog, then the planar one (scenes with
+/// `[simulation] dimension = 2`), whose names are marked "(2D)" (their parameters differ: planar
+/// `peg` has `gap_prediction`, `passes`, … of its own defaults).
 fn cmd_models() {
-    for spec in catalog() {
-        say!("{}\n  {}", spec.name, spec.summary);
+    let specs = catalog().into_iter().map(|s| (s, ""));
+    let planar = signorini::planar::catalog()
+        .into_iter()
+        .map(|s| (s, " (2D)"));
+    for (spec, dimension) in specs.chain(planar) {
+        say!("{}{dimension}\n  {}", spec.name, spec.summary);
         for p in spec.params {
             let kind = p.kind.to_string();
             say!(

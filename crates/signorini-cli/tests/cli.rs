@@ -984,6 +984,44 @@ fn a_box_dropped_through_the_ground_in_one_step_stops_the_run_with_readable_file
 // 5. `models`, 6. `bench`
 // ---------------------------------------------------------------------------------------------
 
+/// `models` lists the planar models too, marked "(2D)", with their own parameters: planar PEG's
+/// gap prediction and passes with their defaults.
+#[test]
+fn models_lists_the_planar_models() {
+    let tmp = TempDir::new("models2d");
+    let o = signorini(tmp.path(), &["models"]);
+    o.expect_code(0, "models");
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.trim() == "peg (2D)")
+        .unwrap_or_else(|| panic!("no `peg (2D)` line:\n{}", o.stdout));
+    let block: Vec<&str> = lines[start + 1..]
+        .iter()
+        .take_while(|l| l.starts_with(' '))
+        .cloned()
+        .collect();
+    for (param, default) in [
+        ("gap_prediction", "\"implicit\""),
+        ("passes", "8"),
+        ("gap_tolerance", "0.000000001"),
+    ] {
+        assert!(
+            block
+                .iter()
+                .any(|l| l.split_whitespace().next() == Some(param)
+                    && l.ends_with(&format!("default {default}"))),
+            "`{param}` with default {default} is not listed under peg (2D):\n{}",
+            o.stdout
+        );
+    }
+    assert!(
+        lines.iter().any(|l| l.trim() == "stewart-trinkle (2D)"),
+        "{}",
+        o.stdout
+    );
+}
+
 #[test]
 fn models_lists_deepest_point_with_its_parameters() {
     let tmp = TempDir::new("models");

@@ -110,6 +110,9 @@ model_params! {
     /// Parameters of planar `peg`.
     pub struct PlanarPegParams {
         activation_distance: Option<f64> = ParamSpec {
+            default: ParamDefault::Derived(
+                "per pair, simulation.activation_distance + h (s_i + s_j), s = |v| + |w| r + h |g| (4 h (s_i + s_j) under gap_prediction = \"linear\")",
+            ),
             description: "vertex-edge feature pairs closer than this are potential contacts, vertex pairs closer than this get X-constraints; the default is each pair's approach over one step under the start motion, simulation.activation_distance + h (s_i + s_j), s = |v| + |omega| r + h |g| (r: the body's bounding radius about its centre of mass), with a factor 4 on h (s_i + s_j) under gap_prediction = \"linear\"; each pass adds what its velocities bring within reach",
             ..time_stepping::ACTIVATION_DISTANCE
         },
