@@ -31,13 +31,14 @@ fn signorini(cwd: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     (out.status.code(), stdout, stderr)
 }
 
-/// The catalog's model names, from `signorini models` (names start a line).
+/// The 3D catalog's model names, from `signorini models` (names start a line).
 fn models(cwd: &Path) -> Vec<String> {
     let (code, stdout, _) = signorini(cwd, &["models"]);
     assert_eq!(code, Some(0));
+    // The 3D models (the planar ones, listed after them, are marked "(2D)").
     stdout
         .lines()
-        .filter(|l| !l.starts_with(' ') && !l.is_empty())
+        .filter(|l| !l.starts_with(' ') && !l.is_empty() && !l.ends_with("(2D)"))
         .map(String::from)
         .collect()
 }
