@@ -984,6 +984,21 @@ fn a_box_dropped_through_the_ground_in_one_step_stops_the_run_with_readable_file
 // 5. `models`, 6. `bench`
 // ---------------------------------------------------------------------------------------------
 
+/// The indented lines under model `name` in `signorini models`' output (its summary and
+/// parameters: the block runs until the next unindented line, the next model).
+fn model_block<'a>(stdout: &'a str, name: &str) -> Vec<&'a str> {
+    let lines: Vec<&str> = stdout.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.trim() == name)
+        .unwrap_or_else(|| panic!("no `{name}` line:\n{stdout}"));
+    lines[start + 1..]
+        .iter()
+        .take_while(|l| l.starts_with(' '))
+        .cloned()
+        .collect()
+}
+
 /// `models` lists the planar models too, marked "(2D)", with their own parameters: planar PEG's
 /// gap prediction and passes with their defaults.
 #[test]
@@ -991,16 +1006,7 @@ fn models_lists_the_planar_models() {
     let tmp = TempDir::new("models2d");
     let o = signorini(tmp.path(), &["models"]);
     o.expect_code(0, "models");
-    let lines: Vec<&str> = o.stdout.lines().collect();
-    let start = lines
-        .iter()
-        .position(|l| l.trim() == "peg (2D)")
-        .unwrap_or_else(|| panic!("no `peg (2D)` line:\n{}", o.stdout));
-    let block: Vec<&str> = lines[start + 1..]
-        .iter()
-        .take_while(|l| l.starts_with(' '))
-        .cloned()
-        .collect();
+    let block = model_block(&o.stdout, "peg (2D)");
     for (param, default) in [
         ("gap_prediction", "\"implicit\""),
         ("passes", "8"),
@@ -1015,11 +1021,7 @@ fn models_lists_the_planar_models() {
             o.stdout
         );
     }
-    assert!(
-        lines.iter().any(|l| l.trim() == "stewart-trinkle (2D)"),
-        "{}",
-        o.stdout
-    );
+    assert!(!model_block(&o.stdout, "stewart-trinkle (2D)").is_empty());
 }
 
 #[test]
@@ -1027,17 +1029,7 @@ fn models_lists_deepest_point_with_its_parameters() {
     let tmp = TempDir::new("models");
     let o = signorini(tmp.path(), &["models"]);
     o.expect_code(0, "models");
-    let lines: Vec<&str> = o.stdout.lines().collect();
-    let start = lines
-        .iter()
-        .position(|l| l.trim() == "deepest-point")
-        .unwrap_or_else(|| panic!("no `deepest-point` line:\n{}", o.stdout));
-    // The model's block runs until the next unindented line (the next model).
-    let block: Vec<&str> = lines[start + 1..]
-        .iter()
-        .take_while(|l| l.starts_with(' '))
-        .cloned()
-        .collect();
+    let block = model_block(&o.stdout, "deepest-point");
     for param in ["kp", "kv", "kp_per_kg", "kv_per_kg"] {
         assert!(
             block

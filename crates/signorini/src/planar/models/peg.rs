@@ -898,14 +898,16 @@ impl PlanarPeg {
         let bound = self.max_recovery_speed;
         let floor = |c: &Constraint2| time_stepping::recovery_floor(c.start_gap(), h, bound);
         let mut floors: Vec<f64> = set.iter().map(floor).collect();
-        let mut about = (self.prediction != Prediction::Linear).then(|| nu_free.to_vec());
-        // The linearization point of the pass before, to which a diverging pass returns once.
-        let (mut before, mut reverted): (Option<Option<Vec<f64>>>, bool) = (None, false);
+        // The linearization point (velocity, and the pose it leads to), and the one of the pass
+        // before, to which a diverging pass returns once.
+        let mut about = (self.prediction != Prediction::Linear)
+            .then(|| (nu_free.to_vec(), EndPose::new(model, state, nu_free, h)));
+        let (mut before, mut reverted): (Option<Option<(Vec<f64>, EndPose)>>, bool) = (None, false);
         let mut warm_from = std::mem::take(&mut self.previous);
         let (mut kept, mut first_energy): (Option<Pass>, Option<f64>) = (None, None);
         for pass in 0..self.passes {
             let pass_set = match &about {
-                Some(v) => relinearize(model, state, &set, &EndPose::new(model, state, v, h), v, self.gap_tolerance),
+                Some((v, pose)) => relinearize(model, state, &set, pose, v, self.gap_tolerance),
                 None => set.clone(),
             };
             let lcp = Lcp::assemble(model, state, &pass_set, &floors, nu_free, self.frictional);
@@ -966,7 +968,7 @@ impl PlanarPeg {
             };
             let violated = self.prediction == Prediction::Implicit && score < 0.0;
             if self.prediction == Prediction::Implicit {
-                before = Some(about.replace(candidate.velocity.clone()));
+                before = Some(about.replace((candidate.velocity.clone(), end)));
             }
             if kept.as_ref().is_none_or(|k| k.yields_to(&candidate)) {
                 kept = Some(candidate);
