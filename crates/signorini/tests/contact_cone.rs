@@ -61,6 +61,62 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// (t1, t2) is orthonormal and normal to n (to 1e-15: a cross product and a normalization),
+    /// and right-handed (t1 × t2 = n).
+    #[test]
+    fn the_tangent_basis_is_orthonormal_and_right_handed(n in prop::array::uniform3(-1.0f64..1.0)) {
+        let Some(n) = unit(n) else { return Ok(()) };
+        let (t1, t2) = cone::tangent_basis(n);
+        for (a, b) in [(t1, t1), (t2, t2)] {
+            prop_assert!((a.dot(b) - 1.0).abs() < 1e-15);
+        }
+        for (a, b) in [(t1, t2), (t1, n), (t2, n)] {
+            prop_assert!(a.dot(b).abs() < 1e-15, "{}", a.dot(b));
+        }
+        prop_assert!((t1.cross(t2) - n).length() < 1e-15);
+    }
+
+    /// A normal within round-off of a world axis (a resting box's face normal, rotated by its
+    /// orientation quaternion) gets the axis's own basis to within that round-off: the friction
+    /// directions do not turn from step to step while the normal jitters by 1e-15 (the rule
+    /// before switched between the X and Y axes at |n_x| = |n_y|, which near ±Z is decided by
+    /// the jitter).
+    #[test]
+    fn a_normal_jittering_about_a_world_axis_keeps_its_basis(
+        axis in 0usize..6,
+        jitter in prop::array::uniform3(-1e-13f64..1e-13),
+    ) {
+        let exact = [DVec3::X, DVec3::Y, DVec3::Z, -DVec3::X, -DVec3::Y, -DVec3::Z][axis];
+        let n = (exact + DVec3::from(jitter)).normalize();
+        let (e1, e2) = cone::tangent_basis(exact);
+        let (t1, t2) = cone::tangent_basis(n);
+        prop_assert!((t1 - e1).length() < 1e-12 && (t2 - e2).length() < 1e-12,
+            "{n:?}: ({t1:?}, {t2:?}) against ({e1:?}, {e2:?})");
+    }
+}
+
+/// The one switch of the rule is at |n_x| = 1/√2: either side of it the basis is continuous
+/// (t1 moves by about as much as n), across it t1 turns.
+#[test]
+fn the_tangent_basis_switches_only_at_45_degrees_from_x() {
+    let at = |angle: f64| DVec3::new(angle.cos(), 0.0, angle.sin());
+    let quarter = std::f64::consts::FRAC_PI_4;
+    for (a, b) in [
+        (0.1, 0.1 + 1e-9),
+        (quarter + 1e-6, quarter + 2e-6),
+        (1.2, 1.2 + 1e-9),
+    ] {
+        let moved = (cone::tangent_basis(at(a)).0 - cone::tangent_basis(at(b)).0).length();
+        assert!(moved < 1e-6, "{a} → {b}: t1 moved {moved:e}");
+    }
+    let (before, after) = (at(quarter - 1e-9), at(quarter + 1e-9));
+    let turned = (cone::tangent_basis(before).0 - cone::tangent_basis(after).0).length();
+    assert!(turned > 1.0, "t1 turned {turned} across the switch");
+}
+
 /// No force in the plane (along the normal: round-off of its 3 N s, or zero): no friction.
 #[test]
 fn a_normal_or_zero_force_has_no_friction() {

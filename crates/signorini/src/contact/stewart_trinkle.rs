@@ -203,8 +203,9 @@ const MATCH_RADIUS_FRACTION: f64 = 1e-3;
 /// A contact's first friction direction d_0 that moved by less than this since the last step
 /// (distance of unit vectors, 0.1 ≈ 5.7°) is the same direction turned with its normal: β and
 /// Lemke's basic rows are carried over as they are. A switch of `cone::tangent_basis`'s rule
-/// (at |n_x| = |n_y| ≤ |n_z|, say) turns d_0 by at least 60° (cos = n_x n_y / √((1 − n_x²)(1 − n_y²)),
-/// at most 1/2 in size there): distance ≥ 1, and the friction impulse is re-decomposed.
+/// (at |n_x| = 1/√2) turns d_0 by cos⁻¹(−n_y / √(n_z² + 1/2)) (up to sign): 90° for a normal
+/// in the xz plane, little only near n = (±1/√2, ∓1/√2, 0), where the two choices agree; beyond
+/// the tolerance the friction impulse is re-decomposed.
 /// (At 1e-9 every moving contact was re-decomposed, which lost Lemke's basis for its β: the
 /// 64-box bin's landing under `stewart-trinkle` ran 10× slower.)
 const BASIS_TOLERANCE: f64 = 0.1;

@@ -123,11 +123,15 @@ impl Peg {
         let mut first_energy: Option<f64> = None;
         let mut pass = 0;
         let mut dropped = 0;
+        let mut solve_seconds = 0.0;
         loop {
             pass += 1;
             // A further pass that cannot be posed (max_rows) or solved leaves the step with the
             // pass kept so far.
             let attempt = self.solve_constraints(problem, constraints, &about, out);
+            if let Ok(r) = &attempt {
+                solve_seconds += r.2.seconds;
+            }
             let solved = match attempt {
                 Ok(r) if !(r.2.failed && kept.as_ref().is_some_and(|k| !k.solved.2.failed)) => r,
                 _ if kept.is_some() => {
@@ -171,8 +175,11 @@ impl Peg {
             }
             out.copy_from_slice(problem.applied);
         }
+        let mut kept = kept.expect("the first pass is kept or returned an error");
+        // The step's solve time is every pass's, not the kept pass's alone.
+        kept.solved.2.seconds = solve_seconds;
         Ok(Passes {
-            kept: kept.expect("the first pass is kept or returned an error"),
+            kept,
             pass,
             dropped,
             detection,
@@ -310,6 +317,7 @@ impl Peg {
         };
         // Each island's answer depends on its own data only, and they are combined in island
         // order: the same result with any number of threads.
+        let t0 = Instant::now();
         let solved: Vec<Result<_, ContactError>> = if layout.len() >= PARALLEL_MIN_ROWS {
             islands.par_iter().enumerate().map(solve).collect()
         } else {
@@ -325,10 +333,15 @@ impl Peg {
             });
             parts.push(part);
         }
+        // Wall-clock time of the islands' assembly and solves: the islands' own times add up
+        // the threads' (on two threads the solve stage outran the whole step and `metrics.csv`'s
+        // model_seconds, the remainder, went negative).
+        let mut report = report.expect("at least one island");
+        report.seconds = t0.elapsed().as_secs_f64();
         let (lcp, z) = islands::combine(constraints, mu, k, &parts);
         let impulses = constraints.len() + lcp.nt;
         add_row_forces(model, &lcp.rows, &z.as_slice()[..impulses], h, out);
-        Ok((lcp, z, report.expect("at least one island")))
+        Ok((lcp, z, report))
     }
 
     /// μ of each constraint's rows: the pair's coefficient, 0 without friction (`friction =
