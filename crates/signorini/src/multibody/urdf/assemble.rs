@@ -209,7 +209,9 @@ impl<'d> Topology<'d> {
             path.push(j);
             link = self.index[desc.joints[j].parent.as_str()];
         }
-        let first = path.iter().position(|&j| self.index[desc.joints[j].child.as_str()] == link);
+        let first = path
+            .iter()
+            .position(|&j| self.index[desc.joints[j].child.as_str()] == link);
         let cycle = &path[first.unwrap_or(0)..];
         let names = cycle
             .iter()
@@ -288,7 +290,11 @@ impl Carriers {
             .copied()
             .filter(|&l| carrier[l] == Carrier::Link(l))
             .collect();
-        let tree_index = tree_order.iter().enumerate().map(|(i, &l)| (l, i)).collect();
+        let tree_index = tree_order
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| (l, i))
+            .collect();
         Carriers {
             carrier,
             offset,
@@ -347,14 +353,18 @@ fn tree_links(
                 let Some(m) = stand_in else {
                     return Err(massless_error(urdf_link, joint, at));
                 };
+                let why = if welded {
+                    " (welded to the world: its mass enters no equation of motion)"
+                } else {
+                    ""
+                };
                 warnings.push(format!(
-                    "{}:{}: link \"{}\": no mass (no <inertial>, nor in a link welded to it); given \
-                     {m} kg and the inertia of a {} cm solid sphere{}",
+                    "{}:{}: link \"{}\": no mass (no <inertial>, nor in a link welded to it); \
+                     given {m} kg and the inertia of a {} cm solid sphere{why}",
                     at.file,
                     urdf_link.line,
                     urdf_link.name,
                     100.0 * STAND_IN_RADIUS,
-                    if welded { " (welded to the world: its mass enters no equation of motion)" } else { "" }
                 ));
                 let i = 0.4 * m * STAND_IN_RADIUS * STAND_IN_RADIUS;
                 (m, DVec3::ZERO, DMat3::from_diagonal(DVec3::splat(i)))
@@ -383,21 +393,29 @@ fn joint_kind(j: &JointDesc) -> JointKind {
 /// link merged into it; `None` if none of them has mass. Each inertial's inertia is rotated
 /// from its `<origin>` axes into the tree link's (R I Rᵀ) and moved to the common centre of
 /// mass by the parallel-axis theorem.
-fn combined_inertial(desc: &Description, carriers: &Carriers, l: usize) -> Option<(f64, DVec3, DMat3)> {
+fn combined_inertial(
+    desc: &Description,
+    carriers: &Carriers,
+    l: usize,
+) -> Option<(f64, DVec3, DMat3)> {
     let parts: Vec<(f64, DVec3, DMat3)> = carriers
         .members(l)
         .filter_map(|m| {
             let inertial = desc.links[m].inertial.as_ref().filter(|i| i.mass > 0.0)?;
             let frame = carriers.offset[m].mul(&inertial.origin);
             let r = DMat3::from_quat(frame.rotation);
-            Some((inertial.mass, frame.translation, r * inertial.inertia * r.transpose()))
+            Some((
+                inertial.mass,
+                frame.translation,
+                r * inertial.inertia * r.transpose(),
+            ))
         })
         .collect();
     if let [single] = parts.as_slice() {
         return Some(*single);
     }
     let mass: f64 = parts.iter().map(|p| p.0).sum();
-    if !(mass > 0.0) {
+    if mass <= 0.0 {
         return None;
     }
     let com = parts.iter().map(|p| p.0 * p.1).sum::<DVec3>() / mass;
@@ -501,13 +519,20 @@ fn collisions(
     Ok(out)
 }
 
-fn shape(c: &CollisionDesc, base_dir: &Path, options: &UrdfOptions) -> Result<Shape, (String, String)> {
-    let geometry_error = |e: crate::geometry::GeometryError| (e.to_string(), "check the geometry's sizes".to_string());
+fn shape(
+    c: &CollisionDesc,
+    base_dir: &Path,
+    options: &UrdfOptions,
+) -> Result<Shape, (String, String)> {
+    let geometry_error = |e: crate::geometry::GeometryError| {
+        (e.to_string(), "check the geometry's sizes".to_string())
+    };
     match &c.geometry {
         GeometryDesc::Box { size } => Shape::cuboid(*size).map_err(geometry_error),
         GeometryDesc::Sphere { radius } => Shape::sphere(*radius).map_err(geometry_error),
         GeometryDesc::Cylinder { radius, length } => {
-            Shape::cylinder(*radius, *length, options.cylinder_segments.max(3)).map_err(geometry_error)
+            Shape::cylinder(*radius, *length, options.cylinder_segments.max(3))
+                .map_err(geometry_error)
         }
         GeometryDesc::Mesh { filename, scale } => {
             let path = mesh::resolve(filename, base_dir)?;

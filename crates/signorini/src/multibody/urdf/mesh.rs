@@ -73,7 +73,8 @@ pub(super) fn read_vertices(path: &Path) -> Result<Vec<DVec3>, MeshError> {
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    let convert = "convert the collision mesh to STL or OBJ (Blender, MeshLab and assimp export both)";
+    let convert =
+        "convert the collision mesh to STL or OBJ (Blender, MeshLab and assimp export both)";
     let read = || {
         std::fs::read(path).map_err(|e| {
             (
@@ -86,7 +87,9 @@ pub(super) fn read_vertices(path: &Path) -> Result<Vec<DVec3>, MeshError> {
         "stl" => stl(&read()?),
         "obj" => obj(&String::from_utf8_lossy(&read()?)),
         "dae" => Err("COLLADA (.dae) meshes are not read".to_string()),
-        other => Err(format!("mesh format `.{other}` is not read (STL and OBJ are)")),
+        other => Err(format!(
+            "mesh format `.{other}` is not read (STL and OBJ are)"
+        )),
     }
     .map_err(|why| {
         (
@@ -123,14 +126,19 @@ fn stl(bytes: &[u8]) -> Result<Vec<DVec3>, String> {
             .to_string()
     })?;
     if !text.trim_start().starts_with("solid") {
-        return Err("not an STL file: binary STL's size does not match its triangle count, and \
+        return Err(
+            "not an STL file: binary STL's size does not match its triangle count, and \
                     ASCII STL starts with `solid`"
-            .into());
+                .into(),
+        );
     }
     let mut points = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let mut words = line.split_whitespace();
-        if words.next().is_some_and(|w| w.eq_ignore_ascii_case("vertex")) {
+        if words
+            .next()
+            .is_some_and(|w| w.eq_ignore_ascii_case("vertex"))
+        {
             points.push(three_numbers(&mut words).ok_or_else(|| {
                 format!("line {}: `vertex` is not followed by three numbers", n + 1)
             })?);
@@ -157,9 +165,11 @@ fn obj(text: &str) -> Result<Vec<DVec3>, String> {
     for (n, line) in text.lines().enumerate() {
         let mut words = line.split_whitespace();
         if words.next() == Some("v") {
-            points.push(three_numbers(&mut words).ok_or_else(|| {
-                format!("line {}: `v` is not followed by three numbers", n + 1)
-            })?);
+            points.push(
+                three_numbers(&mut words).ok_or_else(|| {
+                    format!("line {}: `v` is not followed by three numbers", n + 1)
+                })?,
+            );
         }
     }
     Ok(points)

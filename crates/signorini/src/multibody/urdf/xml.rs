@@ -38,11 +38,21 @@ pub(super) struct CollisionDesc {
 
 pub(super) enum GeometryDesc {
     /// Full edge lengths (m).
-    Box { size: DVec3 },
-    Sphere { radius: f64 },
+    Box {
+        size: DVec3,
+    },
+    Sphere {
+        radius: f64,
+    },
     /// Axis along z, centred.
-    Cylinder { radius: f64, length: f64 },
-    Mesh { filename: String, scale: DVec3 },
+    Cylinder {
+        radius: f64,
+        length: f64,
+    },
+    Mesh {
+        filename: String,
+        scale: DVec3,
+    },
 }
 
 impl GeometryDesc {
@@ -116,9 +126,21 @@ pub(super) fn read(text: &str, file: &str) -> Result<Description, UrdfError> {
             "link" => links.push(r.link(node)?),
             "joint" => joints.push(r.joint(node)?),
             "material" => {}
-            "transmission" => r.warn(node, "<transmission>", "actuator transmissions are not modelled; ignored"),
-            "gazebo" => r.warn(node, "<gazebo>", "Gazebo's simulator settings are not read; ignored"),
-            other => r.warn(node, &format!("<{other}>"), "not a URDF element signorini reads; ignored"),
+            "transmission" => r.warn(
+                node,
+                "<transmission>",
+                "actuator transmissions are not modelled; ignored",
+            ),
+            "gazebo" => r.warn(
+                node,
+                "<gazebo>",
+                "Gazebo's simulator settings are not read; ignored",
+            ),
+            other => r.warn(
+                node,
+                &format!("<{other}>"),
+                "not a URDF element signorini reads; ignored",
+            ),
         }
     }
     r.no_duplicates("link", links.iter().map(|l| (&l.name, l.line)))?;
@@ -200,10 +222,11 @@ impl<'a> Reader<'a> {
 
     /// A xacro file (elements in the xacro namespace) is refused with the command that expands it.
     fn refuse_xacro(&self, robot: Node) -> Result<(), UrdfError> {
-        let xacro = robot
-            .descendants()
-            .filter(Node::is_element)
-            .find(|n| n.tag_name().namespace().is_some_and(|ns| ns.contains("xacro")));
+        let xacro = robot.descendants().filter(Node::is_element).find(|n| {
+            n.tag_name()
+                .namespace()
+                .is_some_and(|ns| ns.contains("xacro"))
+        });
         match xacro {
             Some(n) => Err(self.error(
                 n,
@@ -289,7 +312,9 @@ impl<'a> Reader<'a> {
         let mut out = [0.0; N];
         let mut words = a.value().split_whitespace();
         for x in out.iter_mut() {
-            let word = words.next().ok_or_else(|| bad(&format!("has fewer than {N} numbers")))?;
+            let word = words
+                .next()
+                .ok_or_else(|| bad(&format!("has fewer than {N} numbers")))?;
             *x = word
                 .parse::<f64>()
                 .map_err(|_| bad(&format!("has `{word}`, which is not a number")))?;
@@ -298,7 +323,10 @@ impl<'a> Reader<'a> {
             }
         }
         if words.next().is_some() {
-            return Err(bad(&format!("has more than {N} number{}", if N == 1 { "" } else { "s" })));
+            return Err(bad(&format!(
+                "has more than {N} number{}",
+                if N == 1 { "" } else { "s" }
+            )));
         }
         Ok(out)
     }
@@ -341,14 +369,23 @@ impl<'a> Reader<'a> {
     }
 
     /// Warn about every child element of `node` not in `known` (`silent` ones pass quietly).
-    fn warn_unknown_children(&mut self, node: Node, element: &str, known: &[&str], silent: &[&str]) {
+    fn warn_unknown_children(
+        &mut self,
+        node: Node,
+        element: &str,
+        known: &[&str],
+        silent: &[&str],
+    ) {
         for c in node.children().filter(Node::is_element) {
             let tag = c.tag_name().name();
             if !known.contains(&tag) && !silent.contains(&tag) {
                 let what = match tag {
                     "mimic" => "not modelled: the joint moves on its own; ignored".to_string(),
                     "calibration" | "safety_controller" => "not modelled; ignored".to_string(),
-                    _ => format!("<{tag}> is not read in a <{}>; ignored", node.tag_name().name()),
+                    _ => format!(
+                        "<{tag}> is not read in a <{}>; ignored",
+                        node.tag_name().name()
+                    ),
                 };
                 self.warn(c, &format!("{element} <{tag}>"), &what);
             }
@@ -487,7 +524,10 @@ impl<'a> Reader<'a> {
                 self.warn(
                     shape,
                     &se,
-                    &format!("<{other}> is not URDF geometry (box, sphere, cylinder, mesh); this collision is skipped"),
+                    &format!(
+                        "<{other}> is not URDF geometry (box, sphere, cylinder, mesh); this \
+                         collision is skipped"
+                    ),
                 );
                 return Ok(None);
             }
@@ -523,11 +563,20 @@ impl<'a> Reader<'a> {
         let (parent, child_link) = (link_of("parent")?, link_of("child")?);
         let origin = self.origin(node, &element)?;
         let axis = match child(node, "axis") {
-            Some(a) => DVec3::from(self.numbers(a, &format!("{element} <axis>"), "xyz", Some([1.0, 0.0, 0.0]), "a direction")?),
+            Some(a) => DVec3::from(self.numbers(
+                a,
+                &format!("{element} <axis>"),
+                "xyz",
+                Some([1.0, 0.0, 0.0]),
+                "a direction",
+            )?),
             None => DVec3::X,
         };
-        let moves_along_axis = matches!(kind, JointType::Revolute | JointType::Continuous | JointType::Prismatic);
-        if moves_along_axis && !(axis.length() > 1e-12) {
+        let moves_along_axis = matches!(
+            kind,
+            JointType::Revolute | JointType::Continuous | JointType::Prismatic
+        );
+        if moves_along_axis && axis.length() <= 1e-12 {
             return Err(self.error(
                 child(node, "axis").unwrap_or(node),
                 &format!("{element} <axis>"),
@@ -560,15 +609,13 @@ impl<'a> Reader<'a> {
             Some("prismatic") => JointType::Prismatic,
             Some("fixed") => JointType::Fixed,
             Some("floating") => JointType::Floating,
-            Some("planar") => {
-                return Err(self.error(
-                    node,
-                    element,
-                    "unsupported joint type planar",
-                    "the tree has no planar joint: model it as two prismatic joints and a revolute \
+            Some("planar") => return Err(self.error(
+                node,
+                element,
+                "unsupported joint type planar",
+                "the tree has no planar joint: model it as two prismatic joints and a revolute \
                      joint in series (through two small links with <inertial>s)",
-                ))
-            }
+            )),
             Some(other) => {
                 return Err(self.error(
                     node,
@@ -598,10 +645,21 @@ impl<'a> Reader<'a> {
         kind: JointType,
     ) -> Result<(Option<(f64, f64)>, Option<f64>, Option<f64>), UrdfError> {
         let bounded = matches!(kind, JointType::Revolute | JointType::Prismatic);
-        let unit = if kind == JointType::Prismatic { "m" } else { "rad" };
+        let unit = if kind == JointType::Prismatic {
+            "m"
+        } else {
+            "rad"
+        };
         let Some(l) = child(node, "limit") else {
             if bounded {
-                self.warn(node, element, &format!("a {} joint without <limit>: no position limits", kind.name()));
+                self.warn(
+                    node,
+                    element,
+                    &format!(
+                        "a {} joint without <limit>: no position limits",
+                        kind.name()
+                    ),
+                );
             }
             return Ok((None, None, None));
         };
@@ -628,7 +686,9 @@ impl<'a> Reader<'a> {
             ));
         }
         if l.attribute("lower").is_none() && l.attribute("upper").is_none() {
-            self.warn(l, &le, "neither lower nor upper: URDF's defaults [0, 0] hold the joint at 0 once limits are enforced");
+            let what = "neither lower nor upper: URDF's defaults [0, 0] hold the joint at 0 \
+                        once limits are enforced";
+            self.warn(l, &le, what);
         }
         Ok((Some((lower, upper)), effort, velocity))
     }
