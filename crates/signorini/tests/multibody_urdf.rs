@@ -932,3 +932,46 @@ fn damaged_files_are_errors_never_panics() {
         let _ = k;
     }
 }
+
+/// A robot welded to a `world` link: the base stays a link of its own on a fixed root joint
+/// (merging stops at the world), a massless frame on it merges into it, a `floating` joint
+/// becomes `JointKind::Floating`, and collision geometry on `world` itself is warned about.
+#[test]
+fn a_base_welded_to_the_world_link_and_a_floating_joint() {
+    let text = r#"<robot name="welded">
+  <link name="world">
+    <collision><geometry><box size="1 1 1"/></geometry></collision>
+  </link>
+  <joint name="weld" type="fixed">
+    <parent link="world"/><child link="base"/>
+    <origin xyz="1 2 3"/>
+  </joint>
+  <link name="base"><inertial><mass value="2"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
+  <joint name="mount" type="fixed"><parent link="base"/><child link="flange"/><origin xyz="0 0 0.5"/></joint>
+  <link name="flange"/>
+  <joint name="free" type="floating"><parent link="flange"/><child link="drone"/><origin xyz="0 0 1"/></joint>
+  <link name="drone"><inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.02"/></inertial></link>
+</robot>"#;
+    let r = import(text).unwrap();
+    assert_eq!(names(&r), ["base", "drone"]);
+    let [base, drone] = r.tree.links() else {
+        panic!("two links")
+    };
+    assert_eq!((base.parent, base.joint), (None, JointKind::Fixed));
+    assert_eq!(base.joint_frame.translation, DVec3::new(1.0, 2.0, 3.0));
+    assert_eq!((drone.parent, drone.joint), (Some(0), JointKind::Floating));
+    assert_eq!(drone.joint_frame.translation, DVec3::new(0.0, 0.0, 1.5));
+    assert_eq!((r.tree.nq(), r.tree.nv()), (7, 6));
+    assert_eq!(r.collisions.len(), 0);
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    assert!(
+        r.warnings[0].contains("bad.urdf:3: link \"world\" <collision>"),
+        "{:?}",
+        r.warnings
+    );
+    let flange = r.frames.iter().find(|f| f.name == "flange").unwrap();
+    assert_eq!(
+        (flange.link, flange.pose.translation),
+        (Some(0), DVec3::new(0.0, 0.0, 0.5))
+    );
+}
