@@ -18,6 +18,7 @@ macro_rules! say {
 mod experiment;
 mod planar;
 mod sweep;
+mod urdf;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -109,7 +110,7 @@ enum Command {
         #[arg(long, default_value_t = replay::DEFAULT_FPS)]
         fps: f64,
     },
-    /// Validate a scene file without running it.
+    /// Validate a scene file without running it; a `.urdf` robot is imported and summarized.
     Check { scene: PathBuf },
     /// List the contact models and their parameters with defaults.
     Models,
@@ -434,6 +435,7 @@ fn cmd_run(
             return Err(input_error(replay::ReplayError::Fps(fps)));
         }
     }
+    urdf::refuse_to_step(path, "run")?;
     if planar::is_planar(path)? {
         return planar::run(path, o, out, (html_fps.is_some(), impulses));
     }
@@ -612,6 +614,9 @@ pub(crate) fn on_interrupt(without: &str) -> &'static AtomicBool {
 }
 
 fn cmd_check(path: &Path) -> Result<(), Failure> {
+    if urdf::is_urdf(path) {
+        return urdf::check(path);
+    }
     if planar::is_planar(path)? {
         return planar::check(path);
     }
@@ -684,6 +689,7 @@ fn cmd_bench(path: &Path, o: &Overrides, steps: Option<u64>, warmup: f64) -> Res
             "--warmup must be a non-negative number of simulated seconds, got {warmup}"
         )));
     }
+    urdf::refuse_to_step(path, "bench")?;
     let mut sim = prepare(path, o)?;
     let n = steps.unwrap_or_else(|| sim.planned_steps());
     if n == 0 {

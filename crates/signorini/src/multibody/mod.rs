@@ -3,13 +3,15 @@
 //! joints; inverse dynamics (RNEA), the joint-space mass matrix (CRBA), forward dynamics (ABA),
 //! forward kinematics, energies and momenta; joint damping, armature, torque inputs and PD
 //! actuators; semi-implicit Euler and RK4 with quaternions integrated on the manifold.
-//! Contact-free so far (docs/multibody.md lists what is not done). Uses `geometry` (poses) only.
+//! URDF import (`urdf`: a robot file → a tree and its links' collision shapes). Contact-free so
+//! far (docs/multibody.md lists what is not done). Uses `geometry` (poses, shapes) only.
 pub mod algorithms;
 pub mod control;
 pub mod integrate;
 pub mod joint;
 pub mod spatial;
 pub mod tree;
+pub mod urdf;
 
 pub use algorithms::{LinkKinematics, Workspace};
 pub use control::{Controls, PdActuator};
