@@ -165,11 +165,7 @@ impl TreeRun {
         if !(self.duration.is_finite() && self.duration > 0.0) {
             return bad(format!("duration {} s is not positive", self.duration));
         }
-        if let Err((message, hint)) =
-            crate::pipeline::adaptive::check_step_plan(self.duration, self.time_step)
-        {
-            return bad(format!("{message}\n  help: {hint}"));
-        }
+        step_plan(self.duration, self.time_step).or_else(bad)?;
         if self.joint_names.len() != self.tree.len() {
             return bad(format!(
                 "{} joint names for {} links",
@@ -179,6 +175,38 @@ impl TreeRun {
         }
         self.tree.check_state(&self.q0, &self.v0)?;
         self.controls.check(&self.tree)?;
+        Ok(())
+    }
+}
+
+/// Most steps a run may plan (the scene runs' limit).
+const MAX_STEPS: f64 = 1e9;
+
+/// The duration (s) must be a whole number of steps of h (s), at least one and at most
+/// [`MAX_STEPS`], as scene runs require (`pipeline::adaptive::check_step_plan`, which this
+/// layer's tree runs do not name: they use `multibody` only).
+fn step_plan(duration: f64, h: f64) -> Result<(), String> {
+    let n = duration / h;
+    let whole = n.round();
+    if !(n >= 1.0 - 1e-9) {
+        Err(format!(
+            "time step {h} s is longer than the duration {duration} s\n  help: a time step of \
+             at most the duration, e.g. {}",
+            duration / 100.0
+        ))
+    } else if n > MAX_STEPS {
+        Err(format!(
+            "duration / time step = {n:.3e} steps, more than {MAX_STEPS:.0e}\n  help: shorten \
+             the duration or lengthen the time step"
+        ))
+    } else if (n - whole).abs() > 1e-9 * whole {
+        Err(format!(
+            "duration {duration} s is not a whole number of steps of {h} s ({n:.6} steps)\n  \
+             help: use duration {} or {} s, or a time step that divides {duration} s",
+            n.floor() * h,
+            n.ceil() * h
+        ))
+    } else {
         Ok(())
     }
 }
