@@ -100,6 +100,9 @@ enum Command {
         /// contact point carried over the step that ended there (docs/outputs.md).
         #[arg(long)]
         impulses: bool,
+        /// Options of a URDF robot's run (docs/multibody.md, "Running a URDF").
+        #[command(flatten)]
+        robot: urdf::RobotArgs,
     },
     /// Write replay.html, a page that replays a run in a browser, from the run's output
     /// directory (scene.json, trajectory.csv, metrics.csv; contacts.csv if recorded).
@@ -221,7 +224,15 @@ fn main() -> ExitCode {
             html,
             fps,
             impulses,
-        } => cmd_run(&scene, &overrides, out, html.then_some(fps), impulses),
+            robot,
+        } => cmd_run(
+            &scene,
+            &overrides,
+            out,
+            html.then_some(fps),
+            impulses,
+            &robot,
+        ),
         Command::View { out_dir, fps } => cmd_view(&out_dir, fps),
         Command::Check { scene } => cmd_check(&scene),
         Command::Models => {
@@ -429,13 +440,22 @@ fn cmd_run(
     out: Option<PathBuf>,
     html_fps: Option<f64>,
     impulses: bool,
+    robot: &urdf::RobotArgs,
 ) -> Result<(), Failure> {
     if let Some(fps) = html_fps {
         if !(fps.is_finite() && (1.0..=1e5).contains(&fps)) {
             return Err(input_error(replay::ReplayError::Fps(fps)));
         }
     }
-    urdf::refuse_to_step(path, "run")?;
+    if urdf::is_urdf(path) {
+        return urdf::run(path, o, out, (robot, html_fps.is_some(), impulses));
+    }
+    if let Some(flag) = robot.first_given() {
+        return Err(input_error(anyhow::anyhow!(
+            "{flag} applies to a URDF robot (a .urdf file) only; {} is a scene file",
+            path.display()
+        )));
+    }
     if planar::is_planar(path)? {
         return planar::run(path, o, out, (html_fps.is_some(), impulses));
     }

@@ -1,6 +1,7 @@
 //! `signorini check robot.urdf` (src/urdf.rs): the bundled robots (examples/robots/) are
 //! imported and summarized with exit 0, their warnings on standard error; a malformed URDF exits
-//! 2 naming the file, the line and the element; `run` and `bench` refuse a URDF with exit 2.
+//! 2 naming the file, the line and the element; `bench` refuses a URDF with exit 2 (`run` runs
+//! it contact-free: tests/urdf_run.rs).
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -174,10 +175,10 @@ fn a_malformed_urdf_exits_2_naming_file_line_and_element() {
 }
 
 #[test]
-fn run_and_bench_refuse_a_urdf_with_exit_2() {
+fn bench_refuses_a_urdf_with_exit_2() {
     let dir = temp("run");
     let path = robot("arm.urdf");
-    for cmd in ["run", "bench"] {
+    for cmd in ["bench"] {
         let o = signorini(&dir, &[cmd, s(&path)]);
         assert_eq!(o.code, Some(2), "{cmd}: {}", o.stderr);
         assert!(

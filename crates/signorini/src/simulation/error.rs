@@ -36,6 +36,12 @@ pub enum Error {
     /// A collision law refused its input (the collision-law experiments).
     #[error(transparent)]
     Law(#[from] crate::contact::impulse::law::LawError),
+    /// A tree run (`multibody_run`) cannot start as asked: which setting and why.
+    #[error("{0}")]
+    TreeRun(String),
+    /// A tree, its state or its controls are invalid (`multibody`'s own message).
+    #[error(transparent)]
+    Multibody(#[from] crate::multibody::MultibodyError),
     /// An output file could not be written.
     #[error("cannot write {path}: {source}")]
     Io {

@@ -14,6 +14,7 @@
 //! from here down); `run.rs` streams a whole run to its files through it.
 mod builder;
 mod error;
+pub mod multibody_run;
 pub mod planar_run;
 pub mod run;
 

@@ -1,0 +1,548 @@
+//! A whole contact-free run of an articulated tree (a URDF robot, issue 18 items 4–5): step a
+//! [`Tree`] with `multibody::integrate::step` to its duration, streaming `trajectory.csv` (joint
+//! positions, velocities and applied joint forces, and every link's world pose) and
+//! `metrics.csv` (energies, step time) and writing `summary.json` (energy drift, momenta, the
+//! options used), as [`super::planar_run`] does for 2D scenes: same flushing, same status words,
+//! a failed step ending the run with the rows before it readable. Columns: docs/outputs.md,
+//! "Articulated robots".
+//!
+//! There is no contact: nothing of `contact` or the pipeline steps a tree yet (issue 18 item 2).
+//! Layering: uses `multibody` (and its `urdf` import) only.
+use super::run::{remove_stale, status, RunConfig, Writer};
+use super::Error;
+use crate::multibody::algorithms::{
+    forward_kinematics, kinetic_energy, momentum, potential_energy,
+};
+use crate::multibody::integrate::step;
+use crate::multibody::urdf::UrdfRobot;
+use crate::multibody::{Controls, JointKind, MbIntegrator, Tree, Workspace};
+use glam::{DQuat, DVec3};
+use serde_json::json;
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// `metrics.csv` of a tree run: one row for the initial state, then one per step.
+pub const METRICS_HEADER_TREE: &str =
+    "time,kinetic_energy,potential_energy,total_energy,step_seconds";
+
+/// What to run: a tree, the name of each link's joint (its columns), the initial state, the
+/// controls, the step and the integrator.
+#[derive(Clone, Debug)]
+pub struct TreeRun {
+    /// What the run is of (the URDF file), for `summary.json`.
+    pub source: String,
+    pub tree: Tree,
+    /// The name of the joint that moves each tree link (in link order): its columns are
+    /// `q_<name>…`. A URDF joint's name, or the root link's name for the joint the import adds
+    /// between the root and the world. Commas, quotes and line breaks become `_` in the header.
+    pub joint_names: Vec<String>,
+    /// Initial q (length nq) and v (length nv), in the tree's layout (docs/multibody.md).
+    pub q0: Vec<f64>,
+    pub v0: Vec<f64>,
+    /// Torque inputs and PD actuators, held for the whole run; joint damping is the tree's.
+    pub controls: Controls,
+    /// s, > 0.
+    pub time_step: f64,
+    /// s, a whole number of steps.
+    pub duration: f64,
+    pub integrator: MbIntegrator,
+    /// The caller's choices as written (the CLI's flags), copied into `summary.json`'s `options`.
+    pub options: serde_json::Value,
+}
+
+/// Why a step of a tree run failed: the step, its start time and what went wrong.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("step {step} (from t = {time} s): {message}")]
+pub struct TreeStepError {
+    /// 1-based: the step that failed.
+    pub step: u64,
+    pub time: f64,
+    pub message: String,
+}
+
+/// Totals of a tree run (also written to `summary.json`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TreeRunSummary {
+    pub steps: u64,
+    pub simulated_time: f64,
+    pub wall_time: f64,
+    pub steps_per_second: f64,
+    /// Total energy (kinetic + potential, J) of the initial state.
+    pub initial_energy: f64,
+    /// max |E − E0| over the steps written (J).
+    pub max_energy_change: f64,
+    /// The largest kinetic energy of the run (J): the energy the motion exchanges, independent
+    /// of where the potential energy's zero is.
+    pub energy_scale: f64,
+    /// max |E − E0| / max(|E0|, `energy_scale`); 0 when both are 0.
+    pub relative_energy_drift: f64,
+    /// Linear (kg m/s) and angular momentum about the world origin (kg m²/s), world axes, of the
+    /// initial and of the last good state.
+    pub momentum_start: (DVec3, DVec3),
+    pub momentum_end: (DVec3, DVec3),
+    /// The last state that passed its checks.
+    pub final_q: Vec<f64>,
+    pub final_v: Vec<f64>,
+    /// `None` when the run reached its duration or was interrupted.
+    pub error: Option<TreeStepError>,
+    pub interrupted: bool,
+}
+
+impl TreeRun {
+    /// A run of a URDF robot: its tree at the neutral position at rest, no inputs, joints named
+    /// as in the file; `time_step` and `duration` (s) as given, RK4.
+    pub fn from_urdf(robot: &UrdfRobot, source: &str, time_step: f64, duration: f64) -> TreeRun {
+        TreeRun {
+            source: source.to_string(),
+            q0: robot.tree.neutral_q(),
+            v0: vec![0.0; robot.tree.nv()],
+            controls: Controls::new(&robot.tree),
+            joint_names: urdf_joint_names(robot),
+            tree: robot.tree.clone(),
+            time_step,
+            duration,
+            integrator: MbIntegrator::Rk4,
+            options: json!({}),
+        }
+    }
+
+    /// Set a revolute or prismatic joint's initial position (rad or m) and/or velocity (rad/s
+    /// or m/s). Errors: no joint of that name (the message lists them), a joint of another kind.
+    pub fn set_initial(
+        &mut self,
+        joint: &str,
+        position: Option<f64>,
+        velocity: Option<f64>,
+    ) -> Result<(), Error> {
+        let Some(i) = self.joint_names.iter().position(|n| n == joint) else {
+            let movable: Vec<&str> = (0..self.tree.len())
+                .filter(|&i| self.tree.links()[i].joint.nv() == 1)
+                .map(|i| self.joint_names[i].as_str())
+                .collect();
+            return Err(Error::TreeRun(format!(
+                "no joint `{joint}` in the tree; its revolute and prismatic joints are: {}",
+                if movable.is_empty() {
+                    "none".to_string()
+                } else {
+                    movable.join(", ")
+                }
+            )));
+        };
+        let kind = self.tree.links()[i].joint;
+        if kind.nv() != 1 {
+            return Err(Error::TreeRun(format!(
+                "joint `{joint}` is {}: only revolute and prismatic joints take an initial value",
+                kind.name()
+            )));
+        }
+        let finite = |x: Option<f64>| x.map_or(true, f64::is_finite);
+        if !(finite(position) && finite(velocity)) {
+            return Err(Error::TreeRun(format!(
+                "joint `{joint}`: initial values must be finite"
+            )));
+        }
+        if let Some(p) = position {
+            self.q0[self.tree.q_offset(i)] = p;
+        }
+        if let Some(w) = velocity {
+            self.v0[self.tree.v_offset(i)] = w;
+        }
+        Ok(())
+    }
+
+    /// Number of steps: the nearest whole number of duration / time step.
+    pub fn planned_steps(&self) -> u64 {
+        (self.duration / self.time_step).round() as u64
+    }
+
+    /// Lengths, finite values, the step plan (as scenes check it), the controls.
+    pub fn check(&self) -> Result<(), Error> {
+        let bad = |m: String| Err(Error::TreeRun(m));
+        if !(self.time_step.is_finite() && self.time_step > 0.0) {
+            return bad(format!("time step {} s is not positive", self.time_step));
+        }
+        if !(self.duration.is_finite() && self.duration > 0.0) {
+            return bad(format!("duration {} s is not positive", self.duration));
+        }
+        step_plan(self.duration, self.time_step).or_else(bad)?;
+        if self.joint_names.len() != self.tree.len() {
+            return bad(format!(
+                "{} joint names for {} links",
+                self.joint_names.len(),
+                self.tree.len()
+            ));
+        }
+        self.tree.check_state(&self.q0, &self.v0)?;
+        self.controls.check(&self.tree)?;
+        Ok(())
+    }
+}
+
+/// Most steps a run may plan (the scene runs' limit).
+const MAX_STEPS: f64 = 1e9;
+
+/// The duration (s) must be a whole number of steps of h (s), at least one and at most
+/// [`MAX_STEPS`], as scene runs require (`pipeline::adaptive::check_step_plan`, which this
+/// layer's tree runs do not name: they use `multibody` only).
+fn step_plan(duration: f64, h: f64) -> Result<(), String> {
+    let n = duration / h;
+    let whole = n.round();
+    if !(n >= 1.0 - 1e-9) {
+        Err(format!(
+            "time step {h} s is longer than the duration {duration} s\n  help: a time step of \
+             at most the duration, e.g. {}",
+            duration / 100.0
+        ))
+    } else if n > MAX_STEPS {
+        Err(format!(
+            "duration / time step = {n:.3e} steps, more than {MAX_STEPS:.0e}\n  help: shorten \
+             the duration or lengthen the time step"
+        ))
+    } else if (n - whole).abs() > 1e-9 * whole {
+        Err(format!(
+            "duration {duration} s is not a whole number of steps of {h} s ({n:.6} steps)\n  \
+             help: use duration {} or {} s, or a time step that divides {duration} s",
+            n.floor() * h,
+            n.ceil() * h
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// The name of each tree link's joint: the URDF joint that moves it, else (the joint the import
+/// adds between the root and the world) the link's own name.
+pub fn urdf_joint_names(robot: &UrdfRobot) -> Vec<String> {
+    (0..robot.tree.len())
+        .map(|i| {
+            robot
+                .joints
+                .iter()
+                .find(|j| j.link == Some(i))
+                .map_or_else(|| robot.tree.links()[i].name.clone(), |j| j.name.clone())
+        })
+        .collect()
+}
+
+/// A name made safe for a CSV header.
+fn column_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if matches!(c, ',' | '"' | '\n' | '\r') {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// The suffixes of a joint's q, v and τ columns (empty: the joint's one column is unsuffixed).
+fn suffixes(
+    kind: &JointKind,
+) -> (
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [&'static str],
+) {
+    match kind {
+        JointKind::Revolute { .. } | JointKind::Prismatic { .. } => (&[""], &[""], &[""]),
+        JointKind::Fixed => (&[], &[], &[]),
+        JointKind::Ball => (
+            &["_qx", "_qy", "_qz", "_qw"],
+            &["_wx", "_wy", "_wz"],
+            &["_mx", "_my", "_mz"],
+        ),
+        JointKind::Floating => (
+            &["_x", "_y", "_z", "_qx", "_qy", "_qz", "_qw"],
+            &["_wx", "_wy", "_wz", "_vx", "_vy", "_vz"],
+            &["_mx", "_my", "_mz", "_fx", "_fy", "_fz"],
+        ),
+    }
+}
+
+/// `trajectory.csv`'s header for `run`: time; every joint's q, then every joint's v, then every
+/// joint's τ (joints without degrees of freedom have none); then every link's world pose.
+pub fn trajectory_header(run: &TreeRun) -> String {
+    let mut h = String::from("time");
+    let links = run.tree.links();
+    for (block, prefix) in [(0, "q_"), (1, "v_"), (2, "tau_")] {
+        for (link, name) in links.iter().zip(&run.joint_names) {
+            let s = suffixes(&link.joint);
+            let list = [s.0, s.1, s.2][block];
+            for suffix in list {
+                let _ = write!(h, ",{prefix}{}{suffix}", column_name(name));
+            }
+        }
+    }
+    for link in links {
+        let n = column_name(&link.name);
+        for c in ["x", "y", "z", "qx", "qy", "qz", "qw"] {
+            let _ = write!(h, ",{c}_{n}");
+        }
+    }
+    h
+}
+
+/// One trajectory row of (q, v) at `time`; `tau` is scratch of length nv.
+fn trajectory_row(
+    run: &TreeRun,
+    ws: &mut Workspace,
+    (time, q, v): (f64, &[f64], &[f64]),
+    tau: &mut [f64],
+    w: &mut Writer,
+) -> Result<(), Error> {
+    let mut s = String::with_capacity(32 * (1 + q.len() + 2 * v.len() + 7 * run.tree.len()));
+    let _ = write!(s, "{time}");
+    run.controls.joint_forces(&run.tree, q, v, tau);
+    for x in q.iter().chain(v).chain(tau.iter()) {
+        let _ = write!(s, ",{x}");
+    }
+    for k in forward_kinematics(&run.tree, ws, q, v)? {
+        let r = DQuat::from_mat3(&k.rotation).normalize();
+        let p = k.position;
+        let _ = write!(
+            s,
+            ",{},{},{},{},{},{},{}",
+            p.x, p.y, p.z, r.x, r.y, r.z, r.w
+        );
+    }
+    w.line(&s)
+}
+
+/// (kinetic, potential) energy (J) of (q, v).
+fn energies(run: &TreeRun, ws: &mut Workspace, q: &[f64], v: &[f64]) -> Result<(f64, f64), Error> {
+    Ok((
+        kinetic_energy(&run.tree, ws, q, v)?,
+        potential_energy(&run.tree, ws, q)?,
+    ))
+}
+
+/// Running energy and momentum figures.
+struct Tally {
+    e0: f64,
+    max_change: f64,
+    max_kinetic: f64,
+}
+
+impl Tally {
+    fn add(&mut self, kinetic: f64, potential: f64) {
+        self.max_change = self.max_change.max((kinetic + potential - self.e0).abs());
+        self.max_kinetic = self.max_kinetic.max(kinetic);
+    }
+
+    fn relative(&self) -> f64 {
+        let d = self.e0.abs().max(self.max_kinetic);
+        if d > 0.0 {
+            self.max_change / d
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The first joint whose q or v is not finite, for a failed step's diagnosis.
+fn first_non_finite(run: &TreeRun, q: &[f64], v: &[f64]) -> Option<String> {
+    (0..run.tree.len()).find_map(|i| {
+        let bad = !run.tree.joint_q(i, q).iter().all(|x| x.is_finite())
+            || !run.tree.joint_v(i, v).iter().all(|x| x.is_finite());
+        bad.then(|| run.joint_names[i].clone())
+    })
+}
+
+/// One step from (q, v) (left unchanged when it fails); `Err` names what went wrong.
+fn advance(
+    run: &TreeRun,
+    ws: &mut Workspace,
+    q: &mut Vec<f64>,
+    v: &mut Vec<f64>,
+) -> Result<(), String> {
+    let (mut q1, mut v1) = (q.clone(), v.clone());
+    let h = run.time_step;
+    step(
+        &run.tree,
+        ws,
+        &mut q1,
+        &mut v1,
+        &run.controls,
+        h,
+        run.integrator,
+    )
+    .map_err(|e| {
+        format!(
+            "{e} (the state before the step was finite: a joint inertia that degenerates this \
+             way is a blow-up of the motion; try a smaller time step, --dt)"
+        )
+    })?;
+    if let Some(joint) = first_non_finite(run, &q1, &v1) {
+        return Err(format!(
+            "the state is not finite after the step (joint `{joint}` first): the motion is too \
+             fast for h = {h} s or a joint's inertia is too small for its load; try a smaller \
+             time step (--dt), or check the URDF's inertials"
+        ));
+    }
+    *q = q1;
+    *v = v1;
+    Ok(())
+}
+
+/// Run `run` from its initial state to its duration, writing `trajectory.csv` (every
+/// `cfg.trajectory_interval` seconds, 0 = every step; the last step always), `metrics.csv`
+/// (every step) and `summary.json` into `cfg.out_dir`; `progress(done, total)` after each step.
+/// A bad run (`TreeRun::check`) is `Err` before any file is written; a step's failure ends the
+/// run with the files of the steps before it and is returned in the summary; otherwise only
+/// output errors are `Err`.
+pub fn run_tree(
+    cfg: &RunConfig,
+    run: &TreeRun,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<TreeRunSummary, Error> {
+    run.check()?;
+    std::fs::create_dir_all(cfg.out_dir).map_err(|source| Error::Io {
+        path: cfg.out_dir.to_path_buf(),
+        source,
+    })?;
+    for stale in ["summary.json", "scene.json", "contacts.csv", "impulses.csv"] {
+        remove_stale(&cfg.out_dir.join(stale))?;
+    }
+    let mut traj = Writer::create(cfg.out_dir.join("trajectory.csv"), &trajectory_header(run))?;
+    let mut metrics = Writer::create(cfg.out_dir.join("metrics.csv"), METRICS_HEADER_TREE)?;
+    let (tree, h) = (&run.tree, run.time_step);
+    let mut ws = Workspace::new(tree);
+    let mut tau = vec![0.0; tree.nv()];
+    let (mut q, mut v) = (run.q0.clone(), run.v0.clone());
+    let (ke, pe) = energies(run, &mut ws, &q, &v)?;
+    metrics.line(&format!("0,{ke},{pe},{},0", ke + pe))?;
+    trajectory_row(run, &mut ws, (0.0, &q, &v), &mut tau, &mut traj)?;
+    let mut tally = Tally {
+        e0: ke + pe,
+        max_change: 0.0,
+        max_kinetic: ke,
+    };
+    let momentum_start = momentum(tree, &mut ws, &q, &v)?;
+    let total = run.planned_steps();
+    let start = Instant::now();
+    let mut last_flush = start;
+    let (mut steps, mut last_traj, mut error, mut interrupted) = (0u64, 0.0, None, false);
+    while steps < total {
+        if cfg.interrupt.is_some_and(|f| f.load(Ordering::Relaxed)) {
+            interrupted = true;
+            break;
+        }
+        let clock = Instant::now();
+        if let Err(message) = advance(run, &mut ws, &mut q, &mut v) {
+            let time = steps as f64 * h;
+            error = Some(TreeStepError {
+                step: steps + 1,
+                time,
+                message,
+            });
+            break;
+        }
+        let seconds = clock.elapsed().as_secs_f64();
+        steps += 1;
+        let time = steps as f64 * h;
+        let (ke, pe) = energies(run, &mut ws, &q, &v)?;
+        tally.add(ke, pe);
+        metrics.line(&format!("{time},{ke},{pe},{},{seconds}", ke + pe))?;
+        if time - last_traj >= cfg.trajectory_interval - 1e-9 * h || steps == total {
+            trajectory_row(run, &mut ws, (time, &q, &v), &mut tau, &mut traj)?;
+            last_traj = time;
+        }
+        if steps % 256 == 0 || last_flush.elapsed().as_secs_f64() >= 1.0 {
+            traj.flush()?;
+            metrics.flush()?;
+            last_flush = Instant::now();
+        }
+        progress(steps, total);
+    }
+    let time = steps as f64 * h;
+    if time > last_traj && (interrupted || error.is_some()) {
+        trajectory_row(run, &mut ws, (time, &q, &v), &mut tau, &mut traj)?;
+    }
+    traj.flush()?;
+    metrics.flush()?;
+    let wall = start.elapsed().as_secs_f64();
+    let summary = TreeRunSummary {
+        steps,
+        simulated_time: time,
+        wall_time: wall,
+        steps_per_second: if wall > 0.0 { steps as f64 / wall } else { 0.0 },
+        initial_energy: tally.e0,
+        max_energy_change: tally.max_change,
+        energy_scale: tally.max_kinetic,
+        relative_energy_drift: tally.relative(),
+        momentum_start,
+        momentum_end: momentum(tree, &mut ws, &q, &v)?,
+        final_q: q,
+        final_v: v,
+        error,
+        interrupted,
+    };
+    write_summary(cfg, run, &summary)?;
+    Ok(summary)
+}
+
+/// The base: on a floating joint, welded to the world, or (a URDF whose root is `world`) hung
+/// from the world by its own joints.
+pub fn base_kind(tree: &Tree) -> &'static str {
+    match tree.links().first() {
+        Some(l) if l.parent.is_none() && l.joint == JointKind::Floating => "floating",
+        Some(l) if l.parent.is_none() && l.joint == JointKind::Fixed => "fixed",
+        _ => "world",
+    }
+}
+
+fn momentum_json((linear, angular): (DVec3, DVec3)) -> serde_json::Value {
+    json!({ "linear": linear.to_array(), "angular": angular.to_array() })
+}
+
+fn write_summary(cfg: &RunConfig, run: &TreeRun, s: &TreeRunSummary) -> Result<(), Error> {
+    let tree = &run.tree;
+    let g = tree.gravity;
+    let conserved = base_kind(tree) == "floating" && g == DVec3::ZERO;
+    let doc = json!({
+        "status": status(s.error.is_some(), s.interrupted),
+        "error": s.error.as_ref().map(|e| e.to_string()),
+        "robot": run.source,
+        "kind": "articulated tree, contact-free",
+        "contact": "none: contact on articulated bodies is not implemented yet (issue 18 item 2)",
+        "integrator": match run.integrator {
+            MbIntegrator::Rk4 => "rk4",
+            MbIntegrator::SemiImplicitEuler => "semi-implicit-euler",
+        },
+        "time_step": run.time_step,
+        "duration": run.duration,
+        "gravity": g.to_array(),
+        "base": base_kind(tree),
+        "links": tree.len(),
+        "nq": tree.nq(),
+        "nv": tree.nv(),
+        "mass": tree.links().iter().map(|l| l.mass).sum::<f64>(),
+        "initial_q": run.q0,
+        "initial_v": run.v0,
+        "options": run.options,
+        "steps": s.steps,
+        "simulated_time": s.simulated_time,
+        "wall_time": s.wall_time,
+        "steps_per_second": s.steps_per_second,
+        "energy": {
+            "initial": s.initial_energy,
+            "max_change": s.max_energy_change,
+            "scale": s.energy_scale,
+            "relative_drift": s.relative_energy_drift,
+            "rule": "max |E - E0| / max(|E0|, scale); scale = the largest kinetic energy of the run",
+        },
+        "momentum": {
+            "start": momentum_json(s.momentum_start),
+            "end": momentum_json(s.momentum_end),
+            "conserved": conserved,
+            "note": "world axes, angular about the world origin; conserved only by a floating tree without gravity (and then up to the integrator's truncation error)",
+        },
+        "version": env!("CARGO_PKG_VERSION"),
+    });
+    let path = cfg.out_dir.join("summary.json");
+    let text = serde_json::to_string_pretty(&doc).expect("summary is plain JSON") + "\n";
+    std::fs::write(&path, text).map_err(|source| Error::Io { path, source })
+}
