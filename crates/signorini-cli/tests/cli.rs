@@ -7,12 +7,13 @@
 //! `out/` directory could never land in the source tree, and asserts that the binary did not
 //! panic.
 
+mod common;
+
+use common::{s, signorini, Outcome, BIN};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-const BIN: &str = env!("CARGO_BIN_EXE_signorini");
 
 macro_rules! example {
     ($file:literal) => {
@@ -66,13 +67,6 @@ impl Drop for TempDir {
     }
 }
 
-/// What one invocation of the binary did.
-struct Outcome {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
 impl Outcome {
     fn expect_code(&self, code: i32, what: &str) -> &Self {
         assert_eq!(
@@ -84,37 +78,6 @@ impl Outcome {
         );
         self
     }
-}
-
-/// Run `signorini args...` in `cwd`. Asserts it did not panic, whatever it was asked.
-fn signorini(cwd: &Path, args: &[&str]) -> Outcome {
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("spawn signorini");
-    let o = Outcome {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        !o.stderr.contains("panicked"),
-        "signorini {args:?} panicked:\n{}",
-        o.stderr
-    );
-    // A Rust panic exits with 101; our documented codes are 0, 1 and 2.
-    assert_ne!(
-        o.code,
-        Some(101),
-        "signorini {args:?} exited with the panic code 101:\n{}",
-        o.stderr
-    );
-    o
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("temp paths are UTF-8")
 }
 
 /// A CSV file as text fields (no quoting: our files never quote).

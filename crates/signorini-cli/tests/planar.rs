@@ -1,47 +1,18 @@
 //! `signorini run` and `check` on the bundled 2D scenes (`[simulation] dimension = 2`,
 //! docs/planar.md): the files and their documented columns, the physics they show, determinism,
 //! and bad input.
+mod common;
+
+use common::{example, Outcome};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_signorini");
-
-fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
-        .join(name)
-}
-
-struct Outcome {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
+/// `signorini args...` in the test's own directory.
 fn signorini(args: &[&str]) -> Outcome {
-    let out = Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("spawn signorini");
-    let o = Outcome {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        !o.stderr.contains("panicked"),
-        "{args:?} panicked:\n{}",
-        o.stderr
-    );
-    o
+    common::signorini(Path::new("."), args)
 }
 
 fn temp(tag: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("signorini-planar-cli-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::temp("planar-cli", tag)
 }
 
 fn s(p: &Path) -> &str {

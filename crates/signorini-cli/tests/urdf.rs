@@ -2,51 +2,13 @@
 //! imported and summarized with exit 0, their warnings on standard error; a malformed URDF exits
 //! 2 naming the file, the line and the element; `bench` refuses a URDF with exit 2 (`run` runs
 //! it contact-free: tests/urdf_run.rs).
+mod common;
+
+use common::{robot, s, signorini};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-const BIN: &str = env!("CARGO_BIN_EXE_signorini");
-
-fn robot(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/robots")
-        .join(name)
-}
-
-struct Outcome {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn signorini(cwd: &Path, args: &[&str]) -> Outcome {
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("spawn signorini");
-    let o = Outcome {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        !o.stderr.contains("panicked"),
-        "{args:?} panicked:\n{}",
-        o.stderr
-    );
-    o
-}
 
 fn temp(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("signorini-urdf-cli-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
+    common::temp("urdf-cli", tag)
 }
 
 #[test]

@@ -7,7 +7,8 @@
 //! "Articulated robots".
 //!
 //! There is no contact: nothing of `contact` or the pipeline steps a tree yet (issue 18 item 2).
-//! Layering: uses `multibody` (and its `urdf` import) only.
+//! Layering: uses `multibody` (and its `urdf` import), and the scene runs' step plan rule
+//! (`pipeline::adaptive::check_step_plan`).
 use super::run::{remove_stale, status, RunConfig, Writer};
 use super::Error;
 use crate::multibody::algorithms::{
@@ -16,6 +17,7 @@ use crate::multibody::algorithms::{
 use crate::multibody::integrate::step;
 use crate::multibody::urdf::UrdfRobot;
 use crate::multibody::{Controls, JointKind, MbIntegrator, Tree, Workspace};
+use crate::pipeline::adaptive::check_step_plan;
 use glam::{DQuat, DVec3};
 use serde_json::json;
 use std::fmt::Write as _;
@@ -165,7 +167,10 @@ impl TreeRun {
         if !(self.duration.is_finite() && self.duration > 0.0) {
             return bad(format!("duration {} s is not positive", self.duration));
         }
-        step_plan(self.duration, self.time_step).or_else(bad)?;
+        // The scene runs' rule: a whole number of steps, at least one, at most MAX_STEPS.
+        if let Err((problem, help)) = check_step_plan(self.duration, self.time_step) {
+            return bad(format!("{problem}\n  help: {help}"));
+        }
         if self.joint_names.len() != self.tree.len() {
             return bad(format!(
                 "{} joint names for {} links",
@@ -175,38 +180,6 @@ impl TreeRun {
         }
         self.tree.check_state(&self.q0, &self.v0)?;
         self.controls.check(&self.tree)?;
-        Ok(())
-    }
-}
-
-/// Most steps a run may plan (the scene runs' limit).
-const MAX_STEPS: f64 = 1e9;
-
-/// The duration (s) must be a whole number of steps of h (s), at least one and at most
-/// [`MAX_STEPS`], as scene runs require (`pipeline::adaptive::check_step_plan`, which this
-/// layer's tree runs do not name: they use `multibody` only).
-fn step_plan(duration: f64, h: f64) -> Result<(), String> {
-    let n = duration / h;
-    let whole = n.round();
-    if !(n >= 1.0 - 1e-9) {
-        Err(format!(
-            "time step {h} s is longer than the duration {duration} s\n  help: a time step of \
-             at most the duration, e.g. {}",
-            duration / 100.0
-        ))
-    } else if n > MAX_STEPS {
-        Err(format!(
-            "duration / time step = {n:.3e} steps, more than {MAX_STEPS:.0e}\n  help: shorten \
-             the duration or lengthen the time step"
-        ))
-    } else if (n - whole).abs() > 1e-9 * whole {
-        Err(format!(
-            "duration {duration} s is not a whole number of steps of {h} s ({n:.6} steps)\n  \
-             help: use duration {} or {} s, or a time step that divides {duration} s",
-            n.floor() * h,
-            n.ceil() * h
-        ))
-    } else {
         Ok(())
     }
 }
