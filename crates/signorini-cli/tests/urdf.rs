@@ -5,7 +5,7 @@
 mod common;
 
 use common::{robot, s, signorini};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn temp(tag: &str) -> PathBuf {
     common::temp("urdf-cli", tag)
