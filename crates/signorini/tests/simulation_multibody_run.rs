@@ -3,6 +3,10 @@
 //! (issue 18's 1e-6 over 10 s at h = 1e-3), a compound pendulum's small-amplitude period, a
 //! floating chain's momenta without gravity (converging at fourth order), the documented
 //! columns, a bad run refused before any file is written, and byte-identical repeated runs.
+#[path = "common/multibody.rs"]
+mod mb;
+
+use mb::box_inertia;
 use serde_json::Value;
 use signorini::geometry::Pose;
 use signorini::multibody::urdf::{self, UrdfOptions};
@@ -11,7 +15,7 @@ use signorini::simulation::multibody_run::{
     run_tree, trajectory_header, TreeRun, TreeRunSummary, METRICS_HEADER_TREE,
 };
 use signorini::simulation::run::RunConfig;
-use signorini::{DMat3, DQuat, DVec3};
+use signorini::{DQuat, DVec3};
 use std::f64::consts::PI;
 use std::path::{Path, PathBuf};
 
@@ -195,16 +199,13 @@ fn compound_pendulum_period_matches_the_small_amplitude_formula() {
 /// A floating base and three links on revolute joints about different axes, no gravity, every
 /// joint moving.
 fn spinning_chain(h: f64) -> TreeRun {
-    let inertia = |m: f64, a: f64, b: f64, c: f64| {
-        DMat3::from_diagonal(DVec3::new(b * b + c * c, a * a + c * c, a * a + b * b) * (m / 12.0))
-    };
     let mut links = vec![Link::new(
         "base",
         None,
         JointKind::Floating,
         3.0,
         DVec3::new(0.05, 0.0, 0.0),
-        inertia(3.0, 0.4, 0.3, 0.2),
+        box_inertia(3.0, 0.4, 0.3, 0.2),
     )];
     for (k, axis) in [DVec3::X, DVec3::Y, DVec3::new(1.0, 0.0, 1.0)]
         .into_iter()
@@ -217,7 +218,7 @@ fn spinning_chain(h: f64) -> TreeRun {
                 JointKind::Revolute { axis },
                 1.0,
                 DVec3::new(0.15, 0.02, 0.0),
-                inertia(1.0, 0.3, 0.08, 0.06),
+                box_inertia(1.0, 0.3, 0.08, 0.06),
             )
             .at(Pose::new(
                 DVec3::new(0.3, 0.0, 0.05),

@@ -324,39 +324,32 @@ fn first_non_finite(run: &TreeRun, q: &[f64], v: &[f64]) -> Option<String> {
     })
 }
 
-/// One step from (q, v) (left unchanged when it fails); `Err` names what went wrong.
+/// One step from (q, v) (left unchanged when it fails), taken in the scratch state `next`
+/// (swapped in on success: no allocation a step); `Err` names what went wrong.
 fn advance(
     run: &TreeRun,
     ws: &mut Workspace,
-    q: &mut Vec<f64>,
-    v: &mut Vec<f64>,
+    (q, v): (&mut Vec<f64>, &mut Vec<f64>),
+    (q1, v1): (&mut Vec<f64>, &mut Vec<f64>),
 ) -> Result<(), String> {
-    let (mut q1, mut v1) = (q.clone(), v.clone());
+    q1.copy_from_slice(q);
+    v1.copy_from_slice(v);
     let h = run.time_step;
-    step(
-        &run.tree,
-        ws,
-        &mut q1,
-        &mut v1,
-        &run.controls,
-        h,
-        run.integrator,
-    )
-    .map_err(|e| {
+    step(&run.tree, ws, q1, v1, &run.controls, h, run.integrator).map_err(|e| {
         format!(
             "{e} (the state before the step was finite: a joint inertia that degenerates this \
              way is a blow-up of the motion; try a smaller time step, --dt)"
         )
     })?;
-    if let Some(joint) = first_non_finite(run, &q1, &v1) {
+    if let Some(joint) = first_non_finite(run, q1, v1) {
         return Err(format!(
             "the state is not finite after the step (joint `{joint}` first): the motion is too \
              fast for h = {h} s or a joint's inertia is too small for its load; try a smaller \
              time step (--dt), or check the URDF's inertials"
         ));
     }
-    *q = q1;
-    *v = v1;
+    std::mem::swap(q, q1);
+    std::mem::swap(v, v1);
     Ok(())
 }
 
@@ -385,6 +378,7 @@ pub fn run_tree(
     let mut ws = Workspace::new(tree);
     let mut tau = vec![0.0; tree.nv()];
     let (mut q, mut v) = (run.q0.clone(), run.v0.clone());
+    let (mut q_next, mut v_next) = (q.clone(), v.clone());
     let (ke, pe) = energies(run, &mut ws, &q, &v)?;
     metrics.line(&format!("0,{ke},{pe},{},0", ke + pe))?;
     trajectory_row(run, &mut ws, (0.0, &q, &v), &mut tau, &mut traj)?;
@@ -404,7 +398,7 @@ pub fn run_tree(
             break;
         }
         let clock = Instant::now();
-        if let Err(message) = advance(run, &mut ws, &mut q, &mut v) {
+        if let Err(message) = advance(run, &mut ws, (&mut q, &mut v), (&mut q_next, &mut v_next)) {
             let time = steps as f64 * h;
             error = Some(TreeStepError {
                 step: steps + 1,
