@@ -89,6 +89,8 @@ model_params! {
             kind: ParamKind::Number(Range::at_least(0.0).integer()),
         },
         on_failure: &'static str = time_stepping::ON_FAILURE,
+        projection: &'static str = time_stepping::PROJECTION,
+        projection_tolerance: f64 = time_stepping::PROJECTION_TOLERANCE,
     }
 }
 
@@ -175,16 +177,30 @@ pub fn solve(
     let nf = parts.frictional.len();
     let slip_at = |nu: &[f64]| -> Vec<f64> {
         (0..nf)
-            .map(|f| (0..parts.k).map(|j| -edges.tangents[f * parts.k + j].dot(nu)).fold(0.0, f64::max))
+            .map(|f| {
+                (0..parts.k)
+                    .map(|j| -edges.tangents[f * parts.k + j].dot(nu))
+                    .fold(0.0, f64::max)
+            })
             .collect()
     };
     // The slip fixed point: edge rows (n + μ d_j)ᵀJν + b + μ s ≥ 0 with s the last pass's slip
     // (the warm start's σ first; 0 for the published relaxation); module documentation.
     let warm_slip = |f: usize| warm[parts.nc + nf * parts.k + f].max(0.0);
     let mut slip: Vec<f64> = (0..nf)
-        .map(|f| if settings.compensated { warm_slip(f) } else { 0.0 })
+        .map(|f| {
+            if settings.compensated {
+                warm_slip(f)
+            } else {
+                0.0
+            }
+        })
         .collect();
-    let passes_allowed = 1 + if settings.compensated { settings.slip_passes } else { 0 };
+    let passes_allowed = 1 + if settings.compensated {
+        settings.slip_passes
+    } else {
+        0
+    };
     let slip_tolerance = settings.options.tolerance * parts.q.amax();
     let mut lambda = edges.warm.clone();
     let (mut passes, mut iterations, mut updates) = (0, 0, 0);
@@ -215,7 +231,10 @@ pub fn solve(
             slip = next;
             break solve;
         }
-        let change = next.iter().zip(&slip).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+        let change = next
+            .iter()
+            .zip(&slip)
+            .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
         slip = next;
         lambda.clone_from(&solve.impulses);
         if change <= slip_tolerance || passes >= passes_allowed {
@@ -300,7 +319,11 @@ impl IslandBodies {
     /// `row` with its blocks at the nodes' offsets.
     fn local(&self, row: &JacobianRow) -> JacobianRow {
         JacobianRow {
-            blocks: row.blocks.iter().map(|(o, b)| (6 * self.node_of[o], *b)).collect(),
+            blocks: row
+                .blocks
+                .iter()
+                .map(|(o, b)| (6 * self.node_of[o], *b))
+                .collect(),
         }
     }
 }
@@ -321,7 +344,12 @@ struct Edges {
 }
 
 impl Edges {
-    fn new(parts: &StepRows, bodies: &IslandBodies, global_free: &[f64], warm: &DVector<f64>) -> Self {
+    fn new(
+        parts: &StepRows,
+        bodies: &IslandBodies,
+        global_free: &[f64],
+        warm: &DVector<f64>,
+    ) -> Self {
         let (nc, k, nf) = (parts.nc, parts.k, parts.frictional.len());
         let mut friction_of = vec![None; nc];
         for (f, &c) in parts.frictional.iter().enumerate() {

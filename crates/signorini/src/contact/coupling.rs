@@ -10,8 +10,9 @@
 //! MuJoCo's `mj_step` is one switch. What every kind shares (name, parameters, activation
 //! distance, memory kept across steps, counters of its own) is [`ModelBase`].
 use super::impulse::{ImpulseStages, LoopSettings};
-use super::params::ParamValue;
 use super::impulses::ContactImpulses;
+use super::params::ParamValue;
+use super::time_stepping::PositionProjection;
 use super::velocity_problem::VelocityProblem;
 use super::{ContactError, ModelSpec, ModelStats};
 use crate::collision::Contact;
@@ -120,6 +121,12 @@ pub trait VelocityLevelModel: ModelBase {
         out: &mut [Wrench],
         log: &mut ContactImpulses,
     ) -> Result<ModelStats, ContactError>;
+
+    /// Whether the pipeline projects positions after the step (`pipeline::projection`), and
+    /// how. The default: no.
+    fn projection(&self) -> Option<PositionProjection> {
+        None
+    }
 }
 
 /// Impulse-based models: `pipeline::impulse` runs their steps (substeps at the times of impact)

@@ -11,8 +11,8 @@
 //! separating), so the force never pulls. Sliding friction is Coulomb's, capped so an explicit step
 //! never reverses the slip (`penalty::sliding_friction`).
 use super::params::model_params;
-use super::ContactImpulses;
 use super::penalty::{self, IntegralMemory};
+use super::ContactImpulses;
 use super::{
     ConfigError, ContactError, ForceModel, ModelBase, ModelSpec, ModelStats, ParamDefault,
     ParamKind, ParamSpec, ParamValue, Range,

@@ -40,15 +40,15 @@
 //!
 //! Sliding friction is Coulomb's (`penalty::sliding_friction`).
 use super::params::model_params;
-use super::ContactImpulses;
 use super::penalty::{self, pair_key, PairKey};
+use super::ContactImpulses;
 use super::{
     ConfigError, ContactError, ForceModel, ModelBase, ModelSpec, ModelStats, ParamDefault,
     ParamKind, ParamSpec, ParamValue, Range,
 };
-use crate::dynamics::piece_pose;
 use crate::collision::Contact;
 use crate::dynamics::implicit::ForceElement;
+use crate::dynamics::piece_pose;
 use crate::dynamics::{Material, Model, State, Wrench};
 use crate::geometry::overlap::overlap_volume;
 use glam::DVec3;
@@ -270,9 +270,8 @@ impl HuntCrossley {
 
     /// The restitution of a pair of materials (indices into `model.materials`).
     fn material_restitution(&self, model: &Model, a: usize, b: usize) -> f64 {
-        self.restitution.unwrap_or_else(|| {
-            Material::pair_restitution(&model.materials[a], &model.materials[b])
-        })
+        self.restitution
+            .unwrap_or_else(|| Material::pair_restitution(&model.materials[a], &model.materials[b]))
     }
 
     /// ζ of bodies `a` and `b` (`law.zeta` of their restitution e), from the table of material
@@ -573,7 +572,13 @@ impl ForceModel for HuntCrossley {
                     // Stiffness λ (1 + c ẋ), damping λ x c: the element's at the capped x.
                     let k = (lambda * (1.0 + cd * m.rate)).max(0.0);
                     let per_depth = m.stiffness * cd;
-                    penalty::capped_depth_damped_by_depth(m.x, self.max_recovery_speed, h, k, per_depth)
+                    penalty::capped_depth_damped_by_depth(
+                        m.x,
+                        self.max_recovery_speed,
+                        h,
+                        k,
+                        per_depth,
+                    )
                 };
                 (x, cd)
             };

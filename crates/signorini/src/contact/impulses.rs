@@ -109,7 +109,13 @@ impl ContactImpulses {
         }
     }
 
-    fn push(&mut self, (body_a, body_b): (usize, usize), point: DVec3, normal: DVec3, impulse: DVec3) {
+    fn push(
+        &mut self,
+        (body_a, body_b): (usize, usize),
+        point: DVec3,
+        normal: DVec3,
+        impulse: DVec3,
+    ) {
         self.entries.push(ContactImpulse {
             body_a,
             body_b,
@@ -173,7 +179,6 @@ impl ContactImpulses {
         merged.retain(|e| e.impulse != DVec3::ZERO);
         std::mem::swap(&mut self.entries, merged);
     }
-
 }
 
 /// The same point bit for bit (the key `merge` hashes).

@@ -36,6 +36,7 @@ pub use params::{
     named_values, resolve_params, ConfigError, ParamDefault, ParamInput, ParamKind, ParamSpec,
     ParamValue, Range,
 };
+pub use time_stepping::PositionProjection;
 pub use velocity_problem::VelocityProblem;
 
 /// A model's name, summary and parameters.
@@ -194,7 +195,11 @@ impl SolveReport {
     pub fn combined(self, b: &SolveReport) -> SolveReport {
         SolveReport {
             rows: self.rows + b.rows,
-            solver: if b.rows > self.rows { b.solver } else { self.solver },
+            solver: if b.rows > self.rows {
+                b.solver
+            } else {
+                self.solver
+            },
             iterations: self.iterations + b.iterations,
             residual: self.residual.max(b.residual),
             attempts: self.attempts + b.attempts,

@@ -43,8 +43,8 @@
 //! k_p = 100 (m₁ + m₂), k_v = 50 (m₁ + m₂), k_i = 2 (m₁ + m₂), m the masses of the pair's dynamic
 //! bodies (a fixed body adds nothing).
 use super::params::model_params;
-use super::ContactImpulses;
 use super::penalty::{self, pair_key, IntegralMemory, PairKey};
+use super::ContactImpulses;
 use super::{
     ContactError, ForceModel, ModelBase, ModelSpec, ModelStats, ParamDefault, ParamKind, ParamSpec,
     ParamValue, Range,
@@ -458,7 +458,11 @@ impl ModelBase for MultiPoint {
             let h = model.settings.time_step;
             let g = self.pair_gains(model, state, group, h);
             let cap = self.cap(model, h);
-            if mu == 0.0 || self.pair_forces(model, state, (group, &g), cap, &mut f).is_err() {
+            if mu == 0.0
+                || self
+                    .pair_forces(model, state, (group, &g), cap, &mut f)
+                    .is_err()
+            {
                 continue;
             }
             computed.pairs.insert(pair_key(c), f.clone());

@@ -1,10 +1,10 @@
 //! Pieces shared by the force-based (penalty) models: pair identity and per-pair memory, the
 //! pair's deepest point, its masses and relative velocity at a point, a force applied to both
 //! bodies, and Coulomb sliding friction capped so an explicit step never reverses a slip.
-use crate::dynamics::piece_pose;
 use crate::collision::Contact;
 use crate::contact::ContactImpulses;
 use crate::dynamics::implicit::{push_friction, ForceElement};
+use crate::dynamics::piece_pose;
 use crate::dynamics::{Integrator, Model, State, Wrench};
 use crate::geometry::intersection::{intersect, intersect_half_space, Intersection};
 use crate::geometry::penetration::contact_normal;
@@ -137,7 +137,9 @@ pub fn contact_weights(group: &[Contact], epsilon: f64) -> Vec<f64> {
             .iter()
             .position(|c| std::ptr::eq(c, deepest_contact(group)))
             .unwrap_or(0);
-        w.iter_mut().enumerate().for_each(|(i, x)| *x = f64::from(u8::from(i == k)));
+        w.iter_mut()
+            .enumerate()
+            .for_each(|(i, x)| *x = f64::from(u8::from(i == k)));
     }
     w
 }
@@ -183,8 +185,24 @@ pub fn spread_spring_elements(
         let p = c.midpoint();
         let (f, k, damping) = law(normal_velocity(state, bodies.0, bodies.1, p, n));
         let normal = elements.len();
-        elements.push(ForceElement::normal(bodies, p, n, w * f, w * k, w * damping));
-        friction_elements(model, state, bodies, p, n, (normal, w * f), stiction_speed, elements);
+        elements.push(ForceElement::normal(
+            bodies,
+            p,
+            n,
+            w * f,
+            w * k,
+            w * damping,
+        ));
+        friction_elements(
+            model,
+            state,
+            bodies,
+            p,
+            n,
+            (normal, w * f),
+            stiction_speed,
+            elements,
+        );
         pushing += usize::from(f > 0.0);
     }
     pushing
@@ -354,7 +372,16 @@ pub fn friction_elements(
     // zero: a sliding block barely slowed.)
     let damping = mu * f_n / stiction_speed;
     let v_t = tangential(relative_velocity(state, a, b, p), n);
-    push_friction(elements, (a, b), p, n, -damping * v_t, (0.0, damping), normal, mu);
+    push_friction(
+        elements,
+        (a, b),
+        p,
+        n,
+        -damping * v_t,
+        (0.0, damping),
+        normal,
+        mu,
+    );
 }
 
 /// The intersection of the contact's two pieces (polytope–polytope or polytope–half-space), the

@@ -85,7 +85,7 @@
 //! `anticipating` puts every contact with ψ below the activation distance, so the ψ/h term stops
 //! the approach exactly at contact.
 use super::params::model_params;
-use super::time_stepping::{self, SolverChain};
+use super::time_stepping::{self, PositionProjection, SolverChain};
 use super::VelocityProblem;
 use super::{cone, convex_relaxation, islands, ContactImpulses, ModelSpec, SolveReport};
 use super::{
@@ -126,6 +126,8 @@ model_params! {
         large_island_rows: usize = time_stepping::LARGE_ISLAND_ROWS,
         large_island_sweeps: usize = time_stepping::LARGE_ISLAND_SWEEPS,
         resting_faces: &'static str = time_stepping::RESTING_FACES,
+        projection: &'static str = time_stepping::PROJECTION,
+        projection_tolerance: f64 = time_stepping::PROJECTION_TOLERANCE,
     }
 }
 
@@ -255,6 +257,8 @@ pub struct TimeStepping {
     previous: FastMap<ContactKey, Vec<Previous>>,
     /// Last step's contacts per body pair (the keys of `previous`), for matching by position.
     previous_by_pair: FastMap<PairKey, Vec<ContactKey>>,
+    /// `projection = "post-step"` (`pipeline::projection`).
+    projection: Option<PositionProjection>,
 }
 
 impl TimeStepping {
@@ -277,6 +281,11 @@ impl TimeStepping {
             radii: Vec::new(),
             previous: FastMap::default(),
             previous_by_pair: FastMap::default(),
+            projection: PositionProjection::from_params(
+                p.projection,
+                p.projection_tolerance,
+                time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
+            ),
         })
     }
 
@@ -296,6 +305,11 @@ impl TimeStepping {
             radii: Vec::new(),
             previous: FastMap::default(),
             previous_by_pair: FastMap::default(),
+            projection: PositionProjection::from_params(
+                p.projection,
+                p.projection_tolerance,
+                time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
+            ),
         })
     }
 
@@ -310,7 +324,9 @@ impl TimeStepping {
     /// body pair and pieces within [`MATCH_RADIUS_FRACTION`] of the smaller body's radius.
     fn previous_of(&self, c: &Contact) -> Option<&Previous> {
         let nearest = |x: &&Previous, y: &&Previous| {
-            x.point_a.distance(c.point_a).total_cmp(&y.point_a.distance(c.point_a))
+            x.point_a
+                .distance(c.point_a)
+                .total_cmp(&y.point_a.distance(c.point_a))
         };
         if let Some(same_key) = self.previous.get(&key(c)) {
             return match same_key.as_slice() {
@@ -333,7 +349,13 @@ impl TimeStepping {
 
     /// Keep island `s`'s answers of its contacts (`island` into `active`) as the next step's
     /// warm starts: p_n, β with the directions they were along, σ, and Lemke's basic rows.
-    fn remember(&mut self, active: &[&Contact], island: &[usize], s: &IslandSolve, cone: &cone::Cone) {
+    fn remember(
+        &mut self,
+        active: &[&Contact],
+        island: &[usize],
+        s: &IslandSolve,
+        cone: &cone::Cone,
+    ) {
         let k = self.directions;
         let nc = island.len();
         let nt = s.frictional.len() * k;
@@ -360,7 +382,9 @@ impl TimeStepping {
                 .sum();
             entry.slip = s.z[nc + nt + f];
             if !entry.basic.is_empty() {
-                entry.basic.extend((0..k).filter_map(|j| basic(nc + f * k + j)));
+                entry
+                    .basic
+                    .extend((0..k).filter_map(|j| basic(nc + f * k + j)));
                 entry.basic.extend(basic(nc + nt + f));
             }
         }
@@ -418,6 +442,10 @@ impl ModelBase for TimeStepping {
 }
 
 impl VelocityLevelModel for TimeStepping {
+    fn projection(&self) -> Option<PositionProjection> {
+        self.projection
+    }
+
     fn solve_step(
         &mut self,
         problem: &VelocityProblem,
@@ -564,7 +592,8 @@ impl TimeStepping {
             }
             IslandMethod::Lcp(solvers) => solvers,
         };
-        let first = self.solve_island_bounded(solvers, (problem, active, island), bound, least_norm);
+        let first =
+            self.solve_island_bounded(solvers, (problem, active, island), bound, least_norm);
         let corrected = self.formulation == Formulation::AnitescuPotra
             && bound > 0.0
             && island
@@ -766,11 +795,9 @@ impl TimeStepping {
         }
         let m = operator.to_csr();
         let lcp = SparseProblem { m, q: parts.q };
-        let (z, report, basic) =
-            solvers
-                .solve_sparse_after(&lcp, &warm, &basic, missed, || {
-                    format!("LCP of {n} rows ({nc} contacts, {nf} with friction)")
-                })?;
+        let (z, report, basic) = solvers.solve_sparse_after(&lcp, &warm, &basic, missed, || {
+            format!("LCP of {n} rows ({nc} contacts, {nf} with friction)")
+        })?;
         Ok(IslandSolve {
             z,
             basic,
@@ -975,7 +1002,11 @@ impl<'r> StepOperator<'r> {
     /// The matrix in compressed sparse rows, row by row from W's nonzeros, in O(nnz).
     pub fn to_csr(&self) -> CsrMatrix {
         let StepRows {
-            frictional, mu, nc, k, ..
+            frictional,
+            mu,
+            nc,
+            k,
+            ..
         } = self.parts;
         let (nc, k, nf) = (*nc, *k, frictional.len());
         let nt = nf * k;
@@ -1013,7 +1044,11 @@ impl LcpMatrix for StepOperator<'_> {
     /// The entry [`to_csr`](StepOperator::to_csr) stores (bit for bit), 0 where it stores none.
     fn get(&self, r: usize, c: usize) -> f64 {
         let StepRows {
-            frictional, mu, nc, k, ..
+            frictional,
+            mu,
+            nc,
+            k,
+            ..
         } = self.parts;
         let (nc, k) = (*nc, *k);
         let m = self.impulse_rows();
@@ -1055,7 +1090,11 @@ impl LcpMatrix for StepOperator<'_> {
 
     fn mul_add(&self, z: &DVector<f64>, q: &DVector<f64>) -> DVector<f64> {
         let StepRows {
-            frictional, mu, nc, k, ..
+            frictional,
+            mu,
+            nc,
+            k,
+            ..
         } = self.parts;
         let (nc, k) = (*nc, *k);
         let m = self.impulse_rows();

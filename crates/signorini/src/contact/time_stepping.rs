@@ -4,11 +4,11 @@
 //! same time stepper" with two contact models; this module is that time stepper's common part.
 use super::{ConfigError, ContactError, ParamDefault, ParamKind, ParamSpec, Range, SolveReport};
 use crate::dynamics::{Model, State};
-use crate::solvers::sparse::{self, LcpMatrix, SparseProblem};
-use crate::util::disjoint::DisjointSets;
 use crate::solvers::block_gauss_seidel::BlockGaussSeidel;
 use crate::solvers::lemke::Lemke;
+use crate::solvers::sparse::{self, LcpMatrix, SparseProblem};
 use crate::solvers::{self, lemke_sparse, Options, Problem, Solver};
+use crate::util::disjoint::DisjointSets;
 use nalgebra::{DMatrix, DVector};
 use std::time::Instant;
 
@@ -139,6 +139,44 @@ pub fn recovery_bound(recovery: &str, max_recovery_speed: f64) -> f64 {
         "full" => f64::INFINITY,
         "none" => 0.0,
         _ => max_recovery_speed,
+    }
+}
+
+pub const PROJECTION: ParamSpec = ParamSpec {
+    name: "projection",
+    unit: "-",
+    default: ParamDefault::Word("post-step"),
+    description: "\"post-step\": after the step, when a contact is deeper than projection_tolerance and not deeper than v h (v = max_recovery_speed), the positions of the islands involved are projected: the smallest mass-weighted displacement that gives every such contact of those islands a gap of at least -1e-10 m and keeps deeper ones from going deeper (those the velocity-level position term removes at v); velocities unchanged; Cline and Pai's post-stabilization; docs/collision.md. It removes the overlap a turning body's linearized step leaves; \"none\": the step alone",
+    kind: ParamKind::Choice(&["post-step", "none"]),
+};
+
+pub const PROJECTION_TOLERANCE: ParamSpec = ParamSpec {
+    name: "projection_tolerance",
+    unit: "m",
+    default: ParamDefault::Value(1e-8),
+    description: "with projection = \"post-step\": a step ending with a contact deeper than this projects positions (1e-8 m: 1 % of the constraint models' 1e-6 m target, far above a resting pile's round-off overlaps of ~1e-12 m)",
+    kind: ParamKind::Number(Range::open(0.0, f64::INFINITY)),
+};
+
+/// How a velocity-level model's step ends (`pipeline::projection`): positions projected when a
+/// contact is deeper than `tolerance` (m) and not deeper than `max_recovery_speed` h (m/s; ∞
+/// with `recovery = "full"`), down to the `slop` (m).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PositionProjection {
+    pub tolerance: f64,
+    pub max_recovery_speed: f64,
+    pub slop: f64,
+}
+
+impl PositionProjection {
+    /// From the `projection`, `projection_tolerance` and the model's recovery bound
+    /// ([`recovery_bound`]); `None` for `"none"` or a model that removes no overlap (bound 0).
+    pub fn from_params(projection: &str, tolerance: f64, max_recovery_speed: f64) -> Option<Self> {
+        (projection == "post-step" && max_recovery_speed > 0.0).then_some(PositionProjection {
+            tolerance,
+            max_recovery_speed,
+            slop: OVERLAP_SLOP,
+        })
     }
 }
 
@@ -552,7 +590,13 @@ impl SolverChain {
         let t0 = Instant::now();
         let n = problem.len();
         let report = |solver, iterations, residual, attempts| {
-            solved_report(n, solver, (iterations, residual), attempts, t0.elapsed().as_secs_f64())
+            solved_report(
+                n,
+                solver,
+                (iterations, residual),
+                attempts,
+                t0.elapsed().as_secs_f64(),
+            )
         };
         let mut attempts = Vec::new();
         let mut done = Vec::new();
@@ -597,7 +641,12 @@ impl SolverChain {
             let solve = BlockGaussSeidel.solve_sparse(problem, Some(warm), &options);
             let name = BlockGaussSeidel.name();
             if solve.status.is_solved() {
-                let r = report(name, solve.stats.iterations, solve.stats.residual, 1 + attempts.len());
+                let r = report(
+                    name,
+                    solve.stats.iterations,
+                    solve.stats.residual,
+                    1 + attempts.len(),
+                );
                 return Ok((solve.z, r, Vec::new()));
             }
             attempts.push(format!(
@@ -649,7 +698,12 @@ impl SolverChain {
                 solve.status, solve.stats.iterations, solve.stats.residual
             ));
             if solve.status.is_solved() {
-                let r = report("lemke", solve.stats.iterations, solve.stats.residual, attempts.len());
+                let r = report(
+                    "lemke",
+                    solve.stats.iterations,
+                    solve.stats.residual,
+                    attempts.len(),
+                );
                 return Ok((solve.z, r, basis));
             }
         }
@@ -734,7 +788,11 @@ impl SolverChain {
                 Ok((zb, rb, _)) => (zb, rb),
                 Err(e) => {
                     return Err(e.within(|_| {
-                        format!("{}, independent block {} of {count} ({k} rows)", what(), b + 1)
+                        format!(
+                            "{}, independent block {} of {count} ({k} rows)",
+                            what(),
+                            b + 1
+                        )
                     }))
                 }
             };
@@ -771,14 +829,18 @@ impl SolverChain {
         // malformed problem, whose z says nothing).
         let reached = matches!(
             solve.status,
-            solvers::Status::Inaccurate | solvers::Status::IterationLimit | solvers::Status::RayTermination
+            solvers::Status::Inaccurate
+                | solvers::Status::IterationLimit
+                | solvers::Status::RayTermination
         );
         let off = self.repair_rounds == 0;
         if off || !reached || !solve.stats.residual.is_finite() || problem.free > 0 {
             return None;
         }
         let positive: Vec<bool> = solve.z.iter().map(|&x| x > 0.0).collect();
-        let (r, rounds) = self.repair_from(&problem.m, &problem.q, basis, positive, false).ok()?;
+        let (r, rounds) = self
+            .repair_from(&problem.m, &problem.q, basis, positive, false)
+            .ok()?;
         let repaired = solvers::Solve {
             stats: solvers::Stats {
                 iterations: solve.stats.iterations + rounds,
@@ -846,8 +908,13 @@ impl SolverChain {
             ));
             // Dense Lemke missed: the same method with the basis in sparse LU factors.
             let sparse_tried = done.contains(&SPARSE_LEMKE);
-            if solver.name() == "lemke" && !solve.status.is_solved() && problem.free == 0 && !sparse_tried {
-                (solve, basis) = self.with_sparse_lemke(problem, &options, (solve, basis), &mut attempts);
+            if solver.name() == "lemke"
+                && !solve.status.is_solved()
+                && problem.free == 0
+                && !sparse_tried
+            {
+                (solve, basis) =
+                    self.with_sparse_lemke(problem, &options, (solve, basis), &mut attempts);
             }
             if let Some((repaired, support, rounds)) = self.repair(problem, &solve, &basis) {
                 attempts.push(format!(
@@ -892,5 +959,3 @@ impl SolverChain {
         Ok((solve.z, report, basis))
     }
 }
-
-

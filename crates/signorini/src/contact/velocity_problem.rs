@@ -10,9 +10,9 @@
 use super::contact_jacobian_row;
 use crate::collision::Contact;
 use crate::dynamics::integrate::{accelerations, rotate_by};
-use crate::geometry::Pose;
 use crate::dynamics::jacobian::{InverseMass, JacobianRow};
 use crate::dynamics::{Model, State, Wrench};
+use crate::geometry::Pose;
 use glam::DVec3;
 use std::sync::OnceLock;
 

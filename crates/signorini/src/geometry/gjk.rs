@@ -90,7 +90,12 @@ pub fn distance(a: &dyn Support, b: &dyn Support, initial_dir: DVec3, scale: f64
         simplex[len] = Vertex { w, a: pa, b: pb };
         len += 1;
         let (closest, lambda, kept, k) = closest_on_simplex(&simplex[..len]);
-        if k == 4 && closest.length_squared() <= floor * floor {
+        // All four vertices share the closest point: it is the origin's projection onto their
+        // affine hull, which for a tetrahedron is the origin itself — the origin is inside and
+        // the sets overlap, whatever round-off left of |closest|. (Where round-off left it above
+        // the floor, the loop went on with a full simplex and indexed past it: a panic on
+        // `bin_64`, spawn seed 3, under anitescu-convex with the post-step projection.)
+        if k == 4 {
             return Proximity::Overlapping;
         }
         let old = simplex;

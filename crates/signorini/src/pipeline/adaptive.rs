@@ -273,7 +273,10 @@ pub fn check_step_plan(duration: f64, time_step: f64) -> Result<(), (String, Str
     if !(n >= 1.0 - 1e-9) {
         return Err((
             format!("time_step = {time_step} s is longer than the duration {duration} s"),
-            format!("make the time step at most the duration, e.g. time_step = {}", duration / 100.0),
+            format!(
+                "make the time step at most the duration, e.g. time_step = {}",
+                duration / 100.0
+            ),
         ));
     }
     if n > MAX_STEPS {

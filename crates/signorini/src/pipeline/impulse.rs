@@ -64,8 +64,8 @@ use crate::contact::impulse::{
     body_radius, default_activation, speed_bound, ImpulseReport, LoopSettings, LoopVariant, Stage,
 };
 use crate::contact::{ContactError, ContactImpulses, ImpulseBasedModel, ModelStats};
-use crate::dynamics::integrate::{accelerations, rotate_by, semi_implicit_euler};
 use crate::dynamics::implicit::ForceElement;
+use crate::dynamics::integrate::{accelerations, rotate_by, semi_implicit_euler};
 use crate::dynamics::{Integrator, Model, State, Wrench};
 use crate::geometry::Feature;
 use std::time::Instant;
@@ -249,9 +249,9 @@ impl ImpulseStep<'_> {
         h: f64,
     ) -> Result<(), StepError> {
         let t0 = Instant::now();
-        let r = self
-            .contact_model
-            .apply_impulses(self.model, state, &ws.contacts, stage, h, self.log);
+        let r =
+            self.contact_model
+                .apply_impulses(self.model, state, &ws.contacts, stage, h, self.log);
         self.times.model += t0.elapsed().as_secs_f64();
         let r = r.map_err(|e| self.fail(e))?;
         self.impulses.add(&r);
@@ -442,7 +442,13 @@ pub(super) fn advance(
     };
     check_state(model, state)?;
     let mut times = step.times;
-    detect(model, state, reach(step.contact_model, model, state), ws, &mut times);
+    detect(
+        model,
+        state,
+        reach(step.contact_model, model, state),
+        ws,
+        &mut times,
+    );
     ws.fresh = true;
     check_depths(model, state, &ws.contacts)?;
     Ok(Attempt {
@@ -453,6 +459,7 @@ pub(super) fn advance(
             model_stats: step.first_stats.unwrap_or_default(),
             time_step: h,
             impulses: step.impulses,
+            projection: Default::default(),
         },
         work: None,
     })

@@ -1,22 +1,23 @@
 //! One time step, read as the pipeline: broad phase → narrow phase → contacts → model → solve →
 //! integrate. Each stage is timed into the [`StepReport`].
 pub mod adaptive;
-pub mod impulse;
 pub mod implicit;
+pub mod impulse;
+pub mod projection;
 mod through;
 
 use crate::collision::{max_penetration, BroadPhase, Contact, NarrowPhase, PiecePair, Reach};
 use crate::contact::impulse::ImpulseReport;
 use crate::contact::{
-    ContactError, ContactImpulse, ContactImpulses, ContactModel, ForceModel, ModelBase,
-    ModelStats, SolveReport, VelocityLevelModel, VelocityProblem,
+    ContactError, ContactImpulse, ContactImpulses, ContactModel, ForceModel, ModelBase, ModelStats,
+    SolveReport, VelocityLevelModel, VelocityProblem,
 };
 use crate::dynamics::forces::add_scheduled;
 use crate::dynamics::implicit::{ElementLaw, ForceElement};
-use implicit::ImplicitReport;
 use crate::dynamics::integrate::{self, Derivative};
 use crate::dynamics::{Integrator, Model, State, Wrench};
 use crate::geometry::Pose;
+use implicit::ImplicitReport;
 use std::time::Instant;
 
 /// Wall-clock seconds spent in each stage of a step.
@@ -60,6 +61,9 @@ pub struct StepReport {
     pub time_step: f64,
     /// Impulses, sweeps and substeps of an impulse-based model's step (all zero otherwise).
     pub impulses: ImpulseReport,
+    /// The post-step position projection of a velocity-level model (`projection.rs`; all zero
+    /// when none ran).
+    pub projection: projection::ProjectionReport,
 }
 
 /// Why a step could not be completed.
@@ -194,7 +198,13 @@ impl Workspace {
 }
 
 /// Broad and narrow phase on `state` with activation distance `act` (m), into `ws.contacts`.
-pub fn detect(model: &Model, state: &State, reach: Reach, ws: &mut Workspace, times: &mut StageTimes) {
+pub fn detect(
+    model: &Model,
+    state: &State,
+    reach: Reach,
+    ws: &mut Workspace,
+    times: &mut StageTimes,
+) {
     let t0 = Instant::now();
     ws.broad
         .find_pairs(model, state, reach.activation, &mut ws.pairs);
@@ -327,9 +337,15 @@ pub fn advance(
     let mut log = std::mem::take(&mut ws.impulses);
     log.start();
     let attempt = match contact_model {
-        ContactModel::Force(m) => {
-            advance_force(model, state, ws, m.as_mut(), h, (clock, measure_work), &mut log)
-        }
+        ContactModel::Force(m) => advance_force(
+            model,
+            state,
+            ws,
+            m.as_mut(),
+            h,
+            (clock, measure_work),
+            &mut log,
+        ),
         ContactModel::VelocityLevel(m) => {
             advance_velocity_level(model, state, ws, m.as_mut(), h, clock, &mut log)
         }
@@ -341,7 +357,14 @@ pub fn advance(
     };
     ws.impulses = log;
     let checked = attempt.and_then(|a| {
-        through::check(model, &start, start_time, state, contact_model, &mut ws.through)?;
+        through::check(
+            model,
+            &start,
+            start_time,
+            state,
+            contact_model,
+            &mut ws.through,
+        )?;
         Ok(a)
     });
     ws.start = start;
@@ -401,7 +424,11 @@ fn advance_force(
     let integrator = model.settings.integrator;
     let mut wrenches = std::mem::take(&mut ws.wrenches);
     let mut elements = std::mem::take(&mut ws.elements);
-    log.hold_forces_for(if integrator == Integrator::Rk4 { h / 6.0 } else { h });
+    log.hold_forces_for(if integrator == Integrator::Rk4 {
+        h / 6.0
+    } else {
+        h
+    });
     let mut model_stats = force_evaluation(
         model,
         state,
@@ -593,7 +620,13 @@ fn rk4(
         let frac = if s == 3 { h } else { 0.5 * h };
         integrate::offset_state(model, state, &k[s - 1], frac, &mut stage);
         times.integrate += t0.elapsed().as_secs_f64();
-        detect(model, &stage, reach(contact_model, model, &stage), ws, times);
+        detect(
+            model,
+            &stage,
+            reach(contact_model, model, &stage),
+            ws,
+            times,
+        );
         let contacts = &ws.contacts;
         log.hold_forces_for(if s == 3 { h / 6.0 } else { h / 3.0 });
         evaluate_forces(model, &stage, wrenches, times, |out| {
@@ -646,10 +679,45 @@ fn advance_velocity_level(
     times.integrate += t0.elapsed().as_secs_f64();
     ws.wrenches = wrenches;
     finish_step(model, state, ws, contact_model, h, clock, &mut times)?;
+    let projected = project_positions(model, state, ws, contact_model, h, &mut times)?;
     Ok(Attempt {
-        report: report(ws, times, model_stats, h),
+        report: StepReport {
+            projection: projected,
+            ..report(ws, times, model_stats, h)
+        },
         work: None,
     })
+}
+
+/// The model's post-step projection (`projection.rs`), at most [`projection::PASSES`] times,
+/// each followed by the detection and depth check of the projected state; timed into the solve
+/// stage (the detections into theirs).
+fn project_positions(
+    model: &Model,
+    state: &mut State,
+    ws: &mut Workspace,
+    contact_model: &dyn VelocityLevelModel,
+    h: f64,
+    times: &mut StageTimes,
+) -> Result<projection::ProjectionReport, StepError> {
+    let mut total = projection::ProjectionReport::default();
+    let Some(settings) = contact_model.projection() else {
+        return Ok(total);
+    };
+    for _ in 0..projection::PASSES {
+        let t0 = Instant::now();
+        let done = projection::project(model, state, &ws.contacts, &settings, h);
+        times.solve += t0.elapsed().as_secs_f64();
+        let Some(done) = done else { break };
+        total.add(&done);
+        if done.failed {
+            break;
+        }
+        detect(model, state, reach(contact_model, model, state), ws, times);
+        ws.fresh = true;
+        check_depths(model, state, &ws.contacts)?;
+    }
+    Ok(total)
 }
 
 /// The end of every step that is not an impulse loop's: the clock, the state checks, and the
@@ -684,6 +752,7 @@ fn report(ws: &Workspace, times: StageTimes, model_stats: ModelStats, h: f64) ->
         model_stats,
         time_step: h,
         impulses: ImpulseReport::default(),
+        projection: Default::default(),
     }
 }
 

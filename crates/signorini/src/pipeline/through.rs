@@ -392,7 +392,17 @@ fn search(
                 continue;
             }
             let memory = (&*inside, &mut *staged);
-            if let Some(found) = cross(model, obstacles, width, a, e, (b, p), t0, state.time, memory) {
+            if let Some(found) = cross(
+                model,
+                obstacles,
+                width,
+                a,
+                e,
+                (b, p),
+                t0,
+                state.time,
+                memory,
+            ) {
                 return Some(found);
             }
         }
@@ -557,7 +567,14 @@ fn cross(
         if went_in && !came_out {
             let point = a + c.t_in * (e - a);
             let time = t0 + c.t_in * (t1 - t0);
-            staged.push((key, Some(Entry { normal: c.n_in, point, time })));
+            staged.push((
+                key,
+                Some(Entry {
+                    normal: c.n_in,
+                    point,
+                    time,
+                }),
+            ));
         } else if came_out && !went_in {
             if let Some(entry) = inside.get(&key) {
                 staged.push((key, None));

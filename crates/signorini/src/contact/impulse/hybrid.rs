@@ -43,9 +43,8 @@ use crate::contact::multi_point::{self, MultiPoint};
 use crate::contact::params::model_params;
 use crate::contact::ForceModel;
 use crate::contact::{
-    ConfigError, ContactError, ContactImpulses, ImpulseBasedModel, ModelBase, ModelSpec, ModelStats,
-    ParamDefault,
-    ParamKind, ParamSpec, ParamValue, Range,
+    ConfigError, ContactError, ContactImpulses, ImpulseBasedModel, ModelBase, ModelSpec,
+    ModelStats, ParamDefault, ParamKind, ParamSpec, ParamValue, Range,
 };
 use crate::dynamics::implicit::ForceElement;
 use crate::dynamics::{Model, State, Wrench};

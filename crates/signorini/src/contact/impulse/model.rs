@@ -53,9 +53,8 @@ use crate::collision::Contact;
 use crate::contact::params::model_params;
 use crate::contact::resting::{ContactClass, RestingContact, RestingError, RestingOptions};
 use crate::contact::{
-    ConfigError, ContactError, ContactImpulses, ImpulseBasedModel, ModelBase, ModelSpec, ModelStats,
-    ParamDefault,
-    ParamKind, ParamSpec, ParamValue, Range, SolveReport,
+    ConfigError, ContactError, ContactImpulses, ImpulseBasedModel, ModelBase, ModelSpec,
+    ModelStats, ParamDefault, ParamKind, ParamSpec, ParamValue, Range, SolveReport,
 };
 use crate::dynamics::{Model, State, Wrench};
 
@@ -525,7 +524,10 @@ impl ImpulseBasedModel for ImpulseModel {
             Err(RestingError::NotSolved { rows, attempts, .. }) if !self.stop_unresolved => {
                 // Degrade: no resting force this substep (the next collision stage stops the
                 // approach it lets build up); the solve is reported failed with its residual.
-                let best = attempts.iter().map(|a| a.residual).fold(f64::INFINITY, f64::min);
+                let best = attempts
+                    .iter()
+                    .map(|a| a.residual)
+                    .fold(f64::INFINITY, f64::min);
                 return Ok(ModelStats {
                     solve: Some(SolveReport {
                         rows,

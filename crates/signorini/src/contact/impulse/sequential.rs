@@ -237,7 +237,13 @@ fn apply_held(
 }
 
 /// +J on B and −J on A at the point (held bodies excepted); returns J.
-fn add_impulse(model: &Model, state: &mut State, frozen: &[bool], p: &ImpactPoint, j: DVec3) -> DVec3 {
+fn add_impulse(
+    model: &Model,
+    state: &mut State,
+    frozen: &[bool],
+    p: &ImpactPoint,
+    j: DVec3,
+) -> DVec3 {
     for (i, sign) in [(p.body_a, -1.0), (p.body_b, 1.0)] {
         let body = &model.bodies[i];
         if held(model, frozen, i) {

@@ -19,8 +19,8 @@
 use super::Peg;
 use crate::collision::potential::{self, GroupKey, PotentialParams, PotentialSet};
 use crate::collision::Contact;
-use crate::dynamics::{Model, State};
 use crate::contact::time_stepping;
+use crate::dynamics::{Model, State};
 use crate::geometry::{Feature, Shape};
 
 /// What a constraint is, across steps (for warm starts).

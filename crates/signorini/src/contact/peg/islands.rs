@@ -204,7 +204,11 @@ pub struct IslandCheck {
 
 /// [`IslandCheck`] of the state `state` of `model` with the narrow phase's `contacts`.
 #[cfg(feature = "internals")]
-pub fn check_islands(model: &Model, state: &crate::dynamics::State, contacts: &[Contact]) -> IslandCheck {
+pub fn check_islands(
+    model: &Model,
+    state: &crate::dynamics::State,
+    contacts: &[Contact],
+) -> IslandCheck {
     use crate::contact::{ModelBase, VelocityProblem};
     use crate::dynamics::Wrench;
     use crate::solvers::{lemke::Lemke, residual, Options, Solver};
@@ -223,8 +227,16 @@ pub fn check_islands(model: &Model, state: &crate::dynamics::State, contacts: &[
     let parts: Vec<(IslandLcp, DVector<f64>)> = islands
         .iter()
         .map(|island| {
-            let part =
-                assemble_island(&problem, &constraints, island, &layout, &mu, k, None, recovery);
+            let part = assemble_island(
+                &problem,
+                &constraints,
+                island,
+                &layout,
+                &mu,
+                k,
+                None,
+                recovery,
+            );
             let z = Lemke.solve(&part.lcp.problem, None, &options).z;
             (part, z)
         })

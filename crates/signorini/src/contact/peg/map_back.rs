@@ -97,9 +97,8 @@ fn record_impulses(
     log: &mut ContactImpulses,
 ) {
     let np = constraints.len();
-    let direction = |j: usize, r: usize| {
-        row_direction(&lcp.rows[r], offsets[constraints[j].primary.body_b])
-    };
+    let direction =
+        |j: usize, r: usize| row_direction(&lcp.rows[r], offsets[constraints[j].primary.body_b]);
     let normals: Vec<DVec3> = (0..np).map(|j| direction(j, j)).collect();
     let mut impulses: Vec<DVec3> = (0..np).map(|j| z[j] * normals[j]).collect();
     for (f, &j) in lcp.frictional.iter().enumerate() {

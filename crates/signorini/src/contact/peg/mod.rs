@@ -97,15 +97,15 @@ use super::params::model_params;
 use super::time_stepping::{self, SolverChain};
 use super::VelocityProblem;
 use super::{
-    ContactImpulses, ConfigError, ContactError, ModelBase, ModelSpec, ModelStats, ParamDefault, ParamKind,
-    ParamSpec, ParamValue, Range, VelocityLevelModel,
+    ConfigError, ContactError, ContactImpulses, ModelBase, ModelSpec, ModelStats, ParamDefault,
+    ParamKind, ParamSpec, ParamValue, Range, VelocityLevelModel,
 };
 use crate::collision::potential::{self, PotentialSet};
 use crate::collision::Contact;
 use crate::dynamics::{Model, State, Wrench};
+use crate::util::hash::FastMap;
 use constraints::Key;
 use map_back::Previous;
-use crate::util::hash::FastMap;
 use std::time::Instant;
 
 pub const NAME: &str = "peg";
@@ -367,6 +367,12 @@ impl VelocityLevelModel for Peg {
             detection,
             out,
         )?;
-        Ok(self.map_back(passes, &mut constraints, (h, k, problem.offsets()), out, log))
+        Ok(self.map_back(
+            passes,
+            &mut constraints,
+            (h, k, problem.offsets()),
+            out,
+            log,
+        ))
     }
 }

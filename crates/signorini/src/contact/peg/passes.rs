@@ -262,11 +262,12 @@ impl Peg {
         let (warm, proposed) = self.warm_start(constraints, &lcp, k);
         // One island: the step's LCP is this one (`solve_lcp` sends a large one to the sparse
         // path, without resting faces).
-        let (z, report) = self.solve_lcp(&lcp.problem, (&warm, &proposed), self.least_norm, || {
-            format!(
+        let (z, report) =
+            self.solve_lcp(&lcp.problem, (&warm, &proposed), self.least_norm, || {
+                format!(
                 "PEG LCP of {n} rows ({np} constraints, {nf} with friction, {ns} slack variables)"
             )
-        })?;
+            })?;
         add_row_forces(model, &lcp.rows, &z.as_slice()[..np + nt], h, out);
         Ok((lcp, z, report))
     }
@@ -301,7 +302,11 @@ impl Peg {
                 about,
                 recovery,
             );
-            let (np, nf, ns) = (part.constraints.len(), part.lcp.frictional.len(), part.lcp.ns);
+            let (np, nf, ns) = (
+                part.constraints.len(),
+                part.lcp.frictional.len(),
+                part.lcp.ns,
+            );
             let n = part.lcp.problem.len();
             if n > self.max_rows {
                 return Err(self.too_large(problem, n, np, ns));
@@ -346,7 +351,11 @@ impl Peg {
 
     /// μ of each constraint's rows: the pair's coefficient, 0 without friction (`friction =
     /// "none"`) and for a recovery constraint.
-    pub(super) fn friction_coefficients(&self, model: &Model, constraints: &[Constraint]) -> Vec<f64> {
+    pub(super) fn friction_coefficients(
+        &self,
+        model: &Model,
+        constraints: &[Constraint],
+    ) -> Vec<f64> {
         constraints
             .iter()
             .map(|c| {
@@ -371,7 +380,9 @@ impl Peg {
         what: impl FnOnce() -> String,
     ) -> Result<(DVector<f64>, SolveReport), ContactError> {
         if self.solvers.is_large(lcp.len()) {
-            return self.solvers.solve_sparse(&SparseProblem::from_dense(lcp), warm, what);
+            return self
+                .solvers
+                .solve_sparse(&SparseProblem::from_dense(lcp), warm, what);
         }
         // On a step of resting faces (`least_norm`), Lemke's warm start with the proposed rows
         // (`SolverChain::warm_start`); a miss goes to the chain, whose Lemke tries the support
@@ -379,7 +390,9 @@ impl Peg {
         let tried =
             least_norm && self.solvers.warm_start_applies(lcp.len(), warm) && lcp.check().is_ok();
         if tried {
-            if let Ok((z, report, _)) = self.solvers.warm_start(&lcp.m, &lcp.q, warm, proposed, true)
+            if let Ok((z, report, _)) = self
+                .solvers
+                .warm_start(&lcp.m, &lcp.q, warm, proposed, true)
             {
                 return Ok((z, report));
             }

@@ -120,4 +120,3 @@ pub(super) fn member_gap(model: &Model, poses: &[Pose], what: What, c: &Contact)
         .map(|(gap, _)| gap)
         .or_else(|| feature_gap(model, poses, c))
 }
-

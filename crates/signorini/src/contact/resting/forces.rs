@@ -83,7 +83,15 @@ impl WarmStart {
             .map(|&i| {
                 let c = &contacts[i];
                 let sliding = matches!(class[i], ContactClass::Sliding { .. });
-                (c.body_a, c.piece_a, c.body_b, c.piece_b, c.feature_a, c.feature_b, sliding)
+                (
+                    c.body_a,
+                    c.piece_a,
+                    c.body_b,
+                    c.piece_b,
+                    c.feature_a,
+                    c.feature_b,
+                    sliding,
+                )
             })
             .collect()
     }

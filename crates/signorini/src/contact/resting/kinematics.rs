@@ -7,8 +7,8 @@
 //!   p̈ = a + α × r + ω × (ω × r),   r = p − x                                   (R3)
 //! ```
 use super::normal_rate::normal_rate;
-use crate::dynamics::piece_pose;
 use crate::collision::Contact;
+use crate::dynamics::piece_pose;
 use crate::dynamics::{Model, State};
 use crate::geometry::Shape;
 use glam::DVec3;

@@ -160,8 +160,8 @@ fn rows_and_free_terms(
     for (r, &i) in resting.iter().enumerate() {
         let c = &contacts[i];
         rows.push(row(c, c.normal));
-        let drift = 2.0 * rate * kin[i].v_rel.dot(c.normal)
-            + stiffness * options.corrected_overlap(c.gap);
+        let drift =
+            2.0 * rate * kin[i].v_rel.dot(c.normal) + stiffness * options.corrected_overlap(c.gap);
         q[r] = kin[i].normal_acceleration(model, state, c, free) + drift;
     }
     // (R6): b_t = d_j·(p̈_b − p̈_a) of the cone rows, + d_j·u/τ.

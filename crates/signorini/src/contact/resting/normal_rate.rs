@@ -3,8 +3,8 @@
 //! edge–edge pair (ṅ = s (I − n nᵀ) u̇ / |u|, u = e_a × e_b), a sphere against a sphere, vertex or
 //! edge (ṅ = ±(I − n nᵀ) ẇ / |w|, w = (I − e eᵀ)(c − p₀)); `None` (ṅ ≈ 0) otherwise.
 use super::kinematics::{angular_velocity, point_velocity};
-use crate::dynamics::piece_pose;
 use crate::collision::Contact;
+use crate::dynamics::piece_pose;
 use crate::dynamics::{Model, State};
 use crate::geometry::{Feature, Polytope, Shape};
 use glam::DVec3;

@@ -19,8 +19,8 @@ use crate::dynamics::jacobian::add_row_forces;
 use crate::dynamics::{Model, Wrench};
 use crate::solvers::lemke::solve_on_support;
 use crate::solvers::{relative_residual, Options, Solve, Solver, Stats, Status};
-use nalgebra::DVector;
 use glam::DVec3;
+use nalgebra::DVector;
 use std::time::Instant;
 
 /// The first usable answer, with every attempt up to it and the seconds spent in the solvers.
@@ -131,7 +131,11 @@ pub(super) fn solve_in_order(
             break;
         }
         let finite = s.z.len() == n && s.z.iter().all(|v| v.is_finite());
-        if finite && best.as_ref().map_or(true, |b| s.stats.residual < b.1.stats.residual) {
+        if finite
+            && best
+                .as_ref()
+                .map_or(true, |b| s.stats.residual < b.1.stats.residual)
+        {
             best = Some((solver.name(), s));
         }
     }
