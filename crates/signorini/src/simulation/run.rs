@@ -11,6 +11,7 @@ use crate::contact::{ContactModel, SolveReport};
 use crate::dynamics::energy::{kinetic_energy, potential_energy};
 use crate::dynamics::{Model, State};
 use crate::pipeline::adaptive::AdaptiveStats;
+use crate::pipeline::projection::ProjectionReport;
 use crate::pipeline::{StageTimes, StepError, StepReport};
 use serde_json::json;
 use std::fs::File;
@@ -96,6 +97,33 @@ pub struct RunSummary {
     pub adaptive: Option<AdaptiveStats>,
     /// Impulse totals, for impulse-based models.
     pub impulses: Option<ImpulseTotals>,
+    /// Post-step position projections (`pipeline::projection`; all zero for models without).
+    pub projection: ProjectionTotals,
+}
+
+/// The post-step position projections over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ProjectionTotals {
+    /// Steps that projected positions.
+    pub steps: u64,
+    /// Projections solved and applied, over all steps.
+    pub passes: u64,
+    /// Deepest overlap a step ended with before its projection (m).
+    pub max_depth_before: f64,
+    /// Largest displacement of a body's centre in one projection (m).
+    pub max_shift: f64,
+    /// Steps where a projection's solve missed its tolerance (not applied).
+    pub failures: u64,
+}
+
+impl ProjectionTotals {
+    fn add(&mut self, r: &ProjectionReport) {
+        self.steps += (r.passes > 0 || r.failed) as u64;
+        self.passes += r.passes as u64;
+        self.max_depth_before = self.max_depth_before.max(r.depth_before);
+        self.max_shift = self.max_shift.max(r.max_shift);
+        self.failures += r.failed as u64;
+    }
 }
 
 impl RunSummary {
@@ -110,6 +138,12 @@ impl RunSummary {
             out.push(format!(
                 "{} of {} steps' contact solves missed their tolerance and went on with their best answer (largest residual {:.3e}; metrics.csv: solver_failed, solver_residual)",
                 sv.failures, sv.solves, sv.max_residual
+            ));
+        }
+        if self.projection.failures > 0 {
+            out.push(format!(
+                "{} steps' post-step position projections missed their solver's tolerance and were not applied (metrics.csv: projection_failed, projected_depth)",
+                self.projection.failures
             ));
         }
         if let Some(t) = self.impulses.as_ref().filter(|t| t.total.law_fallbacks > 0) {
@@ -231,7 +265,7 @@ impl Writer {
 pub const TRAJECTORY_HEADER: &str = "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
 pub const CONTACTS_HEADER: &str = "time,body_a,body_b,piece_a,piece_b,x,y,z,nx,ny,nz,gap";
 pub const IMPULSES_HEADER: &str = "time,body_a,body_b,x,y,z,nx,ny,nz,jx,jy,jz,jn";
-pub const METRICS_HEADER: &str = "time,kinetic_energy,potential_energy,total_energy,max_penetration,contacts,active_points,step_seconds,broad_seconds,narrow_seconds,model_seconds,solve_seconds,integrate_seconds,lcp_rows,solver,solver_iterations,solver_residual,solver_failed,islands,time_step,collisions,microcollisions,contact_impulses,impulse_sweeps,unresolved,unresolved_speed,substeps";
+pub const METRICS_HEADER: &str = "time,kinetic_energy,potential_energy,total_energy,max_penetration,contacts,active_points,step_seconds,broad_seconds,narrow_seconds,model_seconds,solve_seconds,integrate_seconds,lcp_rows,solver,solver_iterations,solver_residual,solver_failed,islands,time_step,collisions,microcollisions,contact_impulses,impulse_sweeps,unresolved,unresolved_speed,substeps,projection_passes,projected_depth,projection_failed";
 
 fn trajectory_rows(model: &Model, state: &State, w: &mut Writer) -> Result<(), RunError> {
     let mut s = String::new();
@@ -551,6 +585,7 @@ struct Totals {
     rows: u64,
     solver: SolverTotals,
     impulses: Option<ImpulseTotals>,
+    projection: ProjectionTotals,
     /// The last state that passed its checks: a failed step leaves the state broken.
     ok_steps: u64,
     ok_time: f64,
@@ -571,6 +606,7 @@ impl Totals {
             impulses: contact_model
                 .impulse_loop()
                 .map(|_| ImpulseTotals::default()),
+            projection: ProjectionTotals::default(),
             ok_steps: 0,
             ok_time: 0.0,
             ok_ke: initial_ke,
@@ -589,6 +625,7 @@ impl Totals {
         if let Some(t) = self.impulses.as_mut() {
             t.add(&report.impulses);
         }
+        self.projection.add(&report.projection);
         (self.ok_steps, self.ok_time, self.ok_ke) = (state.step, state.time, ke);
     }
 
@@ -612,6 +649,7 @@ impl Totals {
             interrupted: false,
             adaptive: sim.adaptive_stats().cloned(),
             impulses: self.impulses,
+            projection: self.projection,
         }
     }
 }
@@ -633,9 +671,9 @@ fn metric_row(
         None => "0,,0,0,0,0".to_string(),
     };
     let t = &r.times;
-    let i = &r.impulses;
+    let (i, p) = (&r.impulses, &r.projection);
     w.line(&format!(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
         state.time,
         ke,
         pe,
@@ -657,7 +695,10 @@ fn metric_row(
         i.sweeps,
         i.unresolved,
         i.unresolved_speed,
-        i.substeps
+        i.substeps,
+        p.passes,
+        p.depth_before,
+        p.failed as u8
     ))?;
     Ok(ke)
 }
@@ -737,6 +778,13 @@ fn write_summary(cfg: &RunConfig, sim: &Simulation, s: &RunSummary) -> Result<()
             "steps_with_impulses": t.steps_with_impulses,
             "steps_unresolved": t.steps_unresolved,
         })),
+        "projection": {
+            "steps": s.projection.steps,
+            "passes": s.projection.passes,
+            "max_depth_before": s.projection.max_depth_before,
+            "max_shift": s.projection.max_shift,
+            "failures": s.projection.failures,
+        },
         "duration": m.settings.duration,
         "activation_distance": m.settings.activation_distance,
         "solver": {

@@ -66,6 +66,37 @@ pub fn resting_stack(model: &str, h: f64, duration: f64) -> RestingStack {
     }
 }
 
+/// A box (0.3 × 0.2 × 0.1 m, 1000 kg/m³) falling at 3 m/s onto the edge (pedestal axis
+/// [1, 0, 0]) or the corner ([1, 1, 0]) of a fixed box turned 45°, while turning at `spin` rad/s
+/// about y and 3 rad/s about z, its own orientation 40° about `axis`; h = 2 ms, 0.2 s.
+pub fn turning_box(pedestal: &str, spin: f64, axis: &str) -> signorini::scene::Scene {
+    use signorini::scene::{build, parse_scene};
+    let text = format!(
+        r#"
+[simulation]
+time_step = 2e-3
+duration = 0.2
+
+[[body]]
+name = "pedestal"
+fixed = true
+shape = {{ type = "box", size = [0.4, 0.4, 0.4] }}
+position = [0.0, 0.0, -0.3]
+orientation = {{ axis = [{pedestal}], angle_deg = 45.0 }}
+
+[[body]]
+name = "box"
+density = 1000.0
+shape = {{ type = "box", size = [0.3, 0.2, 0.1] }}
+position = [0.02, 0.01, 0.3]
+orientation = {{ axis = [{axis}], angle_deg = 40.0 }}
+velocity = [0.0, 0.0, -3.0]
+angular_velocity = [0.0, {spin}, 3.0]
+"#
+    );
+    build(parse_scene(&text, "turning.toml").expect("parses")).expect("builds")
+}
+
 // ---------------------------------------------------------------------------------------------
 // determinism
 
