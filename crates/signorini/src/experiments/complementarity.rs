@@ -1,13 +1,13 @@
 //! Experiments of the complementarity issue: type 1 vs type 2 activation (Nguyen–Trinkle
 //! slides, disk–line and disk–two-lines in 3D), Coulomb friction on a ramp, the perturbed
 //! resting block (Drumwright 2008, section IV-B) and the stack of 10 boxes.
-use crate::pipeline::StepError;
-use crate::simulation::Error;
 use super::{penetration, simulate};
 use crate::contact::ParamInput;
 use crate::dynamics::State;
 use crate::metrics::kinetic_energy;
+use crate::pipeline::StepError;
 use crate::scene::Scene;
+use crate::simulation::Error;
 use glam::DVec3;
 
 /// One run of the activation sweep.
@@ -51,7 +51,18 @@ pub fn ball_penetration(
         "experiment activation",
     );
     // The paper's model: an overlap removed in one step by ψ/h (what type 1 activation pays for).
-    scene.set_param("recovery", ParamInput::Word("full".into()), "experiment activation");
+    scene.set_param(
+        "recovery",
+        ParamInput::Word("full".into()),
+        "experiment activation",
+    );
+    // Nor has it a post-step projection (`pipeline::projection`), which would remove type 1's
+    // overlap after the step the sweep measures.
+    scene.set_param(
+        "projection",
+        ParamInput::Word("none".into()),
+        "experiment activation",
+    );
     let (mut worst, mut fastest): (f64, f64) = (0.0, 0.0);
     let run = simulate(&scene, None, |s, r| {
         worst = worst.max(penetration(r));
@@ -122,8 +133,14 @@ pub fn ramp(scene: &Scene, mu: f64) -> Result<RampResult, Error> {
     for m in &mut scene.model.materials {
         m.friction = mu;
     }
-    let block = scene.model.body_index("block").ok_or_else(|| Error::Experiment("no body `block`".into()))?;
-    let ramp = scene.model.body_index("ramp").ok_or_else(|| Error::Experiment("no body `ramp`".into()))?;
+    let block = scene
+        .model
+        .body_index("block")
+        .ok_or_else(|| Error::Experiment("no body `block`".into()))?;
+    let ramp = scene
+        .model
+        .body_index("ramp")
+        .ok_or_else(|| Error::Experiment("no body `ramp`".into()))?;
     let normal = match &scene.model.bodies[ramp].pieces[0].shape {
         crate::geometry::Shape::HalfSpace { normal } => {
             scene.initial.bodies[ramp].orientation * *normal
@@ -174,7 +191,9 @@ pub fn stack(scene: &Scene, model: Option<&str>, h: f64) -> Result<StackResult, 
     let boxes: Vec<usize> = (0..scene.model.bodies.len())
         .filter(|&i| !scene.model.bodies[i].fixed)
         .collect();
-    let top = *boxes.last().ok_or_else(|| Error::Experiment("the stack has no dynamic body".into()))?;
+    let top = *boxes
+        .last()
+        .ok_or_else(|| Error::Experiment("the stack has no dynamic body".into()))?;
     let mut worst: f64 = 0.0;
     let t0 = std::time::Instant::now();
     let end = simulate(&scene, model, |_, r| worst = worst.max(penetration(r)))?;

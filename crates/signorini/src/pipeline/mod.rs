@@ -177,6 +177,8 @@ pub struct Workspace {
     through: through::Scratch,
     /// What each contact pushed with over the last step attempted.
     impulses: ContactImpulses,
+    /// Body pairs deeper than v_max h at the start of the step (`projection::recovering_pairs`).
+    recovering: Vec<(usize, usize)>,
 }
 
 impl Workspace {
@@ -662,6 +664,9 @@ fn advance_velocity_level(
 ) -> Result<Attempt, StepError> {
     let mut times = StageTimes::default();
     ensure_contacts(model, state, ws, contact_model, &mut times);
+    if let Some(settings) = contact_model.projection() {
+        projection::recovering_pairs(&ws.contacts, &settings, h, &mut ws.recovering);
+    }
     let fail = contact_failure(state);
     let mut wrenches = std::mem::take(&mut ws.wrenches);
     let mut applied = std::mem::take(&mut ws.applied);
@@ -706,7 +711,7 @@ fn project_positions(
     };
     for _ in 0..projection::PASSES {
         let t0 = Instant::now();
-        let done = projection::project(model, state, &ws.contacts, &settings, h);
+        let done = projection::project(model, state, &ws.contacts, &settings, h, &ws.recovering);
         times.solve += t0.elapsed().as_secs_f64();
         let Some(done) = done else { break };
         total.add(&done);

@@ -23,6 +23,7 @@
 //! ```text
 //!   minimise ½ δᵀ M δ   subject to   ψ_i + J_i δ ≥ floor_i  for every contact i of those islands,
 //!   floor_i = −s where ψ_i ≥ −c,  ψ_i where ψ_i < −c,   s = OVERLAP_SLOP (1e-10 m)
+//!   (min(ψ_i, −s) for a contact of a recovering pair, below)
 //! ```
 //!
 //! (J_i the contact's normal Jacobian row, M = diag(m, R I Rᵀ) per body: the convex program of
@@ -33,10 +34,12 @@
 //! Departures and rules:
 //! - **Bounded** (issue 16, item 5): an overlap deeper than c = v_max h (`max_recovery_speed`,
 //!   0.5 m/s by default: 1 mm at h = 2 ms) is older than the step's linearization can make it
-//!   (½ r ω² h² is 1.6e-4 m at 20 rad/s); the projection does not pull it out, only keeps it
-//!   from going deeper, and the model's velocity-level position term removes it at v_max as
-//!   before, so a body started deep in the ground is neither launched nor teleported. Once it
-//!   is shallower than c the projection removes the rest. With `recovery = "full"` c = ∞.
+//!   (½ r ω² h² is 1.6e-4 m at 20 rad/s), and so is any overlap of a pair that had one deeper
+//!   than c at the start of the step (a *recovering* pair): the model's velocity-level position
+//!   term is removing it at v_max. The projection does not pull those out, only keeps them from
+//!   going deeper (floor_i = min(ψ_i, −s)), so a body started deep in the ground is neither
+//!   launched nor teleported and its overlap shrinks at v_max to the end (the last step's
+//!   remainder, below c, goes by the position term too). With `recovery = "full"` c = ∞.
 //! - **Contacts already within the slop** s are not touched (their floor is below their gap):
 //!   the round-off overlaps of a resting pile (of order 1e-12 m) are left to the step, as
 //!   `time_stepping::OVERLAP_SLOP` explains; a pile at rest never triggers a projection.
@@ -88,36 +91,84 @@ impl ProjectionReport {
     }
 }
 
-/// Is a contact of gap `gap` (m) one the projection removes: deeper than the `tolerance`, not
-/// deeper than the `reach` c = v_max h?
-fn fixable(gap: f64, tolerance: f64, reach: f64) -> bool {
-    -gap > tolerance && -gap <= reach
-}
-
 /// The deepest overlap among `contacts` (m, ≥ 0).
 pub fn deepest(contacts: &[Contact]) -> f64 {
     contacts.iter().map(|c| -c.gap).fold(0.0, f64::max)
 }
 
-/// One projection of `state` against `contacts` (detected at `state`) for a step of length `h`;
-/// returns its size, or `None` when nothing is deeper than the tolerance. Leaves `state`
-/// unchanged when the solve fails (`Some` with `failed`).
+/// The body pairs (A < B) that have a contact deeper than v_max h among `contacts` (the
+/// contacts at the start of a step): the pairs the step's position term is recovering, sorted.
+pub fn recovering_pairs(
+    contacts: &[Contact],
+    settings: &PositionProjection,
+    h: f64,
+    out: &mut Vec<(usize, usize)>,
+) {
+    let reach = settings.max_recovery_speed * h;
+    out.clear();
+    out.extend(contacts.iter().filter(|c| -c.gap > reach).map(pair));
+    out.sort_unstable();
+    out.dedup();
+}
+
+fn pair(c: &Contact) -> (usize, usize) {
+    (c.body_a.min(c.body_b), c.body_a.max(c.body_b))
+}
+
+/// What the projection does with one contact of the end-of-step state.
+struct Rule<'a> {
+    tolerance: f64,
+    /// c = v_max h (m).
+    reach: f64,
+    slop: f64,
+    /// [`recovering_pairs`] of the step's start.
+    recovering: &'a [(usize, usize)],
+}
+
+impl Rule<'_> {
+    fn recovering(&self, c: &Contact) -> bool {
+        !self.recovering.is_empty() && self.recovering.binary_search(&pair(c)).is_ok()
+    }
+
+    /// Does the projection remove this contact's overlap: deeper than the tolerance, not deeper
+    /// than c, not a recovering pair's?
+    fn fixable(&self, c: &Contact) -> bool {
+        -c.gap > self.tolerance && -c.gap <= self.reach && !self.recovering(c)
+    }
+
+    /// The gap (m) the contact must keep after the projection, to first order.
+    fn floor(&self, c: &Contact) -> f64 {
+        if -c.gap > self.reach || self.recovering(c) {
+            c.gap.min(-self.slop)
+        } else {
+            -self.slop
+        }
+    }
+}
+
+/// One projection of `state` against `contacts` (detected at `state`) for a step of length `h`
+/// whose start had the `recovering` pairs ([`recovering_pairs`]); returns its size, or `None`
+/// when no contact is for it to remove. Leaves `state` unchanged when the solve fails (`Some`
+/// with `failed`).
 pub fn project(
     model: &Model,
     state: &mut State,
     contacts: &[Contact],
     settings: &PositionProjection,
     h: f64,
+    recovering: &[(usize, usize)],
 ) -> Option<ProjectionReport> {
     let depth = deepest(contacts);
-    let reach = settings.max_recovery_speed * h;
-    if !contacts
-        .iter()
-        .any(|c| fixable(c.gap, settings.tolerance, reach))
-    {
+    let rule = Rule {
+        tolerance: settings.tolerance,
+        reach: settings.max_recovery_speed * h,
+        slop: settings.slop,
+        recovering,
+    };
+    if !contacts.iter().any(|c| rule.fixable(c)) {
         return None;
     }
-    let system = ProjectionSystem::new(model, state, contacts, settings, h);
+    let system = ProjectionSystem::new(model, state, contacts, &rule);
     let mut report = ProjectionReport {
         depth_before: depth,
         rows: system.rows.len(),
@@ -149,7 +200,7 @@ pub fn project(
 }
 
 /// The projection's convex program over the islands (bodies joined by contacts; fixed bodies
-/// join nothing) that hold a contact the projection removes ([`fixable`]).
+/// join nothing) that hold a contact the projection removes ([`Rule::fixable`]).
 struct ProjectionSystem {
     /// The moved bodies, in order of first appearance in `contacts` (node k ↔ offset 6 k).
     bodies: Vec<usize>,
@@ -162,13 +213,7 @@ struct ProjectionSystem {
 }
 
 impl ProjectionSystem {
-    fn new(
-        model: &Model,
-        state: &State,
-        contacts: &[Contact],
-        settings: &PositionProjection,
-        h: f64,
-    ) -> Self {
+    fn new(model: &Model, state: &State, contacts: &[Contact], rule: &Rule) -> Self {
         let dynamic = |b: usize| !model.bodies[b].fixed;
         let mut islands = DisjointSets::new(model.bodies.len());
         for c in contacts
@@ -186,11 +231,7 @@ impl ProjectionSystem {
             islands.root(b)
         };
         let mut violated = vec![false; model.bodies.len()];
-        let reach = settings.max_recovery_speed * h;
-        for c in contacts
-            .iter()
-            .filter(|c| fixable(c.gap, settings.tolerance, reach))
-        {
+        for c in contacts.iter().filter(|c| rule.fixable(c)) {
             if dynamic(c.body_a) || dynamic(c.body_b) {
                 let root = island_of(&mut islands, c);
                 violated[root] = true;
@@ -214,11 +255,7 @@ impl ProjectionSystem {
                     system.mass.push(mass_block(model, state, b));
                 }
             }
-            let floor = if -c.gap > reach {
-                c.gap
-            } else {
-                -settings.slop
-            };
+            let floor = rule.floor(c);
             system.rows.push(contact_row(
                 model,
                 state,
