@@ -40,18 +40,19 @@
 //!
 //! Sliding friction is Coulomb's (`penalty::sliding_friction`).
 use super::params::model_params;
-use super::ContactImpulses;
 use super::penalty::{self, pair_key, PairKey};
+use super::ContactImpulses;
 use super::{
     ConfigError, ContactError, ForceModel, ModelBase, ModelSpec, ModelStats, ParamDefault,
     ParamKind, ParamSpec, ParamValue, Range,
 };
-use crate::dynamics::piece_pose;
 use crate::collision::Contact;
 use crate::dynamics::implicit::ForceElement;
+use crate::dynamics::piece_pose;
 use crate::dynamics::{Material, Model, State, Wrench};
 use crate::geometry::overlap::overlap_volume;
 use glam::DVec3;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -208,6 +209,9 @@ pub struct HuntCrossley {
     /// The exact law's ζ is a bisection over ~100 logarithms; computed again at every contact
     /// and step it was a quarter of hunt-crossley's step on the 10-box stack.
     zetas: OnceLock<Vec<(f64, f64)>>,
+    /// Whether the scene is integrated by `implicit-euler` (learnt in `activation_distance`,
+    /// which the pipeline asks before `near_features`).
+    implicit: Cell<bool>,
 }
 
 impl HuntCrossley {
@@ -231,6 +235,7 @@ impl HuntCrossley {
             min_impact_speed: p.min_impact_speed,
             impact_speed: BTreeMap::new(),
             zetas: OnceLock::new(),
+            implicit: Cell::new(false),
         })
     }
 
@@ -270,9 +275,8 @@ impl HuntCrossley {
 
     /// The restitution of a pair of materials (indices into `model.materials`).
     fn material_restitution(&self, model: &Model, a: usize, b: usize) -> f64 {
-        self.restitution.unwrap_or_else(|| {
-            Material::pair_restitution(&model.materials[a], &model.materials[b])
-        })
+        self.restitution
+            .unwrap_or_else(|| Material::pair_restitution(&model.materials[a], &model.materials[b]))
     }
 
     /// ζ of bodies `a` and `b` (`law.zeta` of their restitution e), from the table of material
@@ -472,7 +476,16 @@ impl ModelBase for HuntCrossley {
 
     /// `penalty::activation_distance`.
     fn activation_distance(&self, model: &Model, state: &State) -> f64 {
+        self.implicit
+            .set(penalty::wants_near_features(model.settings.integrator));
         penalty::activation_distance(model, state, model.settings.integrator)
+    }
+
+    /// Under `implicit-euler` (`penalty::wants_near_features`): the points of a pair that do not
+    /// carry its spring are its guards (`penalty::guard_elements`, the undamped λ of a pair that
+    /// does not touch yet).
+    fn near_features(&self) -> bool {
+        self.implicit.get()
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
@@ -573,7 +586,13 @@ impl ForceModel for HuntCrossley {
                     // Stiffness λ (1 + c ẋ), damping λ x c: the element's at the capped x.
                     let k = (lambda * (1.0 + cd * m.rate)).max(0.0);
                     let per_depth = m.stiffness * cd;
-                    penalty::capped_depth_damped_by_depth(m.x, self.max_recovery_speed, h, k, per_depth)
+                    penalty::capped_depth_damped_by_depth(
+                        m.x,
+                        self.max_recovery_speed,
+                        h,
+                        k,
+                        per_depth,
+                    )
                 };
                 (x, cd)
             };
@@ -606,6 +625,8 @@ impl ForceModel for HuntCrossley {
                     self.stiction_speed,
                     elements,
                 );
+                let guards = penalty::unweighted_gaps(group, &weights);
+                penalty::guard_elements(state, guards, (lambda, 0.0), elements);
                 continue;
             }
             stats.active_points += usize::from(force > 0.0);
@@ -628,6 +649,13 @@ impl ForceModel for HuntCrossley {
                 self.stiction_speed,
                 elements,
             );
+            if !self.by_volume {
+                let spring = penalty::deepest_contact(group);
+                let guards = group
+                    .iter()
+                    .filter(|c| c.gap > 0.0 && !std::ptr::eq(*c, spring));
+                penalty::guard_elements(state, guards, (lambda, 0.0), elements);
+            }
         }
         Ok(stats)
     }
