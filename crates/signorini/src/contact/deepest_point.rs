@@ -328,10 +328,7 @@ impl ForceModel for DeepestPoint {
                 self.stiction_speed,
                 elements,
             );
-            let spring = penalty::deepest_contact(group);
-            let guards = group
-                .iter()
-                .filter(|c| c.gap > 0.0 && !std::ptr::eq(*c, spring));
+            let guards = penalty::others_apart(group);
             penalty::guard_elements(state, guards, (sp.kp, sp.kv), elements);
         }
         Ok(stats)

@@ -649,13 +649,8 @@ impl ForceModel for HuntCrossley {
                 self.stiction_speed,
                 elements,
             );
-            if !self.by_volume {
-                let spring = penalty::deepest_contact(group);
-                let guards = group
-                    .iter()
-                    .filter(|c| c.gap > 0.0 && !std::ptr::eq(*c, spring));
-                penalty::guard_elements(state, guards, (lambda, 0.0), elements);
-            }
+            let guards = penalty::others_apart(group).filter(|_| !self.by_volume);
+            penalty::guard_elements(state, guards, (lambda, 0.0), elements);
         }
         Ok(stats)
     }

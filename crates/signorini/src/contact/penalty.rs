@@ -263,6 +263,15 @@ pub fn unweighted_gaps<'c>(
         .map(|(c, _)| c)
 }
 
+/// The contacts of `group` other than its deepest that do not touch yet: the guards of a pair
+/// whose spring acts at its deepest contact (`point = "deepest"`, [`guard_elements`]).
+pub fn others_apart(group: &[Contact]) -> impl Iterator<Item = &Contact> + Clone {
+    let spring = deepest_contact(group);
+    group
+        .iter()
+        .filter(move |c| c.gap > 0.0 && !std::ptr::eq(*c, spring))
+}
+
 /// Whether a penalty model integrated by `integrator` asks the narrow phase for near features
 /// (`collision::near_features`): under `implicit-euler`, whose springs engage before touch, so
 /// that every point of a pair that can touch during the step is a contact (a guard,
