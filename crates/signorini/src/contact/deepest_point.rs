@@ -20,6 +20,7 @@ use super::{
 use crate::collision::Contact;
 use crate::dynamics::implicit::ForceElement;
 use crate::dynamics::{Integrator, Model, State, Wrench};
+use std::cell::Cell;
 
 pub const NAME: &str = "deepest-point";
 
@@ -116,6 +117,9 @@ pub struct DeepestPoint {
     forgetting: f64,
     stiction_speed: f64,
     integral: IntegralMemory,
+    /// Whether the scene is integrated by `implicit-euler` (learnt in `activation_distance`,
+    /// which the pipeline asks before `near_features`).
+    implicit: Cell<bool>,
 }
 
 impl DeepestPoint {
@@ -134,6 +138,7 @@ impl DeepestPoint {
             forgetting: p.forgetting,
             stiction_speed: p.stiction_speed,
             integral: IntegralMemory::default(),
+            implicit: Cell::new(false),
         })
     }
 
@@ -221,7 +226,15 @@ impl ModelBase for DeepestPoint {
 
     /// `penalty::activation_distance`.
     fn activation_distance(&self, model: &Model, state: &State) -> f64 {
+        self.implicit
+            .set(penalty::wants_near_features(model.settings.integrator));
         penalty::activation_distance(model, state, model.settings.integrator)
+    }
+
+    /// Under `implicit-euler` (`penalty::wants_near_features`): the points of a pair that do not
+    /// carry its spring are its guards (`penalty::guard_elements`).
+    fn near_features(&self) -> bool {
+        self.implicit.get()
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
@@ -296,6 +309,8 @@ impl ForceModel for DeepestPoint {
                     self.stiction_speed,
                     elements,
                 );
+                let guards = penalty::unweighted_gaps(group, &weights);
+                penalty::guard_elements(state, guards, (sp.kp, sp.kv), elements);
                 continue;
             }
             stats.active_points += 1;
@@ -313,6 +328,8 @@ impl ForceModel for DeepestPoint {
                 self.stiction_speed,
                 elements,
             );
+            let guards = penalty::others_apart(group);
+            penalty::guard_elements(state, guards, (sp.kp, sp.kv), elements);
         }
         Ok(stats)
     }

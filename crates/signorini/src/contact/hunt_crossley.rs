@@ -52,6 +52,7 @@ use crate::dynamics::piece_pose;
 use crate::dynamics::{Material, Model, State, Wrench};
 use crate::geometry::overlap::overlap_volume;
 use glam::DVec3;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -208,6 +209,9 @@ pub struct HuntCrossley {
     /// The exact law's ζ is a bisection over ~100 logarithms; computed again at every contact
     /// and step it was a quarter of hunt-crossley's step on the 10-box stack.
     zetas: OnceLock<Vec<(f64, f64)>>,
+    /// Whether the scene is integrated by `implicit-euler` (learnt in `activation_distance`,
+    /// which the pipeline asks before `near_features`).
+    implicit: Cell<bool>,
 }
 
 impl HuntCrossley {
@@ -231,6 +235,7 @@ impl HuntCrossley {
             min_impact_speed: p.min_impact_speed,
             impact_speed: BTreeMap::new(),
             zetas: OnceLock::new(),
+            implicit: Cell::new(false),
         })
     }
 
@@ -471,7 +476,16 @@ impl ModelBase for HuntCrossley {
 
     /// `penalty::activation_distance`.
     fn activation_distance(&self, model: &Model, state: &State) -> f64 {
+        self.implicit
+            .set(penalty::wants_near_features(model.settings.integrator));
         penalty::activation_distance(model, state, model.settings.integrator)
+    }
+
+    /// Under `implicit-euler` (`penalty::wants_near_features`): the points of a pair that do not
+    /// carry its spring are its guards (`penalty::guard_elements`, the undamped λ of a pair that
+    /// does not touch yet).
+    fn near_features(&self) -> bool {
+        self.implicit.get()
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {
@@ -611,6 +625,8 @@ impl ForceModel for HuntCrossley {
                     self.stiction_speed,
                     elements,
                 );
+                let guards = penalty::unweighted_gaps(group, &weights);
+                penalty::guard_elements(state, guards, (lambda, 0.0), elements);
                 continue;
             }
             stats.active_points += usize::from(force > 0.0);
@@ -633,6 +649,8 @@ impl ForceModel for HuntCrossley {
                 self.stiction_speed,
                 elements,
             );
+            let guards = penalty::others_apart(group).filter(|_| !self.by_volume);
+            penalty::guard_elements(state, guards, (lambda, 0.0), elements);
         }
         Ok(stats)
     }
