@@ -449,6 +449,60 @@ fn crossing_near_an_end_gets_the_release_of_that_end() {
     }
 }
 
+/// A vertex on the other's edge (eq. 36, vertex–edge), the configuration of
+/// `contact_peg.rs`'s `an_edge_leaving_a_vertex_on_an_edge_does_not_turn_in_under_it`: A (a
+/// 0.2 m cube) has its vertex v 1e-9 m outside the unit cube B's +y face and 1e-7 m below its
+/// +z face's plane, and its edge e_a from v along A's x (yawed 0.1 rad into −y, pitched 2e-3 rad
+/// up) crosses the line of B's edge {y = z = 0.5} 3e-8 m from v at ψ = −1e-7 m: nearer v than
+/// |ψ|, with v outside B and both crossing points inside the other box. v's group holds v (its
+/// +y member ≥ 0) but not e_a; the pair keeps its edge group: the edge–edge contact at the line
+/// distance and the release of v (the crossing is 3e-8 m onto e_a, so ρ < 0: violated, as the
+/// boxes overlap by 1e-18 m³). Before the rule left such pairs to the vertex group.
+#[test]
+fn an_edge_leaving_a_vertex_on_an_edge_keeps_its_edge_group() {
+    let (a, b) = (
+        Polytope::cuboid(DVec3::splat(0.1)),
+        Polytope::cuboid(DVec3::splat(0.5)),
+    );
+    let q =
+        DQuat::from_rotation_z(-0.1) * DQuat::from_rotation_y(-2e-3) * DQuat::from_rotation_x(0.05);
+    let v = DVec3::new(0.0, 0.5 + 1e-9, 0.5 - 1e-7);
+    let pose_a = Pose::new(v + q * DVec3::splat(0.1), q);
+    let set = run(
+        &a,
+        &pose_a,
+        &b,
+        &Pose::IDENTITY,
+        &PotentialParams::with_distance(1e-3),
+    );
+    let corner = DVec3::splat(-0.1);
+    let (va, ea) = (
+        vertex_at(&a, corner),
+        edge_between(&a, corner, DVec3::new(0.1, -0.1, -0.1)),
+    );
+    let eb = edge_between(&b, DVec3::new(-0.5, 0.5, 0.5), DVec3::splat(0.5));
+    let grp = group(&set, GroupKey::Edges(ea, eb)).expect("the edge group of e_a and B's edge");
+    let ee = find(&set, Feature::Edge(ea), Feature::Edge(eb)).unwrap();
+    // (v's other edge along A's z, rolled 0.05 rad towards −y, cuts the corner too: its group
+    // has a release of v of its own.)
+    assert_eq!((grp.members.len(), grp.members[0]), (2, ee));
+    let rel = grp.members[1];
+    let c = &set.contacts[rel];
+    assert_eq!(
+        (c.feature_a, c.feature_b),
+        (Feature::Vertex(va), Feature::Edge(eb))
+    );
+    assert_eq!(grp.configuration, Configuration::VertexEdge);
+    assert!(
+        (set.contacts[ee].gap + 1e-7).abs() < 1e-9,
+        "ψ = {}",
+        set.contacts[ee].gap
+    );
+    assert!(set.contacts[rel].gap < 0.0 && !satisfied(&set, grp));
+    let vg = group(&set, GroupKey::VertexOfA(va)).expect("v's group");
+    assert!(satisfied(&set, vg));
+}
+
 /// A's ridge g = 1 cm *below* B's (the lines' distance ψ = −g) and shifted so that it ends
 /// e = 2 cm short of the crossing (x ∈ [−2 − e, −e]): the bodies are apart (A's end vertex is
 /// 1 cm above B's sloping face, which is at z = RIDGE − e there) and the crossing lies beyond

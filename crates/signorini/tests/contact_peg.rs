@@ -180,3 +180,71 @@ fn the_islands_lcps_are_the_steps_lcp_and_their_answers_solve_it() {
     // Measured: 2, 4 and 4 islands (5, 12 and 20 constraints) at 1, 2 and 3 s.
     assert!(checked.iter().all(|&(i, _)| i >= 2), "{checked:?}");
 }
+
+/// A vertex on the other box's edge whose edge turns in under that edge (the vertex–edge
+/// configuration of eq. 36; measured first on `bin_64.toml`, spawn seed 3, t = 0.456 s, box_29
+/// against box_45). B is a fixed unit cube; A, a 0.2 m cube, has its vertex v 1e-9 m outside
+/// B's +y face and 1e-7 m below the plane of B's +z face, on B's edge {y = z = 0.5} (along x),
+/// and its edge e_a from v runs nearly along that edge: yawed φ = 0.1 rad into −y, pitched
+/// θ = 2e-3 rad up, so that it enters B at once and leaves through the +z face 5e-5 m from v,
+/// its far end v₁ 0.4 mm above B's top. The lines of e_a and B's edge cross 3e-8 m from v at
+/// ψ = −1e-7 m (v's group holds through the +y face, v₁ is outside). A turns at 2 rad/s about
+/// the y axis through v₁, so that v slides down B's +y face at 0.4 m/s and e_a turns in under
+/// B's edge: nothing but the pair (e_a, B's edge) can stop it (no vertex of either box enters
+/// the other). Without its group (the crossing nearer v than |ψ| was left to v's vertex
+/// group) the first step ends with e_a 0.75 mm under B's edge (measured: below). With it the
+/// narrow phase's deepest contact stays below the 1e-6 m for constraint models (the
+/// passes' `gap_tolerance` is 1e-7 m), and the overlap, a sliver of depth δ and slopes φ, θ of
+/// volume about δ³/(φθ), below 1e-15 m³.
+#[test]
+fn an_edge_leaving_a_vertex_on_an_edge_does_not_turn_in_under_it() {
+    use signorini::metrics::overlap::overlap_volume;
+    use signorini::simulation::{BodyBuilder, ModelBuilder, Simulation};
+    use signorini::{DQuat, DVec3};
+    let (l, phi, theta) = (0.2, 0.1, 2e-3);
+    // Yaw, pitch, and a roll of 0.05 rad about e_a that lifts A's bottom face off B's edge (its
+    // edge from v along A's y then passes B's edge line above it, on the extension).
+    let q = DQuat::from_rotation_z(-phi)
+        * DQuat::from_rotation_y(-theta)
+        * DQuat::from_rotation_x(0.05);
+    let v = DVec3::new(0.0, 0.5 + 1e-9, 0.5 - 1e-7);
+    let centre = v + q * DVec3::splat(l / 2.0);
+    let far = v + q * DVec3::new(l, 0.0, 0.0);
+    let omega = DVec3::new(0.0, -2.0, 0.0);
+    let scene = ModelBuilder::new()
+        .time_step(2e-3)
+        .duration(0.02)
+        .gravity(DVec3::ZERO)
+        .material("m", 0.0, 0.0)
+        .body(BodyBuilder::cuboid("b", DVec3::ONE).fixed().material("m"))
+        .body(
+            BodyBuilder::cuboid("a", DVec3::splat(l))
+                .density(1000.0)
+                .material("m")
+                .position(centre)
+                .orientation(q)
+                .velocity(omega.cross(centre - far))
+                .angular_velocity(omega),
+        )
+        .build()
+        .unwrap();
+    let mut sim = Simulation::new(scene, Some("peg"), &[]).unwrap();
+    let start = overlap_volume(sim.model(), sim.state());
+    let (mut depth, mut volume) = (0.0f64, 0.0f64);
+    while !sim.finished() {
+        let report = sim.step().unwrap();
+        depth = depth.max(report.max_penetration);
+        volume = volume.max(overlap_volume(sim.model(), sim.state()));
+        eprintln!(
+            "t = {:.3}: deepest contact {:.3e} m, overlap {:.3e} m³",
+            sim.state().time,
+            report.max_penetration,
+            overlap_volume(sim.model(), sim.state())
+        );
+    }
+    eprintln!("start overlap {start:.3e} m³");
+    assert!(
+        depth <= 1e-6 && volume <= 1e-15,
+        "deepest contact {depth:e} m, overlap {volume:e} m³"
+    );
+}

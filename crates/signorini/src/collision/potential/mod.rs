@@ -63,12 +63,19 @@
 //!   faces is only right where the other body is the wedge of one edge). The edge–edge contact
 //!   is the only candidate.
 //!   A negative edge–edge gap is a contact only when the edges really pass through each other:
-//!   the lines cross on both segments, at least |ψ| from their ends, and each closest point lies
-//!   in the other polytope; or when they slide into a crossing: strictly applicable (APPL ≥ 0),
-//!   the crossing beyond an end now and on both segments after the horizon's motion (the
-//!   group's releases hold until the crossing reaches the segments). A gap within
-//!   `merge_tolerance` × (r_A + r_B) of 0 counts as touching. Elsewhere (on an extension, near
-//!   vertices where the other edge's faces end) the line distance measures nothing.
+//!   the lines cross on both segments, each closest point lies in the other polytope, and each
+//!   end of an edge nearer the crossing than |ψ| lies outside the other polytope or on its
+//!   boundary (within `merge_tolerance` × (r_A + r_B)); or when they slide into a crossing:
+//!   strictly applicable (APPL ≥ 0), the crossing beyond an end now and on both segments after
+//!   the horizon's motion (the group's releases hold until the crossing reaches the segments).
+//!   A gap within `merge_tolerance` × (r_A + r_B) of 0 counts as touching. On an extension the
+//!   line distance measures nothing, and an end that went round the other edge *inside* the
+//!   other polytope is its vertex group's business. An end outside or on the boundary, with the
+//!   crossing nearer it than |ψ|, is a vertex on the other's edge (eq. 36, vertex–edge): the
+//!   vertex group holds the vertex, not the edges leaving it, which can turn in under the other
+//!   edge while the vertex stays on a face; their edge groups, with the vertex's release, stand
+//!   in for eq. 36's X-constraints of those edges (`bin_64.toml`, spawn seed 3: left out, one
+//!   edge ended a step 1.5 mm under the other's).
 //!
 //! Parallel edges (|ê_a × ê_b| < `parallel_sine`) give no edge–edge contact: their common normal is
 //! not defined by the pair; their endpoints' vertex groups and the neighbouring edges' groups hold
