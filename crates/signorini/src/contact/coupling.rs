@@ -52,7 +52,7 @@ pub trait ModelBase: Send + AsAny {
     /// vertices, edge pairs and edges crossing a face's boundary within the pair's reach,
     /// `collision::near_features`), not only the points of the axis that realizes the gap. The
     /// default: no.
-    fn near_features(&self) -> bool {
+    fn near_features(&self, _model: &Model) -> bool {
         false
     }
 

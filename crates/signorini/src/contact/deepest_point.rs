@@ -20,7 +20,6 @@ use super::{
 use crate::collision::Contact;
 use crate::dynamics::implicit::ForceElement;
 use crate::dynamics::{Integrator, Model, State, Wrench};
-use std::cell::Cell;
 
 pub const NAME: &str = "deepest-point";
 
@@ -117,9 +116,6 @@ pub struct DeepestPoint {
     forgetting: f64,
     stiction_speed: f64,
     integral: IntegralMemory,
-    /// Whether the scene is integrated by `implicit-euler` (learnt in `activation_distance`,
-    /// which the pipeline asks before `near_features`).
-    implicit: Cell<bool>,
 }
 
 impl DeepestPoint {
@@ -138,7 +134,6 @@ impl DeepestPoint {
             forgetting: p.forgetting,
             stiction_speed: p.stiction_speed,
             integral: IntegralMemory::default(),
-            implicit: Cell::new(false),
         })
     }
 
@@ -226,15 +221,13 @@ impl ModelBase for DeepestPoint {
 
     /// `penalty::activation_distance`.
     fn activation_distance(&self, model: &Model, state: &State) -> f64 {
-        self.implicit
-            .set(penalty::wants_near_features(model.settings.integrator));
         penalty::activation_distance(model, state, model.settings.integrator)
     }
 
     /// Under `implicit-euler` (`penalty::wants_near_features`): the points of a pair that do not
     /// carry its spring are its guards (`penalty::guard_elements`).
-    fn near_features(&self) -> bool {
-        self.implicit.get()
+    fn near_features(&self, model: &Model) -> bool {
+        penalty::wants_near_features(model.settings.integrator)
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {

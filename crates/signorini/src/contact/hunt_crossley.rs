@@ -52,7 +52,6 @@ use crate::dynamics::piece_pose;
 use crate::dynamics::{Material, Model, State, Wrench};
 use crate::geometry::overlap::overlap_volume;
 use glam::DVec3;
-use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -209,9 +208,6 @@ pub struct HuntCrossley {
     /// The exact law's ζ is a bisection over ~100 logarithms; computed again at every contact
     /// and step it was a quarter of hunt-crossley's step on the 10-box stack.
     zetas: OnceLock<Vec<(f64, f64)>>,
-    /// Whether the scene is integrated by `implicit-euler` (learnt in `activation_distance`,
-    /// which the pipeline asks before `near_features`).
-    implicit: Cell<bool>,
 }
 
 impl HuntCrossley {
@@ -235,7 +231,6 @@ impl HuntCrossley {
             min_impact_speed: p.min_impact_speed,
             impact_speed: BTreeMap::new(),
             zetas: OnceLock::new(),
-            implicit: Cell::new(false),
         })
     }
 
@@ -476,16 +471,14 @@ impl ModelBase for HuntCrossley {
 
     /// `penalty::activation_distance`.
     fn activation_distance(&self, model: &Model, state: &State) -> f64 {
-        self.implicit
-            .set(penalty::wants_near_features(model.settings.integrator));
         penalty::activation_distance(model, state, model.settings.integrator)
     }
 
     /// Under `implicit-euler` (`penalty::wants_near_features`): the points of a pair that do not
     /// carry its spring are its guards (`penalty::guard_elements`, the undamped λ of a pair that
     /// does not touch yet).
-    fn near_features(&self) -> bool {
-        self.implicit.get()
+    fn near_features(&self, model: &Model) -> bool {
+        penalty::wants_near_features(model.settings.integrator)
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {

@@ -55,7 +55,6 @@ use crate::dynamics::{Integrator, Model, State, Wrench};
 use crate::geometry::penetration::{bottom_points, bottom_points_incremental};
 use crate::geometry::Shape;
 use glam::DVec3;
-use std::cell::Cell;
 use std::collections::BTreeMap;
 
 pub const NAME: &str = "multi-point";
@@ -206,9 +205,6 @@ pub struct MultiPoint {
     /// step's first force evaluation at that same state (the intersection polytopes are most of
     /// a step's cost).
     computed: ComputedForces,
-    /// Whether the scene is integrated by `implicit-euler` (learnt in `activation_distance`,
-    /// which the pipeline asks before `near_features`).
-    implicit: Cell<bool>,
 }
 
 /// Pair forces computed at one state, for one step length: (step, time s, h s) and the forces.
@@ -238,7 +234,6 @@ impl MultiPoint {
             integral: IntegralMemory::default(),
             springs: BTreeMap::new(),
             computed: ComputedForces::default(),
-            implicit: Cell::new(false),
         })
     }
 
@@ -435,15 +430,13 @@ impl ModelBase for MultiPoint {
 
     /// `penalty::activation_distance`.
     fn activation_distance(&self, model: &Model, state: &State) -> f64 {
-        self.implicit
-            .set(penalty::wants_near_features(self.integrator(model)));
         penalty::activation_distance(model, state, self.integrator(model))
     }
 
     /// Under `implicit-euler` (`penalty::wants_near_features`): a penetrating pair's contacts
     /// that do not touch yet are its guards (`penalty::guard_elements`).
-    fn near_features(&self) -> bool {
-        self.implicit.get()
+    fn near_features(&self, model: &Model) -> bool {
+        penalty::wants_near_features(self.integrator(model))
     }
 
     fn parameters(&self) -> Vec<(&'static str, ParamValue)> {

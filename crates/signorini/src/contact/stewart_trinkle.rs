@@ -426,7 +426,7 @@ impl ModelBase for TimeStepping {
         super::named_values(self.spec().params, &self.values)
     }
 
-    fn near_features(&self) -> bool {
+    fn near_features(&self, _model: &Model) -> bool {
         self.near_features
     }
 

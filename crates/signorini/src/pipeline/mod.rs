@@ -389,7 +389,7 @@ fn contact_failure(state: &State) -> impl Fn(ContactError) -> StepError {
 pub fn reach(base: &dyn ModelBase, model: &Model, state: &State) -> Reach {
     Reach {
         activation: base.activation_distance(model, state),
-        near_features: base.near_features(),
+        near_features: base.near_features(model),
     }
 }
 
