@@ -210,6 +210,12 @@ model_params! {
             description: "a polytope pair that the narrow phase finds overlapping deeper than this also gets its standard (narrow-phase) contacts as unilateral constraints, which push the pieces apart; PEG's groups alone hold what they see, not an overlap that an unseen feature pair let in",
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
+        projection: &'static str = ParamSpec {
+            default: ParamDefault::Word("none"),
+            description: "\"none\" (PEG's own: its constraints prevent overlap, nothing corrects it afterwards), or \"post-step\": as stewart-trinkle's, the positions projected after the step when a narrow-phase contact is deeper than projection_tolerance and not deeper than max_recovery_speed h (docs/collision.md), which removes what PEG's constraints let in",
+            ..time_stepping::PROJECTION
+        },
+        projection_tolerance: f64 = time_stepping::PROJECTION_TOLERANCE,
     }
 }
 
@@ -252,6 +258,8 @@ pub struct Peg {
     scratch: potential::Scratch,
     previous: FastMap<Key, Previous>,
     last: PegStats,
+    /// `projection = "post-step"` (`pipeline::projection`).
+    projection: Option<time_stepping::PositionProjection>,
 }
 
 impl Peg {
@@ -281,6 +289,11 @@ impl Peg {
             scratch: potential::Scratch::default(),
             previous: FastMap::default(),
             last: PegStats::default(),
+            projection: time_stepping::PositionProjection::from_params(
+                p.projection,
+                p.projection_tolerance,
+                time_stepping::recovery_bound(p.recovery, p.max_recovery_speed),
+            ),
         })
     }
 
@@ -335,6 +348,10 @@ impl ModelBase for Peg {
 }
 
 impl VelocityLevelModel for Peg {
+    fn projection(&self) -> Option<time_stepping::PositionProjection> {
+        self.projection
+    }
+
     fn solve_step(
         &mut self,
         problem: &VelocityProblem,
