@@ -40,7 +40,7 @@ use super::stewart_trinkle::StepRows;
 use super::time_stepping;
 use super::velocity_problem::VelocityProblem;
 use super::{ModelSpec, ParamDefault, ParamKind, ParamSpec, Range};
-use crate::dynamics::jacobian::JacobianRow;
+use crate::dynamics::jacobian::{body_mass_block, JacobianRow};
 use crate::solvers::convex::{self, ConvexOptions, ConvexProblem};
 use crate::solvers::Status;
 use crate::util::hash::FastMap;
@@ -289,20 +289,7 @@ impl IslandBodies {
         };
         let mass = offsets
             .iter()
-            .map(|o| {
-                let b = body_at(*o);
-                let body = &model.bodies[b];
-                let r = glam::DMat3::from_quat(state.bodies[b].orientation);
-                let j = r * body.inertia * r.transpose();
-                let mut m = Matrix6::zeros();
-                for i in 0..3 {
-                    m[(i, i)] = body.mass;
-                    for c in 0..3 {
-                        m[(3 + i, 3 + c)] = j.col(c)[i];
-                    }
-                }
-                m
-            })
+            .map(|o| body_mass_block(model, state, body_at(*o)))
             .collect();
         let global_free = problem.free_velocity();
         let free_velocity = offsets

@@ -5,7 +5,8 @@
 //! J·ν = (v_b + ω_b × r_b − v_a − ω_a × r_a)·d, i.e. the block of B is [dᵀ, (r_b × d)ᵀ] and the block
 //! of A is −[dᵀ, (r_a × d)ᵀ], with r = p − x (DESIGN.md conventions).
 use super::{Model, State};
-use glam::DVec3;
+use glam::{DMat3, DVec3};
+use nalgebra::Matrix6;
 
 /// A sparse Jacobian row: at most two 6-blocks.
 #[derive(Clone, Debug, PartialEq)]
@@ -354,7 +355,10 @@ impl<'a> DelassusRows<'a> {
     /// The number of nonzeros of W: Σ over bodies of (rows touching the body)² (an upper bound
     /// when two rows share two bodies), for reserving storage.
     pub fn nonzeros_bound(&self) -> usize {
-        self.start.windows(2).map(|w| (w[1] - w[0]) * (w[1] - w[0])).sum()
+        self.start
+            .windows(2)
+            .map(|w| (w[1] - w[0]) * (w[1] - w[0]))
+            .sum()
     }
 }
 
@@ -436,4 +440,24 @@ pub fn cross_delassus(
         }
     }
     w
+}
+
+/// diag(m I, J) as a 6 × 6 block (kg, kg m²): a rigid body's mass matrix for its generalized
+/// velocity [v; ω], J the inertia about the centre of mass in the axes of ω.
+pub fn mass_block(mass: f64, inertia: DMat3) -> Matrix6<f64> {
+    let mut block = Matrix6::zeros();
+    for r in 0..3 {
+        block[(r, r)] = mass;
+        for c in 0..3 {
+            block[(3 + r, 3 + c)] = inertia.col(c)[r];
+        }
+    }
+    block
+}
+
+/// Body `b`'s [`mass_block`] at `state`, in world axes: diag(m I, R I_body Rᵀ).
+pub fn body_mass_block(model: &Model, state: &State, b: usize) -> Matrix6<f64> {
+    let body = &model.bodies[b];
+    let r = DMat3::from_quat(state.bodies[b].orientation);
+    mass_block(body.mass, r * body.inertia * r.transpose())
 }

@@ -47,7 +47,7 @@
 //! velocities are ν⁺.
 use crate::dynamics::implicit::{ElementLaw, ForceElement};
 use crate::dynamics::integrate::accelerations;
-use crate::dynamics::jacobian::{contact_row, JacobianRow};
+use crate::dynamics::jacobian::{contact_row, mass_block, JacobianRow};
 use crate::dynamics::{Model, State, Wrench};
 use crate::solvers::block_cholesky::BlockCholesky;
 use crate::util::disjoint::DisjointSets;
@@ -344,7 +344,7 @@ impl<'a> System<'a> {
         for (k, &body) in island.bodies.iter().enumerate() {
             let free = Vector6::from_column_slice(&self.free[6 * body..6 * body + 6]);
             rhs.fixed_rows_mut::<6>(6 * k)
-                .copy_from(&(mass_block(self.mass[body]) * free));
+                .copy_from(&(mass_block(self.mass[body].0, self.mass[body].1) * free));
         }
         for (&i, mode) in island.elements.iter().zip(modes) {
             if *mode == Mode::Implicit {
@@ -376,7 +376,7 @@ impl<'a> System<'a> {
         for (k, &body) in island.bodies.iter().enumerate() {
             let xs = Vector6::from_column_slice(&x.as_slice()[6 * k..6 * k + 6]);
             y.fixed_rows_mut::<6>(6 * k)
-                .copy_from(&(mass_block(self.mass[body]) * xs));
+                .copy_from(&(mass_block(self.mass[body].0, self.mass[body].1) * xs));
         }
         for &(i, hd) in damped {
             let u = local.dot(&self.rows[i], x);
@@ -398,7 +398,7 @@ impl<'a> System<'a> {
         let mut diagonal: Vec<Matrix6<f64>> = island
             .bodies
             .iter()
-            .map(|&b| mass_block(self.mass[b]))
+            .map(|&b| mass_block(self.mass[b].0, self.mass[b].1))
             .collect();
         let mut off_diagonal = Vec::new();
         for &(i, hd) in damped {
@@ -553,18 +553,6 @@ fn same_mode(a: Mode, b: Mode) -> bool {
         }
         _ => a == b,
     }
-}
-
-/// diag(m I, J_w) as a 6×6 block.
-fn mass_block((m, j): (f64, DMat3)) -> Matrix6<f64> {
-    let mut b = Matrix6::zeros();
-    for r in 0..3 {
-        b[(r, r)] = m;
-        for c in 0..3 {
-            b[(3 + r, 3 + c)] = j.col(c)[r];
-        }
-    }
-    b
 }
 
 fn relative_residual(ax: &DVector<f64>, b: &DVector<f64>) -> f64 {

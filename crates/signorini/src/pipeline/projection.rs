@@ -50,11 +50,11 @@
 //!   (`ProjectionReport::failed`).
 use crate::collision::Contact;
 use crate::contact::PositionProjection;
-use crate::dynamics::jacobian::{contact_row, JacobianRow};
+use crate::dynamics::jacobian::{body_mass_block, contact_row, JacobianRow};
 use crate::dynamics::{Model, State};
 use crate::solvers::convex::{self, ConvexOptions, ConvexProblem};
 use crate::util::disjoint::DisjointSets;
-use glam::{DMat3, DQuat, DVec3};
+use glam::{DQuat, DVec3};
 use nalgebra::Matrix6;
 
 /// Projections a step may run (the second corrects the first one's linearization).
@@ -252,7 +252,7 @@ impl ProjectionSystem {
                 if offsets[b].is_none() {
                     offsets[b] = Some(6 * system.bodies.len());
                     system.bodies.push(b);
-                    system.mass.push(mass_block(model, state, b));
+                    system.mass.push(body_mass_block(model, state, b));
                 }
             }
             let floor = rule.floor(c);
@@ -268,19 +268,4 @@ impl ProjectionSystem {
         }
         system
     }
-}
-
-/// diag(m, m, m, R I Rᵀ) of body `b` (kg, kg m²), the metric of its displacement (δx, δθ).
-fn mass_block(model: &Model, state: &State, b: usize) -> Matrix6<f64> {
-    let body = &model.bodies[b];
-    let r = DMat3::from_quat(state.bodies[b].orientation);
-    let j = r * body.inertia * r.transpose();
-    let mut m = Matrix6::zeros();
-    for i in 0..3 {
-        m[(i, i)] = body.mass;
-        for k in 0..3 {
-            m[(3 + i, 3 + k)] = j.col(k)[i];
-        }
-    }
-    m
 }
