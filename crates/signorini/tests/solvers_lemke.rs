@@ -672,3 +672,56 @@ fn the_final_basis_reproduces_the_answer() {
         "no degenerate basic variable in the sample"
     );
 }
+
+/// The LCP of `tests/data/lemke_peg_island_78.txt` (a PEG island of the 64-box bin, its format
+/// in the file's header).
+fn peg_island_78() -> Problem {
+    let text = include_str!("data/lemke_peg_island_78.txt");
+    let mut n = 0;
+    let (mut m, mut q) = (DMatrix::zeros(0, 0), DVector::zeros(0));
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        match f[0] {
+            "n" => {
+                n = f[1].parse().unwrap();
+                (m, q) = (DMatrix::zeros(n, n), DVector::zeros(n));
+            }
+            "q" => q[f[1].parse::<usize>().unwrap()] = f[2].parse().unwrap(),
+            "m" => {
+                let (i, j): (usize, usize) = (f[1].parse().unwrap(), f[2].parse().unwrap());
+                m[(i, j)] = f[3].parse().unwrap();
+            }
+            other => panic!("unknown line kind {other}"),
+        }
+    }
+    assert_eq!(n, 78);
+    Problem::lcp(m, q)
+}
+
+/// A path that blocks at a degenerate basis where z₀ is exactly 0 (the problem's normal block has
+/// rank 8 of 13): the pivoted x_B reads z₀ = 1.8e-8 (round-off of 75 product-form updates; the
+/// basis's condition number is ~1e3) and the path used to end on a ray at residual 9.7e-8. The
+/// refined basic solution has z₀ at round-off and solves the problem: an exact-arithmetic
+/// (60-digit) Lemke run on the same data reaches the same ray with z₀ = 3e-43 and z at residual
+/// 1.4e-16. 1e-12 is four decades above that and four below the models' tolerance (1e-8).
+#[test]
+fn a_ray_at_a_degenerate_solution_is_recognized_after_refinement() {
+    let problem = peg_island_78();
+    let options = Options {
+        tolerance: 1e-8,
+        max_pivots: 100 + 20 * problem.len(),
+        ..Options::default()
+    };
+    let dense = Lemke.solve(&problem, None, &options);
+    assert_eq!(dense.status, Status::Solved, "{dense:?}");
+    assert!(dense.stats.residual <= 1e-12, "{}", dense.stats.residual);
+    assert!(residual(&problem, &dense.z) <= 1e-12);
+    let sparse = signorini::solvers::lemke_sparse::solve(
+        &signorini::solvers::sparse::SparseProblem::from_dense(&problem),
+        None,
+        &options,
+    )
+    .0;
+    assert_eq!(sparse.status, Status::Solved, "{sparse:?}");
+    assert!(sparse.stats.residual <= 1e-12, "{}", sparse.stats.residual);
+}
