@@ -75,12 +75,6 @@
 //!   pivot limit;
 //! - at `options.max_pivots` pivots ([`Status::IterationLimit`], no polish).
 //!
-//! A path about to end on a ray or a cycle first refines x_B (two steps, as in "Finishing") and
-//! ends at the exit level if z₀ now is there (`refined_ending`): x_B is updated pivot by pivot
-//! and drifts from B⁻¹q, and a path that blocks at a degenerate basis on the solution (z₀
-//! exactly 0) can read z₀ as 1.8e-8 of ‖q‖∞ — measured on a 78-row PEG island of a 64-box pile
-//! (`tests/data/lemke_peg_island_78.txt`: a ray at residual 9.7e-8 before, 2.7e-16 after).
-//!
 //! **Regularized restarts.** A path that ends on a ray or a cycle without a solution is run
 //! again on M + εI, for the shifts ε‖M‖max of [`REGULARIZATION`] in turn, each answer
 //! polished and judged on the original problem; the first that meets the
@@ -93,6 +87,18 @@
 //! anitescu-potra (`bin_64`, t = 0.75 s, no overlap: the paper's LCP): the path from M ends on a
 //! ray after 187 pivots at residual 1.3e-3 (every other solver of the chain misses too: 2.5e-5
 //! after 20,000 block Gauss–Seidel sweeps); the path of M + 1e-12‖M‖max I solves it to 4.6e-12.
+//!
+//! **Last resort: refined blocking.** When the restarts miss too, the path on M is run again
+//! and, where it blocks on a ray or a cycle, x_B is first refined (two steps, as in
+//! "Finishing"); if z₀ then is at the exit level the path ends there (`refined_ending`). x_B is
+//! updated pivot by pivot and drifts from B⁻¹q, and a path that blocks at a degenerate basis on
+//! the solution (z₀ exactly 0) can read z₀ as 1.8e-8 of ‖q‖∞: measured on a 78-row PEG island of
+//! a 64-box pile (`tests/data/lemke_peg_island_78.txt`; basis condition number ~1e3), where the
+//! path and every restart ended on rays at residuals down to 9.7e-8, and a 60-digit run of the
+//! same path blocks with z₀ = 3e-43; refined, it ends solved at 2.7e-16. It comes last so that
+//! every problem the restarts already solved keeps its answer (trajectories unchanged): tried
+//! first, it answered 148 rays of 3.2 s of `bin_64` (seed 1) under anitescu-potra, each to the
+//! tolerance, but the changed trajectory's pile was still sliding at 5 s (docs/solvers.md).
 //!
 //! **Finishing.** After z₀ leaves, x_B is improved by two steps of iterative refinement with
 //! the kept B⁻¹ (x_B += B⁻¹(q − B x_B), O(n²) each), kept only if it lowers the residual (after
@@ -222,7 +228,7 @@ impl Solver for Lemke {
         };
 
         let (mut z, mut r, mut basis, mut pivots, mut ending) =
-            path_and_polish(problem, &reduced, options);
+            path_and_polish(problem, &reduced, options, false);
         if !matches!(ending, Ending::Ray | Ending::Cycle) {
             return (finish(problem, z, pivots, ending, options), basis);
         }
@@ -240,7 +246,7 @@ impl Solver for Lemke {
                 continue;
             };
             let (tried, _, tried_basis, tried_pivots, tried_ending) =
-                path_and_polish(&shifted, &reduced, options);
+                path_and_polish(&shifted, &reduced, options, false);
             pivots += tried_pivots;
             let tried_r = residual(problem, &tried);
             if tried_r < r {
@@ -250,6 +256,15 @@ impl Solver for Lemke {
                 } else {
                     tried_ending
                 };
+            }
+        }
+        // Last resort: the path on M again, its basic solution refined where it blocks.
+        if r > options.tolerance {
+            let (tried, tried_r, tried_basis, tried_pivots, tried_ending) =
+                path_and_polish(problem, &reduced, options, true);
+            pivots += tried_pivots;
+            if tried_r < r {
+                (z, basis, ending) = (tried, tried_basis, tried_ending);
             }
         }
         (finish(problem, z, pivots, ending, options), basis)
@@ -262,9 +277,11 @@ fn path_and_polish(
     problem: &Problem,
     reduced: &Reduced,
     options: &Options,
+    refine_when_blocked: bool,
 ) -> (DVector<f64>, f64, Vec<bool>, usize, Ending) {
     let n = problem.len();
-    let run = lemke(&reduced.m, &reduced.q, options.max_pivots, options.tolerance);
+    let (max_pivots, tolerance) = (options.max_pivots, options.tolerance);
+    let run = lemke(&reduced.m, &reduced.q, max_pivots, tolerance, refine_when_blocked);
     let mut z = reduced.expand(problem, &run.z);
     let nf = problem.free;
     let mut basis: Vec<bool> = (0..n).map(|i| i < nf || run.basic_z[i - nf]).collect();
@@ -682,6 +699,9 @@ pub(super) struct Tableau<B> {
     keys: Vec<f64>,
     /// ζ = [`ZERO_REL_TOL`] · ‖q‖∞: basic values this small are round-off of 0.
     zero: f64,
+    /// Whether a path blocked by a ray or a cycle refines x_B before it ends
+    /// ([`refined_ending`]; the last resort of the drivers, module doc "Ending").
+    pub(super) refine_when_blocked: bool,
 }
 
 impl<B: BasisAlgebra> Tableau<B> {
@@ -698,6 +718,7 @@ impl<B: BasisAlgebra> Tableau<B> {
             keys: Vec::with_capacity(n),
             zero: ZERO_REL_TOL * q.amax(),
             q,
+            refine_when_blocked: false,
         }
     }
 
@@ -839,7 +860,14 @@ impl<B: BasisAlgebra> Tableau<B> {
 }
 
 /// Lemke's method on the plain LCP(M, q) (module doc, steps 1–4), at most `max_pivots` pivots.
-fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize, tolerance: f64) -> Run {
+/// With `refine_when_blocked` a ray or a cycle refines x_B first ([`refined_ending`]).
+fn lemke(
+    m: &DMatrix<f64>,
+    q: &DVector<f64>,
+    max_pivots: usize,
+    tolerance: f64,
+    refine_when_blocked: bool,
+) -> Run {
     let n = q.len();
     // Units: with μ and κ the powers of two nearest below ‖M‖max and ‖q‖∞, ẑ = (μ/κ) z solves
     // LCP(M/μ, q/κ) with ŵ = w/κ. Every tolerance below compares z's with z's and w's with w's
@@ -854,6 +882,7 @@ fn lemke(m: &DMatrix<f64>, q: &DVector<f64>, max_pivots: usize, tolerance: f64) 
     };
     let q_hat = q / q_unit;
     let mut t = Tableau::new(alg, q_hat.clone(), (0..n).map(Var::W).collect(), q_hat);
+    t.refine_when_blocked = refine_when_blocked;
     let (pivots, ending) = pivot_path(&mut t, 1.0, max_pivots, tolerance);
     let (mut z, basic_z) = t.z();
     z *= q_unit / m_unit;
@@ -879,6 +908,9 @@ fn refined_ending<B: BasisAlgebra>(
     z0_exit: f64,
     ending: Ending,
 ) -> Ending {
+    if !t.refine_when_blocked {
+        return ending;
+    }
     let pivoted = t.xb.clone();
     for _ in 0..REFINEMENT_STEPS {
         t.refine();

@@ -195,13 +195,16 @@ pub fn solve(
 
     let mut pivots = 0;
     let mut best: Option<(DVector<f64>, f64, Ending, Vec<bool>)> = None;
+    // Whether a path from a start ended blocked (a ray or a cycle).
+    let mut blocked = false;
     let starts = support.as_deref().into_iter().map(Some).chain([None]);
     for start in starts {
         let accept = |z_hat: &DVector<f64>| problem.residual(&(z_hat * z_unit)) <= options.tolerance;
-        let Some(path) = run_path(&columns, 1.0 / m_unit, &q_hat, start, Some(&accept), options) else {
+        let Some(path) = run_path(&columns, 1.0 / m_unit, &q_hat, start, Some(&accept), options, false) else {
             continue;
         };
         pivots += path.pivots;
+        blocked |= matches!(path.ending, Ending::Ray | Ending::Cycle);
         let z = path.z * z_unit;
         let (z, r) = polish(problem, z, &path.basic_z, path.ending, options.tolerance);
         let ending = match path.ending {
@@ -224,7 +227,7 @@ pub fn solve(
             q: problem.q.clone(),
         };
         let shifted_columns = shifted.m.columns();
-        let Some(path) = run_path(&shifted_columns, 1.0 / m_unit, &q_hat, None, None, options)
+        let Some(path) = run_path(&shifted_columns, 1.0 / m_unit, &q_hat, None, None, options, false)
         else {
             continue;
         };
@@ -236,6 +239,26 @@ pub fn solve(
         }
         if best.as_ref().is_none_or(|b| r < b.1) {
             best = Some((z, r, path.ending, path.basic_z));
+        }
+    }
+    // Last resort (`lemke` module doc, "Ending"): the paths on M again, each basic solution
+    // refined where the path blocks.
+    let starts = support.as_deref().into_iter().map(Some).chain([None]);
+    for start in starts.filter(|_| blocked) {
+        let Some(path) = run_path(&columns, 1.0 / m_unit, &q_hat, start, None, options, true) else {
+            continue;
+        };
+        pivots += path.pivots;
+        let (z, r) = polish(problem, path.z * z_unit, &path.basic_z, path.ending, options.tolerance);
+        let ending = match path.ending {
+            Ending::Ray | Ending::Cycle if r <= options.tolerance => Ending::Complementary,
+            ending => ending,
+        };
+        if status_of(ending, r, options.tolerance).is_solved() {
+            return (solved(z, pivots, r), path.basic_z);
+        }
+        if best.as_ref().is_none_or(|b| r < b.1) {
+            best = Some((z, r, ending, path.basic_z));
         }
     }
     let (z, residual, ending, basic) =
@@ -301,6 +324,7 @@ fn run_path(
     start: Option<&[bool]>,
     accept: Option<&dyn Fn(&DVector<f64>) -> bool>,
     options: &Options,
+    refine_when_blocked: bool,
 ) -> Option<Path> {
     let n = q_hat.len();
     let basis: Vec<Var> = (0..n)
@@ -352,6 +376,7 @@ fn run_path(
         rows: Vec::new(),
     };
     let mut t = Tableau::new(alg, q_hat.clone(), basis, xb);
+    t.refine_when_blocked = refine_when_blocked;
     let (pivots, ending) = pivot_path(&mut t, d_max, options.max_pivots, options.tolerance);
     let (z, basic_z) = t.z();
     Some(Path {
