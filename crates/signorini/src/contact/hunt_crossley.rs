@@ -49,7 +49,7 @@ use super::{
 use crate::collision::Contact;
 use crate::dynamics::implicit::ForceElement;
 use crate::dynamics::piece_pose;
-use crate::dynamics::{Material, Model, State, Wrench};
+use crate::dynamics::{Integrator, Material, Model, State, Wrench};
 use crate::geometry::overlap::overlap_volume;
 use glam::DVec3;
 use std::collections::BTreeMap;
@@ -60,6 +60,10 @@ pub const NAME: &str = "hunt-crossley";
 /// Restitution below this is treated as this: e → 0 needs c → ∞ (a perfectly plastic impact has
 /// no finite Hunt–Crossley damping).
 pub const MIN_RESTITUTION: f64 = 1e-3;
+
+/// The largest damping λ x c of an element, in units of m_n/h (`resolvable_damping`): a damper
+/// of h d/m_n = 100 removes 99 % of a relative velocity in one backward Euler step.
+pub const MAX_STEP_DAMPING: f64 = 100.0;
 
 const DAMPING_LAWS: &[&str] = &["exact", "hunt-crossley"];
 const PENETRATIONS: &[&str] = &["depth", "volume"];
@@ -203,6 +207,10 @@ pub struct HuntCrossley {
     min_impact_speed: f64,
     /// Impact speed v_i (m/s) of every pair in contact at the end of the last step.
     impact_speed: BTreeMap<PairKey, f64>,
+    /// Approach rate ẋ (m/s, ≥ 0) of every pair that did not touch yet at the end of the last
+    /// step but was within the activation distance (`implicit-euler`, depth mode): its impact
+    /// speed if it touches during the next step ([`first_impact_speed`](Self::first_impact_speed)).
+    approach: BTreeMap<PairKey, f64>,
     /// (e, ζ) of each pair of materials (row: body A's material): the pair's restitution and the
     /// law's [`DampingLaw::zeta`] of it, filled on first use ([`pair_zeta`](Self::pair_zeta)).
     /// The exact law's ζ is a bisection over ~100 logarithms; computed again at every contact
@@ -230,6 +238,7 @@ impl HuntCrossley {
             max_recovery_speed: p.max_recovery_speed,
             min_impact_speed: p.min_impact_speed,
             impact_speed: BTreeMap::new(),
+            approach: BTreeMap::new(),
             zetas: OnceLock::new(),
         })
     }
@@ -257,9 +266,39 @@ impl HuntCrossley {
             .impact_speed
             .get(&pair_key(c))
             .copied()
-            .unwrap_or_else(|| m.impact_speed(model, state, c, zeta))
+            .unwrap_or_else(|| self.first_impact_speed(model, state, c, m, zeta))
             .max(self.min_impact_speed);
         zeta / v_i
+    }
+
+    /// The impact speed of a pair first seen in contact (no record yet), with penetration
+    /// measure `m` and ζ `zeta`.
+    ///
+    /// A pair the last step anticipated (`approach`: within the activation distance under
+    /// `implicit-euler`) touched under the undamped spring λ x its element had before touch, not
+    /// under the law λ x (1 + c ẋ): its normal phase plane over the step is the undamped one,
+    /// v_i² = ẋ² + λ x²/m_n (`impact_speed` with ζ = 0), and its impact speed is at least the
+    /// approach rate it had before the step. Inverting the damped law instead attributes the
+    /// depth the undamped step left to an impact fast enough to reach it against the damping:
+    /// for e → 0 (ζ → 1/e = 1000 at the floor of e) that is v_i ≈ ζ^½ ω x/√2, 30 times the true
+    /// speed, so c = ζ/v_i was 30 times too small and the pair was pushed out at up to
+    /// 1/c (the rate at which λ x (1 + c ẋ) vanishes) — the boxes of `bin_64` (seed 1) kept
+    /// rising and sliding at 1–2 cm/s. Otherwise (explicit integrators, where the law acts from
+    /// first touch) the damped phase plane of [`impact_speed`].
+    fn first_impact_speed(
+        &self,
+        model: &Model,
+        state: &State,
+        c: &Contact,
+        m: &Measure,
+        zeta: f64,
+    ) -> f64 {
+        match self.approach.get(&pair_key(c)) {
+            Some(&before) => {
+                before.max(m.impact_speed(model, state, c, 0.0))
+            }
+            _ => m.impact_speed(model, state, c, zeta),
+        }
     }
 
     /// The restitution of bodies `a` and `b`: the `restitution` parameter, else their
@@ -400,6 +439,41 @@ impl HuntCrossley {
     }
 }
 
+/// c = ζ/v_i bounded so that the element's damping λ x c is at most
+/// [`MAX_STEP_DAMPING`] m_n/h (m_n the pair's effective mass at the point along the normal, h the
+/// step; `implicit-euler`).
+///
+/// Backward Euler on a damper d alone leaves u⁺ = u⁰/(1 + h d/m_n) of a relative velocity
+/// after one step: at h d/m_n = 100 the step removes 99 % of it, and a larger d changes the
+/// step's outcome by less than 1 % of the velocity. The exact law asks for much more where e is
+/// small and the pair first touched slowly: ζ(e) → 1/e (1000 at the floor of e, the default
+/// restitution 0 of a material), and v_i near `min_impact_speed` for a pair that settled into
+/// contact, so c reached 1e5 s/m and λ x c 1e8–2.5e9 N s/m (h d/m_n up to 1e5) in the settling
+/// pile of `bin_64`; with it the stiffness λ (1 + c ẋ) was up to 1300 λ. The implicit step's
+/// active set multiplies whatever it leaves inconsistent by D = k h + d: seed 11's box_30,
+/// squeezed between box_47 (c = 1660 s/m, k = 353 λ) and a wall, was shot out at 16 m/s in one
+/// step. Bounded, the law keeps its form λ x (1 + c ẋ) with a smaller c (a larger effective
+/// impact speed) only where h d/m_n would exceed 100. An impact at v_i is at most v_i h deep
+/// after its first step, where h d/m_n ≤ ρ ζ (h ω)² (ρ = m_pair/m_n, 1 for a face, up to 4–8 at
+/// a box's corner; h ω = 4 at the defaults and h = 2 ms): 49 ρ for e = 0.3, so the bound acts
+/// on the law's plastic end (small e, slow first touches) and on corners only. The bounce
+/// experiment runs RK4, which this does not touch.
+fn resolvable_damping(
+    model: &Model,
+    state: &State,
+    c: &Contact,
+    m: &Measure,
+    cd: f64,
+    h: f64,
+) -> f64 {
+    if m.x <= 0.0 || h <= 0.0 {
+        return cd;
+    }
+    let m_n = penalty::effective_mass(model, state, c.body_a, c.body_b, m.point, m.normal);
+    let d_max = MAX_STEP_DAMPING * m_n / h;
+    cd.min(d_max / (m.stiffness * m.x))
+}
+
 /// The pair's deepest contact and its approach speed ẋ = −v_rel·n at the contact's midpoint.
 fn deepest(state: &State, group: &[Contact]) -> (Contact, f64) {
     let c = *penalty::deepest_contact(group);
@@ -485,22 +559,33 @@ impl ModelBase for HuntCrossley {
         super::named_values(SPEC.params, &self.values)
     }
 
+    /// Keep each touching pair's impact speed (recorded at first touch) and each anticipated
+    /// pair's approach rate (`approach`).
     fn end_step(&mut self, model: &Model, state: &State, contacts: &[Contact]) {
         let mut next = BTreeMap::new();
+        let mut approach = BTreeMap::new();
+        let anticipate = model.settings.integrator == Integrator::ImplicitEuler && !self.by_volume;
         for group in penalty::pairs(contacts) {
             let h = model.settings.time_step;
-            let Some(m) = self.measure(model, state, group, h, false) else {
-                continue;
-            };
             let c = &group[0];
             let key = pair_key(c);
+            let Some(m) = self.measure(model, state, group, h, false) else {
+                if anticipate {
+                    approach.insert(key, deepest(state, group).1.max(0.0));
+                }
+                continue;
+            };
             let v_i = match self.impact_speed.get(&key) {
                 Some(&v) => v,
-                None => m.impact_speed(model, state, c, self.pair_zeta(model, c.body_a, c.body_b)),
+                None => {
+                    let zeta = self.pair_zeta(model, c.body_a, c.body_b);
+                    self.first_impact_speed(model, state, c, &m, zeta)
+                }
             };
             next.insert(key, v_i);
         }
         self.impact_speed = next;
+        self.approach = approach;
     }
 }
 
@@ -571,6 +656,7 @@ impl ForceModel for HuntCrossley {
                 (m.x, 0.0)
             } else {
                 let cd = self.damping_per_speed(model, state, c, &m);
+                let cd = resolvable_damping(model, state, c, &m, cd, h);
                 // No cap while the pair approaches (ẋ > 0): the cap bounds how fast an overlap
                 // is pushed out, and a landing pair needs the whole spring to stop it.
                 let x = if self.by_volume || m.rate > 0.0 {

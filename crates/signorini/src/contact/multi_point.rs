@@ -39,9 +39,12 @@
 //!    lets a ball roll without resistance.
 //!
 //! Pairs with a sphere have no intersection polytope: they get one spring at the narrow phase's
-//! deepest point (r = 1) with the same PID law and friction. The default gains are Drumwright's:
-//! k_p = 100 (m₁ + m₂), k_v = 50 (m₁ + m₂), k_i = 2 (m₁ + m₂), m the masses of the pair's dynamic
-//! bodies (a fixed body adds nothing).
+//! deepest point (r = 1) with the same PID law and friction. Gains given per kg scale with the
+//! summed mass of the pair's dynamic bodies, as Drumwright's k_p = 100 (m₁ + m₂),
+//! k_v = 50 (m₁ + m₂), k_i = 2 (m₁ + m₂) (a fixed body adds nothing); the default k_p, k_v are
+//! m_red ω², 2 m_red ω on the pair's reduced mass (`penalty::default_frequency`), k_i stays
+//! 2 (m₁ + m₂). The normal is the min–max facet's or the narrow phase's separating axis,
+//! whichever the intersection is thinner along (`thinnest_normal`).
 use super::params::model_params;
 use super::penalty::{self, pair_key, IntegralMemory, PairKey};
 use super::ContactImpulses;
@@ -52,6 +55,7 @@ use super::{
 use crate::collision::Contact;
 use crate::dynamics::implicit::{push_friction, ForceElement};
 use crate::dynamics::{Integrator, Model, State, Wrench};
+use crate::geometry::intersection::Intersection;
 use crate::geometry::penetration::{bottom_points, bottom_points_incremental};
 use crate::geometry::Shape;
 use glam::DVec3;
@@ -65,14 +69,14 @@ model_params! {
         kp: Option<f64> = ParamSpec {
             name: "kp",
             unit: "N/m",
-            default: ParamDefault::Derived("kp_per_kg * (m_a + m_b)"),
-            description: "proportional gain; when not given, kp_per_kg times the summed mass of the pair's dynamic bodies",
+            default: ParamDefault::Derived("kp_per_kg * (m_a + m_b), or m_red * omega^2 when neither kp_per_kg nor kv_per_kg is given"),
+            description: "proportional gain; when not given, kp_per_kg times the summed mass of the pair's dynamic bodies (Drumwright), or on the defaults omega^2 times the pair's reduced mass",
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
         kv: Option<f64> = ParamSpec {
             name: "kv",
             unit: "N s/m",
-            default: ParamDefault::Derived("kv_per_kg * (m_a + m_b)"),
+            default: ParamDefault::Derived("kv_per_kg * (m_a + m_b), or 2 omega m_red when neither kp_per_kg nor kv_per_kg is given"),
             description: "derivative (damping) gain",
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
@@ -86,15 +90,15 @@ model_params! {
         kp_per_kg: Option<f64> = ParamSpec {
             name: "kp_per_kg",
             unit: "N/(m kg)",
-            default: ParamDefault::Derived("omega^2: omega = 2000 rad/s under implicit-euler, the largest stable omega <= 2000 rad/s at the contact under the explicit integrators"),
-            description: "kp per kg of the pair's dynamic mass (Drumwright: 100)",
+            default: ParamDefault::Derived("none: kp = m_red omega^2, omega = 2000 rad/s under implicit-euler, the largest stable omega <= 2000 rad/s at the contact under the explicit integrators"),
+            description: "kp per kg of the pair's summed dynamic mass (Drumwright: 100)",
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
         kv_per_kg: Option<f64> = ParamSpec {
             name: "kv_per_kg",
             unit: "N s/(m kg)",
-            default: ParamDefault::Derived("2 omega (critical damping of the default stiffness)"),
-            description: "kv per kg of the pair's dynamic mass (Drumwright: 50)",
+            default: ParamDefault::Derived("none: kv = 2 omega m_red (critical damping of the default stiffness)"),
+            description: "kv per kg of the pair's summed dynamic mass (Drumwright: 50)",
             kind: ParamKind::Number(Range::at_least(0.0)),
         },
         ki_per_kg: f64 = ParamSpec {
@@ -239,20 +243,35 @@ impl MultiPoint {
 
     /// The gains of the pair of bodies `a`, `b`, whose effective mass along the contact normal
     /// is `m_eff` (kg) at its deepest point, for steps of `h` (s).
+    ///
+    /// Gains given per kg scale with the mass sum m_a + m_b, Drumwright's convention. The
+    /// default gains, k_p = m ω² and k_v = 2 ζ m ω, take m = the pair's reduced mass, as
+    /// `deepest-point` and `hunt-crossley` do: the pair's relative motion along the normal then
+    /// has the natural frequency ω and the damping ratio ζ (m_red ẍ = −k_p x − k_v ẋ). On the
+    /// mass sum a pair's frequency was ω √((m_a + m_b)/m_red): 2ω for equal boxes, and a 16 kg
+    /// box landing on a 2.9 kg one had a spring 6.6 times the light box's spring to the floor
+    /// (whose depth the push-out cap bounds), which drove the light box 5.6 mm into the floor on
+    /// `bin_64` (seed 1).
     fn gains(&self, model: &Model, (a, b): (usize, usize), m_eff: f64, h: f64) -> Gains {
-        let m = penalty::mass_sum(model, a, b);
+        let sum = penalty::mass_sum(model, a, b);
+        let m = if self.kp_per_kg.is_none() && self.kv_per_kg.is_none() {
+            penalty::reduced_mass(model, a, b)
+        } else {
+            sum
+        };
         let omega = penalty::default_frequency(self.integrator(model), h, m / m_eff);
         let kp = self
             .kp
-            .unwrap_or(self.kp_per_kg.unwrap_or(omega * omega) * m);
+            .unwrap_or(self.kp_per_kg.map_or(omega * omega * m, |k| k * sum));
         let kt = self.kt.unwrap_or(kp);
-        let kv_per_kg = self
-            .kv_per_kg
-            .unwrap_or(2.0 * penalty::DEFAULT_DAMPING_RATIO * omega);
+        let kv = self.kv.unwrap_or(self.kv_per_kg.map_or(
+            2.0 * penalty::DEFAULT_DAMPING_RATIO * omega * m,
+            |k| k * sum,
+        ));
         Gains {
             kp,
-            kv: self.kv.unwrap_or(kv_per_kg * m),
-            ki: self.ki.unwrap_or(self.ki_per_kg * m),
+            kv,
+            ki: self.ki.unwrap_or(self.ki_per_kg * sum),
             kt,
             dt: self
                 .dt
@@ -290,6 +309,8 @@ impl MultiPoint {
         let mut springs: Vec<(DVec3, f64)> = Vec::new();
         match penalty::penetration(model, state, c) {
             Some((inter, normal, depths)) => {
+                let axis = penalty::deepest_contact(group).normal;
+                let (normal, depths) = thinnest_normal(&inter, (normal, depths), axis);
                 out.normal = normal;
                 // A bottom point at zero depth lies on the contact plane and has no spring to
                 // stretch: a box tilted by a hair has side faces that face slightly down, which
@@ -413,6 +434,38 @@ impl MultiPoint {
                 },
             ));
         }
+    }
+}
+
+/// The min–max normal `(normal, depths)` (Drumwright, appendix I, eq. 4: the facet of either
+/// piece bounding the intersection `inter` whose plane is closest, in the max norm, to all of
+/// its vertices, i.e. along whose normal the intersection is thinnest) or the narrow phase's
+/// separating axis `axis` (unit, from A to B), whichever the intersection is thinner along by
+/// more than its tolerance, with each vertex's depth along it.
+///
+/// The facet rule measures a candidate by the intersection's width along it, but its candidates
+/// are facet normals only. Where two ridges cross (a box landing on an edge across another's
+/// edge) the intersection is a sliver between two edges, thinnest along their cross product —
+/// the narrow phase's edge–edge axis, the direction of least penetration — and no facet is near
+/// it: on `bin_64` (seed 11) the rule picked a facet 42° off it, along which the sinking box was
+/// separating, and its spring was switched off. Among facets the rule is unchanged (a face
+/// contact's axis is a facet normal, and ties keep the facet).
+fn thinnest_normal(
+    inter: &Intersection,
+    (normal, depths): (DVec3, Vec<f64>),
+    axis: DVec3,
+) -> (DVec3, Vec<f64>) {
+    if !axis.is_finite() || (axis.length_squared() - 1.0).abs() > 1e-6 {
+        return (normal, depths);
+    }
+    let width = depths.iter().copied().fold(0.0, f64::max);
+    let along: Vec<f64> = inter.vertices.iter().map(|p| axis.dot(*p)).collect();
+    let top = along.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let bottom = along.iter().copied().fold(f64::INFINITY, f64::min);
+    if top - bottom < width - inter.tolerance {
+        (axis, along.iter().map(|x| top - x).collect())
+    } else {
+        (normal, depths)
     }
 }
 
