@@ -195,44 +195,81 @@ pub fn solve(
 
     let mut pivots = 0;
     let mut best: Option<(DVector<f64>, f64, Ending, Vec<bool>)> = None;
-    // Whether a path from a start ended blocked (a ray or a cycle).
-    let mut blocked = false;
-    let starts = support.as_deref().into_iter().map(Some).chain([None]);
-    for start in starts {
-        let accept = |z_hat: &DVector<f64>| problem.residual(&(z_hat * z_unit)) <= options.tolerance;
-        let Some(path) = run_path(&columns, 1.0 / m_unit, &q_hat, start, Some(&accept), options, false) else {
-            continue;
-        };
-        pivots += path.pivots;
-        blocked |= matches!(path.ending, Ending::Ray | Ending::Cycle);
-        let z = path.z * z_unit;
-        let (z, r) = polish(problem, z, &path.basic_z, path.ending, options.tolerance);
-        let ending = match path.ending {
-            Ending::Ray | Ending::Cycle if r <= options.tolerance => Ending::Complementary,
-            ending => ending,
-        };
-        if status_of(ending, r, options.tolerance).is_solved() {
-            return (solved(z, pivots, r), path.basic_z);
+    // The paths on M from each start, their answers polished and judged: the solved one, or
+    // `best` updated. `refine`: the last resort (`lemke` module doc), x_B refined where a path
+    // blocks. Returns also whether a path ended blocked (a ray or a cycle).
+    let paths_on_m = |refine: bool, pivots: &mut usize, best: &mut Option<_>| {
+        let mut blocked = false;
+        let starts = support.as_deref().into_iter().map(Some).chain([None]);
+        for start in starts {
+            let accept =
+                |z_hat: &DVector<f64>| problem.residual(&(z_hat * z_unit)) <= options.tolerance;
+            let accept: Option<&dyn Fn(&DVector<f64>) -> bool> = (!refine).then_some(&accept);
+            let Some(path) = run_path(
+                &columns,
+                1.0 / m_unit,
+                &q_hat,
+                start,
+                accept,
+                options,
+                refine,
+            ) else {
+                continue;
+            };
+            *pivots += path.pivots;
+            blocked |= matches!(path.ending, Ending::Ray | Ending::Cycle);
+            let z = path.z * z_unit;
+            let (z, r) = polish(problem, z, &path.basic_z, path.ending, options.tolerance);
+            let ending = match path.ending {
+                Ending::Ray | Ending::Cycle if r <= options.tolerance => Ending::Complementary,
+                ending => ending,
+            };
+            if status_of(ending, r, options.tolerance).is_solved() {
+                return (Some((solved(z, *pivots, r), path.basic_z)), blocked);
+            }
+            if best
+                .as_ref()
+                .is_none_or(|b: &(DVector<f64>, f64, Ending, Vec<bool>)| r < b.1)
+            {
+                *best = Some((z, r, ending, path.basic_z));
+            }
         }
-        if best.as_ref().is_none_or(|b| r < b.1) {
-            best = Some((z, r, ending, path.basic_z));
-        }
+        (None, blocked)
+    };
+    let (answer, blocked) = paths_on_m(false, &mut pivots, &mut best);
+    if let Some(answer) = answer {
+        return answer;
     }
     // Regularized restarts (`lemke` module doc, "Ending"): the path of M + εI from B = I, its
     // answer polished on the shifted problem and judged on this one.
-    let restart = best.as_ref().is_some_and(|b| matches!(b.2, Ending::Ray | Ending::Cycle));
+    let restart = best
+        .as_ref()
+        .is_some_and(|b| matches!(b.2, Ending::Ray | Ending::Cycle));
     for eps in REGULARIZATION.into_iter().filter(|_| restart) {
         let shifted = SparseProblem {
             m: problem.m.shifted(eps * problem.m.max_abs()),
             q: problem.q.clone(),
         };
         let shifted_columns = shifted.m.columns();
-        let Some(path) = run_path(&shifted_columns, 1.0 / m_unit, &q_hat, None, None, options, false)
-        else {
+        let Some(path) = run_path(
+            &shifted_columns,
+            1.0 / m_unit,
+            &q_hat,
+            None,
+            None,
+            options,
+            false,
+        ) else {
             continue;
         };
         pivots += path.pivots;
-        let (z, _) = polish(&shifted, path.z * z_unit, &path.basic_z, path.ending, options.tolerance);
+        let (z, _) = polish(
+            &shifted,
+            path.z * z_unit,
+            &path.basic_z,
+            path.ending,
+            options.tolerance,
+        );
         let r = problem.residual(&z);
         if r <= options.tolerance && path.ending != Ending::PivotLimit {
             return (solved(z, pivots, r), path.basic_z);
@@ -241,28 +278,18 @@ pub fn solve(
             best = Some((z, r, path.ending, path.basic_z));
         }
     }
-    // Last resort (`lemke` module doc, "Ending"): the paths on M again, each basic solution
-    // refined where the path blocks.
-    let starts = support.as_deref().into_iter().map(Some).chain([None]);
-    for start in starts.filter(|_| blocked) {
-        let Some(path) = run_path(&columns, 1.0 / m_unit, &q_hat, start, None, options, true) else {
-            continue;
-        };
-        pivots += path.pivots;
-        let (z, r) = polish(problem, path.z * z_unit, &path.basic_z, path.ending, options.tolerance);
-        let ending = match path.ending {
-            Ending::Ray | Ending::Cycle if r <= options.tolerance => Ending::Complementary,
-            ending => ending,
-        };
-        if status_of(ending, r, options.tolerance).is_solved() {
-            return (solved(z, pivots, r), path.basic_z);
-        }
-        if best.as_ref().is_none_or(|b| r < b.1) {
-            best = Some((z, r, ending, path.basic_z));
+    // Last resort (`lemke` module doc): the paths on M again, x_B refined where they block.
+    if blocked {
+        if let (Some(answer), _) = paths_on_m(true, &mut pivots, &mut best) {
+            return answer;
         }
     }
-    let (z, residual, ending, basic) =
-        best.unwrap_or((DVector::zeros(n), f64::INFINITY, Ending::Ray, vec![false; n]));
+    let (z, residual, ending, basic) = best.unwrap_or((
+        DVector::zeros(n),
+        f64::INFINITY,
+        Ending::Ray,
+        vec![false; n],
+    ));
     let solve = Solve {
         z,
         status: status_of(ending, residual, options.tolerance),
@@ -279,11 +306,7 @@ pub fn solve(
 /// makes them when last step's answer has a positive slip-speed multiplier λ (row σ of
 /// Stewart–Trinkle, whose diagonal entry is 0) at a contact whose normal and friction impulses
 /// were 0.
-fn pruned_support(
-    problem: &SparseProblem,
-    columns: &Columns,
-    mut support: Vec<bool>,
-) -> Vec<bool> {
+fn pruned_support(problem: &SparseProblem, columns: &Columns, mut support: Vec<bool>) -> Vec<bool> {
     loop {
         let mut changed = false;
         for i in 0..support.len() {
@@ -456,7 +479,9 @@ impl BasisFactors {
                 }
             };
             match basis[pos] {
-                Var::Z(j) => columns[j].iter().for_each(|&(r, v)| add(r, -v * m_inv_unit)),
+                Var::Z(j) => columns[j]
+                    .iter()
+                    .for_each(|&(r, v)| add(r, -v * m_inv_unit)),
                 Var::Z0 => d
                     .iter()
                     .enumerate()
