@@ -673,10 +673,8 @@ fn the_final_basis_reproduces_the_answer() {
     );
 }
 
-/// The LCP of `tests/data/lemke_peg_island_78.txt` (a PEG island of the 64-box bin, its format
-/// in the file's header).
-fn peg_island_78() -> Problem {
-    let text = include_str!("data/lemke_peg_island_78.txt");
+/// An LCP of `tests/data/` (a PEG island of the 64-box bin, its format in the file's header).
+fn peg_island(text: &str) -> Problem {
     let mut n = 0;
     let (mut m, mut q) = (DMatrix::zeros(0, 0), DVector::zeros(0));
     for line in text.lines().filter(|l| !l.starts_with('#')) {
@@ -694,7 +692,7 @@ fn peg_island_78() -> Problem {
             other => panic!("unknown line kind {other}"),
         }
     }
-    assert_eq!(n, 78);
+    assert_eq!(q.len(), n);
     Problem::lcp(m, q)
 }
 
@@ -706,7 +704,8 @@ fn peg_island_78() -> Problem {
 /// 1.4e-16. 1e-12 is four decades above that and four below the models' tolerance (1e-8).
 #[test]
 fn a_ray_at_a_degenerate_solution_is_recognized_after_refinement() {
-    let problem = peg_island_78();
+    let problem = peg_island(include_str!("data/lemke_peg_island_78.txt"));
+    assert_eq!(problem.len(), 78);
     let options = Options {
         tolerance: 1e-8,
         max_pivots: 100 + 20 * problem.len(),
@@ -724,4 +723,22 @@ fn a_ray_at_a_degenerate_solution_is_recognized_after_refinement() {
     .0;
     assert_eq!(sparse.status, Status::Solved, "{sparse:?}");
     assert!(sparse.stats.residual <= 1e-12, "{}", sparse.stats.residual);
+}
+
+/// Open (notes): a 96-row PEG island on which both Lemke implementations end on a detected
+/// cycle at residual 9.7e-3, while a plain lexicographic Lemke without the Harris band, in
+/// float64 and in 60-digit arithmetic, reaches a ray after 86 pivots at a point that solves it
+/// to 3e-16. Ignored until the ratio test's departures from the plain rule are found.
+#[test]
+#[ignore = "open: Lemke cycles on this degenerate PEG island (tests/data/lemke_peg_island_96.txt)"]
+fn a_degenerate_peg_island_that_cycles_is_solved() {
+    let problem = peg_island(include_str!("data/lemke_peg_island_96.txt"));
+    assert_eq!(problem.len(), 96);
+    let options = Options {
+        tolerance: 1e-8,
+        max_pivots: 100 + 20 * problem.len(),
+        ..Options::default()
+    };
+    let dense = Lemke.solve(&problem, None, &options);
+    assert_eq!(dense.status, Status::Solved, "{dense:?}");
 }
