@@ -296,6 +296,9 @@ impl ImpulseModel {
                 } else {
                     0.0
                 },
+                // Solved per island: one island without a solution (Painlevé, Lemke's ray)
+                // leaves the others their forces; its points are the next collision stage's.
+                skip_unsolved_islands: p.on_unresolved == "continue",
                 stabilization_time: p.stabilization_time,
                 gap_tolerance: contact_distance,
                 // After the impulses no point approaches faster than ε_c; the resting set is the

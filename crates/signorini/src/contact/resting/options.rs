@@ -30,6 +30,11 @@ pub struct RestingOptions {
     /// `failed`, with its residual. 0 (the default): never — the solve is an error
     /// ([`RestingError::NotSolved`](super::RestingError::NotSolved)).
     pub degraded_tolerance: f64,
+    /// The LCP is solved per contact island (bodies joined by resting contacts). true: an island
+    /// that no solver solves (within `degraded_tolerance`) gets no force, reported failed, and
+    /// the other islands keep theirs. false (the default): its
+    /// [`RestingError::NotSolved`](super::RestingError::NotSolved) is the answer.
+    pub skip_unsolved_islands: bool,
     /// τ (s) of the drift stabilization (Baumgarte 1972): the normal rows ask a_n + 2 v_n/τ +
     /// min(ψ, 0)/τ² ≥ 0 and the cone rows hold the slip's acceleration at −u_t/τ, so a resting
     /// contact's velocity and overlap errors decay like a critically damped spring of period 2πτ
@@ -81,6 +86,7 @@ impl Default for RestingOptions {
                 relaxation: 1.0,
             },
             degraded_tolerance: 0.0,
+            skip_unsolved_islands: false,
             stabilization_time: 0.0,
             max_recovery_speed: crate::contact::penalty::MAX_RECOVERY_SPEED,
         }
