@@ -521,6 +521,15 @@ impl ImpulseBasedModel for ImpulseModel {
         let Some(resting) = &mut self.resting else {
             return Ok(ModelStats::default());
         };
+        // A slip that friction stops within the step sticks now (`RestingOptions::stick_time`)
+        // instead of cutting the step at the instant it stops (the horizon below): in a pile
+        // of sliding boxes those instants filled every step's substeps. Only with the drift
+        // stabilization, which takes the slip left out over τ (without it the slip would stay).
+        resting.options.stick_time = if resting.options.stabilization_time > 0.0 {
+            model.settings.time_step
+        } else {
+            0.0
+        };
         let applied = out.to_vec();
         let rf = match resting.solve_warm(model, state, contacts, &applied) {
             Ok(rf) => rf,

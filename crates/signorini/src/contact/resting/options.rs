@@ -19,6 +19,13 @@ pub struct RestingOptions {
     /// ε_t (m/s): a resting frictional contact sticks when its tangential slip speed is at most
     /// this, and slides otherwise. Default 1e-4 m/s.
     pub slip_tolerance: f64,
+    /// t_s (s): a resting frictional contact also sticks when its slip is one that friction
+    /// under its own weight stops within t_s, |v_t| ≤ μ |g| t_s: the LCP then holds it on the
+    /// friction cone (which lets it slide again if the cone saturates) and the drift
+    /// stabilization takes the slip left out over τ. An impulse loop passes its time step: a slip
+    /// that would stop within the step is not an event to cut the step at. 0 (the default): only
+    /// `slip_tolerance`.
+    pub stick_time: f64,
     /// k ≥ 3, directions of the polyhedral friction cone (`cone::directions`). Default 4 (two
     /// opposite pairs along the tangent basis).
     pub friction_directions: usize,
@@ -78,6 +85,7 @@ impl Default for RestingOptions {
             gap_tolerance: 1e-4,
             velocity_tolerance: 1e-4,
             slip_tolerance: 1e-4,
+            stick_time: 0.0,
             friction_directions: 4,
             lcp: Options {
                 tolerance: 1e-10,
