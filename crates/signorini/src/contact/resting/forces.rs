@@ -15,9 +15,9 @@
 use super::classify::{classify, ClassIndices, Classification, ContactClass};
 use super::error::RestingError;
 use super::kinematics::Kinematics;
-use super::lcp::{RestingLcp, RowInputs};
+use super::lcp::{LcpLayout, RestingLcp, RowInputs};
 use super::options::RestingOptions;
-use super::solve::{apply_solution, solve_in_order, ContactForces};
+use super::solve::{apply_solution, solve_in_order, ContactForces, Proposal};
 use super::validate::validate;
 use crate::collision::Contact;
 use crate::contact::islands::partition;
@@ -68,11 +68,16 @@ pub struct RestingForces {
 
 /// A solved resting LCP, kept to warm-start the next one: its answer z and what identifies its
 /// rows — each resting contact by bodies, pieces and features, sliding or not. A later LCP with
-/// the same signature has the same layout, so z proposes its active set.
+/// the same signature has the same layout, so z proposes its active set; one whose contacts
+/// only partly repeat gets, for each contact found here, the rows that were active here
+/// ([`WarmStart::support`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WarmStart {
     signature: Vec<RowKey>,
     z: DVector<f64>,
+    /// Per resting contact, in signature order: its normal row active (f > 0), and for a
+    /// sticking one its cone rows' and σ row's activity.
+    support: Vec<(bool, Vec<bool>, bool)>,
 }
 
 /// A resting contact's identity in [`WarmStart::signature`].
@@ -97,6 +102,57 @@ impl WarmStart {
             })
             .collect()
     }
+
+    /// The warm start of the answer `z` of an LCP laid out as `layout`.
+    fn new(signature: Vec<RowKey>, z: DVector<f64>, layout: &LcpLayout) -> Self {
+        let mut support: Vec<(bool, Vec<bool>, bool)> =
+            (0..layout.nc).map(|r| (z[r] > 0.0, Vec::new(), false)).collect();
+        for (j, &r) in layout.sticking.iter().enumerate() {
+            let cone = (0..layout.k).map(|d| z[layout.nc + j * layout.k + d] > 0.0);
+            support[r].1 = cone.collect();
+            support[r].2 = z[layout.nc + layout.nt + j] > 0.0;
+        }
+        WarmStart {
+            signature,
+            z,
+            support,
+        }
+    }
+}
+
+/// The active rows the contacts of `signature` had in `warm`, as a support of an LCP laid out
+/// as `layout` (rows of contacts not found, or whose cone rows are new, proposed inactive);
+/// `None` when no contact is found.
+fn proposed_support(
+    warm: &[WarmStart],
+    signature: &[RowKey],
+    layout: &LcpLayout,
+) -> Option<Vec<bool>> {
+    let strip = |k: &RowKey| (k.0, k.1, k.2, k.3, k.4, k.5);
+    let mut known = std::collections::BTreeMap::new();
+    for w in warm {
+        for (k, s) in w.signature.iter().zip(&w.support) {
+            known.insert(strip(k), s);
+        }
+    }
+    let mut support = vec![false; layout.unknowns()];
+    let mut found = false;
+    let sticking_at: std::collections::BTreeMap<usize, usize> =
+        layout.sticking.iter().enumerate().map(|(j, &r)| (r, j)).collect();
+    for (r, key) in signature.iter().enumerate() {
+        let Some((normal, cone, sigma)) = known.get(&strip(key)) else {
+            continue;
+        };
+        found = true;
+        support[r] = *normal;
+        if let (Some(&j), true) = (sticking_at.get(&r), cone.len() == layout.k) {
+            for (d, &a) in cone.iter().enumerate() {
+                support[layout.nc + j * layout.k + d] = a;
+            }
+            support[layout.nc + layout.nt + j] = *sigma;
+        }
+    }
+    found.then_some(support)
 }
 
 /// The resting-contact forces at `state`: classify `contacts` (R1), build the LCP (R4)–(R8) for the
@@ -227,7 +283,16 @@ fn solve_islands(
         };
         let lcp = RestingLcp::assemble(&here, class, mu, options.friction_directions);
         let signature = WarmStart::signature(contacts, &resting, class);
-        let proposal = warm.iter().find(|w| w.signature == signature).map(|w| &w.z);
+        let exact = warm.iter().find(|w| w.signature == signature);
+        let support = match exact {
+            Some(_) => None,
+            None => proposed_support(warm, &signature, &lcp.layout),
+        };
+        let proposal = match (exact, &support) {
+            (Some(w), _) => Some(Proposal::Answer(&w.z)),
+            (None, Some(s)) => Some(Proposal::Support(s)),
+            (None, None) => None,
+        };
         let tolerance = options.degraded_tolerance;
         let island_report = match solve_in_order(&lcp, solvers, &options.lcp, tolerance, proposal)
         {
@@ -239,10 +304,7 @@ fn solve_islands(
                 };
                 apply_solution(input.model, &lcp, &solved, mu, &resting, out);
                 let r = solved.report(lcp.layout.unknowns());
-                warm_start.push(WarmStart {
-                    signature,
-                    z: solved.solution.z,
-                });
+                warm_start.push(WarmStart::new(signature, solved.solution.z, &lcp.layout));
                 r
             }
             Err(RestingError::NotSolved { rows, attempts, .. }) if options.skip_unsolved_islands => {
