@@ -18,7 +18,8 @@ use crate::contact::SolveReport;
 use crate::dynamics::jacobian::add_row_forces;
 use crate::dynamics::{Model, Wrench};
 use crate::solvers::lemke::solve_on_support;
-use crate::solvers::sparse::principal_pivoting;
+use crate::solvers::lemke_sparse;
+use crate::solvers::sparse::{principal_pivoting, SparseProblem};
 use crate::solvers::{relative_residual, Options, Solve, Solver, Stats, Status};
 use glam::DVec3;
 use nalgebra::DVector;
@@ -70,30 +71,39 @@ pub const SUPPORT_REPAIR_ROUNDS: usize = 8;
 /// same row-wise relative residual.
 fn warm_solve(lcp: &RestingLcp, warm: Proposal, options: &Options) -> Option<Solved> {
     let problem = &lcp.problem;
-    let z = match warm {
+    let (z, solver, iterations) = match warm {
         Proposal::Answer(warm) => {
             if warm.len() != problem.len() {
                 return None;
             }
             let support: Vec<bool> = warm.iter().map(|&v| v > 0.0).collect();
-            solve_on_support(problem, &support)?
+            (solve_on_support(problem, &support)?, WARM_START, 0)
         }
         Proposal::Support(support) => {
             let rounds = SUPPORT_REPAIR_ROUNDS;
             let tolerance = options.tolerance;
-            let repaired = principal_pivoting(&problem.m, &problem.q, support, rounds, tolerance, false);
-            // Err: out of rounds or a singular principal system: the solvers run.
-            repaired.ok()?.z
+            match principal_pivoting(&problem.m, &problem.q, support, rounds, tolerance, false) {
+                Ok(repaired) => (repaired.z, WARM_START, 0),
+                // Out of rounds, or a singular principal system: Lemke's method on the sparse
+                // matrix (an island's rows couple only through shared bodies) from the basis
+                // the support proposes, then from the start.
+                Err(_) => {
+                    let sparse = SparseProblem::from_dense(problem);
+                    let (s, _) = lemke_sparse::solve(&sparse, Some(support), options);
+                    (s.z, WARM_LEMKE, s.stats.iterations)
+                }
+            }
         }
     };
     let residual = relative_residual(problem, &z);
-    (z.iter().all(|v| v.is_finite()) && residual <= options.tolerance).then(|| Solved {
-        solver: WARM_START,
+    let usable = z.len() == problem.len() && z.iter().all(|v| v.is_finite());
+    (usable && residual <= options.tolerance).then(|| Solved {
+        solver,
         solution: Solve {
             z,
             status: Status::Solved,
             stats: Stats {
-                iterations: 0,
+                iterations,
                 residual,
             },
         },
@@ -102,6 +112,10 @@ fn warm_solve(lcp: &RestingLcp, warm: Proposal, options: &Options) -> Option<Sol
         failed: false,
     })
 }
+
+/// The solver name of an answer found by Lemke's method from a proposed support
+/// (`solvers::lemke_sparse`).
+pub const WARM_LEMKE: &str = "warm lemke";
 
 /// The solver name of an answer found on the warm start's active set.
 pub const WARM_START: &str = "warm start";
