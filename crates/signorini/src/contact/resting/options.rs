@@ -21,8 +21,8 @@ pub struct RestingOptions {
     pub slip_tolerance: f64,
     /// t_s (s): a resting frictional contact also sticks when its slip is one that friction
     /// under its own weight stops within t_s, |v_t| ≤ μ |g| t_s: the LCP then holds it on the
-    /// friction cone (which lets it slide again if the cone saturates) and the drift
-    /// stabilization takes the slip left out over τ. An impulse loop passes its time step: a slip
+    /// friction cone (which lets it slide again if the cone saturates), and with the drift
+    /// stabilization on its cone rows ask the slip to stop within t_s (d·u/t_s instead of d·u/τ). An impulse loop passes its time step: a slip
     /// that would stop within the step is not an event to cut the step at. 0 (the default): only
     /// `slip_tolerance`.
     pub stick_time: f64,
