@@ -1095,11 +1095,122 @@ fn a_repeated_resting_lcp_is_solved_on_the_last_active_set() {
         // Both solve the same principal system: equal to round-off of a 24-row LU.
         assert_rel("f_n", *b, *a, 1e-12, MASS * G);
     }
-    // Three of the four corners: another signature, so Lemke again.
+    // Three of the four corners: another signature, but every contact was in the last answer,
+    // so its rows propose the support (repaired by principal pivoting, else sparse Lemke from
+    // it), not Lemke from scratch.
     let third = solver
         .solve_warm(&model, &state, &contacts[..3], &w)
         .unwrap();
-    assert_eq!(third.solve.unwrap().solver, "lemke");
+    let report = third.solve.as_ref().unwrap();
+    assert!(
+        ["warm start", "warm lemke"].contains(&report.solver),
+        "{}",
+        report.solver
+    );
+    assert!(report.residual <= 1e-10);
+    // Three corners still carry the weight (to the 1e-10 relative residual).
+    assert_rel("Σ f_n", third.normal.iter().sum(), MASS * G, 1e-9, MASS * G);
+}
+
+/// The LCP is solved per contact island: a Painlevé rod (no solution, as in
+/// `painleve_configuration_is_reported_not_solved`) beside a resting box. Without
+/// `skip_unsolved_islands` the rod's island fails the whole solve; with it the rod gets no force,
+/// the box still carries its weight, and the report counts two islands and is failed.
+#[test]
+fn an_island_without_a_solution_leaves_the_others_their_forces() {
+    let (l, w, m, mu) = (0.5, 0.01, 1.0, 2.0);
+    let theta = 60f64.to_radians();
+    let model = world(
+        vec![
+            ground(DVec3::Z),
+            cuboid("rod", DVec3::new(2.0 * l, w, w), m),
+            cuboid("box", BOX, MASS),
+        ],
+        mu,
+    );
+    let q = DQuat::from_rotation_y(-theta);
+    let ends = [
+        q * DVec3::new(-l, 0.0, -w / 2.0),
+        q * DVec3::new(-l, 0.0, w / 2.0),
+    ];
+    let lowest = if ends[0].z < ends[1].z {
+        ends[0]
+    } else {
+        ends[1]
+    };
+    let state = initial_state(vec![
+        still(),
+        body_state(-lowest, q, DVec3::new(-1.0, 0.0, 0.0), DVec3::ZERO),
+        body_state(
+            DVec3::new(5.0, 0.0, BOX.z / 2.0),
+            DQuat::IDENTITY,
+            DVec3::ZERO,
+            DVec3::ZERO,
+        ),
+    ]);
+    let contacts = contacts_of(&model, &state);
+    assert_eq!(
+        contacts.len(),
+        6,
+        "the rod's edge ends and the box's corners"
+    );
+    let applied = no_wrenches(&model);
+    let err = default_solver().solve(&model, &state, &contacts, &applied);
+    assert!(
+        matches!(err, Err(RestingError::NotSolved { .. })),
+        "{err:?}"
+    );
+    let options = RestingOptions {
+        skip_unsolved_islands: true,
+        ..RestingOptions::default()
+    };
+    let r = RestingContact::new(options)
+        .unwrap()
+        .solve(&model, &state, &contacts, &applied)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let report = r.solve.unwrap();
+    assert_eq!(report.islands, 2);
+    assert!(report.failed);
+    let on = |b: usize| -> f64 {
+        (0..contacts.len())
+            .filter(|&i| contacts[i].body_b == b || contacts[i].body_a == b)
+            .map(|i| r.normal[i])
+            .sum()
+    };
+    assert_eq!(on(1), 0.0, "the rod's island has no force");
+    // The box's island alone: its weight to the solver's 1e-10 relative residual.
+    assert_rel("box Σ f_n", on(2), MASS * G, 1e-9, MASS * G);
+}
+
+/// `stick_time`: a slip that friction under the contact's weight stops within t_s, |v_t| ≤
+/// μ |g| t_s, is sticking; above it, and with t_s = 0, sliding.
+#[test]
+fn a_slip_friction_stops_within_stick_time_sticks() {
+    let mu = 0.5;
+    // μ |g| t_s = 4.905e-3 m/s with t_s = 1e-3 s.
+    for (slip, stick_time, sticks) in [
+        (4.0e-3, 1e-3, true),
+        (6.0e-3, 1e-3, false),
+        (4.0e-3, 0.0, false),
+    ] {
+        let (model, state) = box_on_plane(mu, DVec3::new(slip, 0.0, 0.0), DVec3::ZERO);
+        let contacts = contacts_of(&model, &state);
+        let options = RestingOptions {
+            stick_time,
+            ..RestingOptions::default()
+        };
+        let r = RestingContact::new(options)
+            .unwrap()
+            .solve(&model, &state, &contacts, &no_wrenches(&model))
+            .unwrap_or_else(|e| panic!("{e}"));
+        for class in &r.class {
+            assert_eq!(
+                matches!(class, ContactClass::Sticking),
+                sticks,
+                "slip {slip} m/s, stick_time {stick_time} s: {class:?}"
+            );
+        }
+    }
 }
 
 /// A solver's answer counts when its residual meets the tolerance, whatever its status; one

@@ -296,6 +296,9 @@ impl ImpulseModel {
                 } else {
                     0.0
                 },
+                // Solved per island: one island without a solution (Painlevé, Lemke's ray)
+                // leaves the others their forces; its points are the next collision stage's.
+                skip_unsolved_islands: p.on_unresolved == "continue",
                 stabilization_time: p.stabilization_time,
                 gap_tolerance: contact_distance,
                 // After the impulses no point approaches faster than ε_c; the resting set is the
@@ -517,6 +520,15 @@ impl ImpulseBasedModel for ImpulseModel {
         self.horizon = f64::INFINITY;
         let Some(resting) = &mut self.resting else {
             return Ok(ModelStats::default());
+        };
+        // A slip that friction stops within the step sticks now (`RestingOptions::stick_time`)
+        // instead of cutting the step at the instant it stops (the horizon below): in a pile
+        // of sliding boxes those instants filled every step's substeps. Only with the drift
+        // stabilization, which takes the slip left out over τ (without it the slip would stay).
+        resting.options.stick_time = if resting.options.stabilization_time > 0.0 {
+            model.settings.time_step
+        } else {
+            0.0
         };
         let applied = out.to_vec();
         let rf = match resting.solve_warm(model, state, contacts, &applied) {

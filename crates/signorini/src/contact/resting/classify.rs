@@ -8,7 +8,8 @@
 //!     v_n = v_rel·n (R1) > ε_v                -> Separating
 //!     v_n < −ε_v                              -> Colliding
 //!     else μ = pair friction, v_t = v_rel − v_n n:
-//!       μ = 0 -> Frictionless,  |v_t| ≤ ε_t -> Sticking,  else Sliding { t̂ = v_t/|v_t| }
+//!       μ = 0 -> Frictionless,  |v_t| ≤ max(ε_t, μ |g| t_s) -> Sticking,
+//!       else Sliding { t̂ = v_t/|v_t| }
 //! ```
 use super::kinematics::Kinematics;
 use super::options::RestingOptions;
@@ -64,6 +65,7 @@ pub(super) fn classify(
     let fixed = |i: usize| model.bodies[i].fixed;
     let mut class = Vec::with_capacity(contacts.len());
     let mut mu = vec![0.0; contacts.len()];
+    let g = model.settings.gravity.length();
     for (i, c) in contacts.iter().enumerate() {
         let k = &kin[i];
         let v_n = k.v_rel.dot(c.normal);
@@ -79,7 +81,7 @@ pub(super) fn classify(
             let speed = slip.length();
             if mu[i] == 0.0 {
                 ContactClass::Frictionless
-            } else if speed <= options.slip_tolerance {
+            } else if speed <= options.slip_tolerance.max(mu[i] * g * options.stick_time) {
                 ContactClass::Sticking
             } else {
                 ContactClass::Sliding {

@@ -34,7 +34,8 @@ pub struct RestingContact {
     /// `end_step` as a model's memory does: it only proposes where a solve starts. Every answer
     /// used meets the same tolerance, but a degenerate LCP (a box's four coplanar corners) has
     /// many, so which one a step gets depends on this history — deterministically.
-    previous: Option<WarmStart>,
+    /// One per island solved.
+    previous: Vec<WarmStart>,
 }
 
 impl RestingContact {
@@ -62,7 +63,7 @@ impl RestingContact {
         Ok(RestingContact {
             options,
             solvers,
-            previous: None,
+            previous: Vec::new(),
         })
     }
 
@@ -87,9 +88,13 @@ impl RestingContact {
             applied,
             &self.options,
             &self.solvers,
-            self.previous.as_ref(),
+            &self.previous,
         )?;
-        self.previous = forces.warm_start.clone();
+        // A solve whose every island failed keeps the last answers (it has none of its own).
+        let failed = forces.solve.as_ref().is_some_and(|r| r.failed);
+        if !(failed && forces.warm_start.is_empty()) {
+            self.previous = forces.warm_start.clone();
+        }
         Ok(forces)
     }
 

@@ -15,11 +15,12 @@
 use super::classify::{classify, ClassIndices, Classification, ContactClass};
 use super::error::RestingError;
 use super::kinematics::Kinematics;
-use super::lcp::{RestingLcp, RowInputs};
+use super::lcp::{LcpLayout, RestingLcp, RowInputs};
 use super::options::RestingOptions;
-use super::solve::{apply_solution, solve_in_order, ContactForces};
+use super::solve::{apply_solution, solve_in_order, ContactForces, Proposal};
 use super::validate::validate;
 use crate::collision::Contact;
+use crate::contact::islands::partition;
 use crate::contact::SolveReport;
 use crate::dynamics::integrate::accelerations;
 use crate::dynamics::{Model, State, Wrench};
@@ -60,17 +61,23 @@ pub struct RestingForces {
     /// The LCP solve (`None` when no contact rests). `failed`: no solver met the tolerance and
     /// the answer is the best one within `RestingOptions::degraded_tolerance`.
     pub solve: Option<SolveReport>,
-    /// The answer as a warm start for the next solve (`None` when no contact rests).
-    pub warm_start: Option<WarmStart>,
+    /// The answers as warm starts for the next solve, one per island solved (empty when no
+    /// contact rests).
+    pub warm_start: Vec<WarmStart>,
 }
 
 /// A solved resting LCP, kept to warm-start the next one: its answer z and what identifies its
 /// rows — each resting contact by bodies, pieces and features, sliding or not. A later LCP with
-/// the same signature has the same layout, so z proposes its active set.
+/// the same signature has the same layout, so z proposes its active set; one whose contacts
+/// only partly repeat gets, for each contact found here, the rows that were active here
+/// ([`WarmStart::support`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WarmStart {
     signature: Vec<RowKey>,
     z: DVector<f64>,
+    /// Per resting contact, in signature order: its normal row active (f > 0), and for a
+    /// sticking one its cone rows' and σ row's activity.
+    support: Vec<(bool, Vec<bool>, bool)>,
 }
 
 /// A resting contact's identity in [`WarmStart::signature`].
@@ -95,6 +102,57 @@ impl WarmStart {
             })
             .collect()
     }
+
+    /// The warm start of the answer `z` of an LCP laid out as `layout`.
+    fn new(signature: Vec<RowKey>, z: DVector<f64>, layout: &LcpLayout) -> Self {
+        let mut support: Vec<(bool, Vec<bool>, bool)> =
+            (0..layout.nc).map(|r| (z[r] > 0.0, Vec::new(), false)).collect();
+        for (j, &r) in layout.sticking.iter().enumerate() {
+            let cone = (0..layout.k).map(|d| z[layout.nc + j * layout.k + d] > 0.0);
+            support[r].1 = cone.collect();
+            support[r].2 = z[layout.nc + layout.nt + j] > 0.0;
+        }
+        WarmStart {
+            signature,
+            z,
+            support,
+        }
+    }
+}
+
+/// The active rows the contacts of `signature` had in `warm`, as a support of an LCP laid out
+/// as `layout` (rows of contacts not found, or whose cone rows are new, proposed inactive);
+/// `None` when no contact is found.
+fn proposed_support(
+    warm: &[WarmStart],
+    signature: &[RowKey],
+    layout: &LcpLayout,
+) -> Option<Vec<bool>> {
+    let strip = |k: &RowKey| (k.0, k.1, k.2, k.3, k.4, k.5);
+    let mut known = std::collections::BTreeMap::new();
+    for w in warm {
+        for (k, s) in w.signature.iter().zip(&w.support) {
+            known.insert(strip(k), s);
+        }
+    }
+    let mut support = vec![false; layout.unknowns()];
+    let mut found = false;
+    let sticking_at: std::collections::BTreeMap<usize, usize> =
+        layout.sticking.iter().enumerate().map(|(j, &r)| (r, j)).collect();
+    for (r, key) in signature.iter().enumerate() {
+        let Some((normal, cone, sigma)) = known.get(&strip(key)) else {
+            continue;
+        };
+        found = true;
+        support[r] = *normal;
+        if let (Some(&j), true) = (sticking_at.get(&r), cone.len() == layout.k) {
+            for (d, &a) in cone.iter().enumerate() {
+                support[layout.nc + j * layout.k + d] = a;
+            }
+            support[layout.nc + layout.nt + j] = *sigma;
+        }
+    }
+    found.then_some(support)
 }
 
 /// The resting-contact forces at `state`: classify `contacts` (R1), build the LCP (R4)–(R8) for the
@@ -109,7 +167,7 @@ pub fn resting_forces(
     options: &RestingOptions,
     solvers: &[Box<dyn Solver>],
 ) -> Result<RestingForces, RestingError> {
-    resting_forces_from(model, state, contacts, applied, options, solvers, None)
+    resting_forces_from(model, state, contacts, applied, options, solvers, &[])
 }
 
 /// [`resting_forces`], first trying the active set of `warm` (a previous answer) when its
@@ -123,7 +181,7 @@ pub fn resting_forces_from(
     applied: &[Wrench],
     options: &RestingOptions,
     solvers: &[Box<dyn Solver>],
-    warm: Option<&WarmStart>,
+    warm: &[WarmStart],
 ) -> Result<RestingForces, RestingError> {
     validate(model, state, contacts, applied, options)?;
     if solvers.is_empty() {
@@ -155,42 +213,21 @@ pub fn resting_forces_from(
     let mut normal = vec![0.0; contacts.len()];
     let mut friction = vec![DVec3::ZERO; contacts.len()];
     let mut wrenches = vec![Wrench::default(); nb];
-    let mut solve = None;
-    let mut warm_start = None;
-
-    if !resting.is_empty() {
-        // The LCP (R4)–(R8), solved (R5) and mapped back to forces.
-        let input = RowInputs {
-            model,
-            state,
-            contacts,
-            kin: &kin,
-            free: &free,
-            resting: &resting,
-            options,
-        };
-        let lcp = RestingLcp::assemble(&input, &class, &mu, options.friction_directions);
-        let signature = WarmStart::signature(contacts, &resting, &class);
-        let proposal = warm.filter(|w| w.signature == signature).map(|w| &w.z);
-        let solved = solve_in_order(
-            &lcp,
-            solvers,
-            &options.lcp,
-            options.degraded_tolerance,
-            proposal,
-        )?;
-        let out = ContactForces {
-            normal: &mut normal,
-            friction: &mut friction,
-            wrenches: &mut wrenches,
-        };
-        apply_solution(model, &lcp, &solved, &mu, &resting, out);
-        solve = Some(solved.report(lcp.layout.unknowns()));
-        warm_start = Some(WarmStart {
-            signature,
-            z: solved.solution.z,
-        });
-    }
+    let input = RowInputs {
+        model,
+        state,
+        contacts,
+        kin: &kin,
+        free: &free,
+        resting: &resting,
+        options,
+    };
+    let out = ContactForces {
+        normal: &mut normal,
+        friction: &mut friction,
+        wrenches: &mut wrenches,
+    };
+    let (solve, warm_start) = solve_islands(&input, &class, &mu, solvers, warm, out)?;
 
     let (accelerations, normal_acceleration) =
         accelerations_under_forces(model, state, contacts, &kin, applied, &wrenches);
@@ -210,6 +247,86 @@ pub fn resting_forces_from(
         solve,
         warm_start,
     })
+}
+
+/// The resting contacts of `input` split into contact islands (`contact::islands::partition`:
+/// bodies joined by a chain of resting contacts, fixed bodies joining nothing), each an LCP
+/// (R4)–(R8) of its own, solved (R5) and mapped back to forces into `out`: their rows share no
+/// body, so the whole LCP is block diagonal over them and its solution is theirs side by side.
+/// Solved apart, an island that has no solution (Painlevé, or a ray of Lemke's) costs only its
+/// own forces: with `skip_unsolved_islands` it gets none (reported failed, solver `none`) and
+/// the others keep theirs; otherwise its [`RestingError::NotSolved`] is returned. One island (a
+/// box, a stack) is the LCP of every resting contact in their order, as before the split.
+/// Returns the combined report (`None` when nothing rests) and a warm start per island solved.
+fn solve_islands(
+    input: &RowInputs,
+    class: &[ContactClass],
+    mu: &[f64],
+    solvers: &[Box<dyn Solver>],
+    warm: &[WarmStart],
+    out: ContactForces,
+) -> Result<(Option<SolveReport>, Vec<WarmStart>), RestingError> {
+    let ContactForces {
+        normal,
+        friction,
+        wrenches,
+    } = out;
+    let (contacts, options) = (input.contacts, input.options);
+    let refs: Vec<&Contact> = input.resting.iter().map(|&i| &contacts[i]).collect();
+    let mut report: Option<SolveReport> = None;
+    let mut warm_start = Vec::new();
+    for island in partition(input.model, &refs) {
+        let resting: Vec<usize> = island.iter().map(|&k| input.resting[k]).collect();
+        let here = RowInputs {
+            resting: &resting,
+            ..*input
+        };
+        let lcp = RestingLcp::assemble(&here, class, mu, options.friction_directions);
+        let signature = WarmStart::signature(contacts, &resting, class);
+        let exact = warm.iter().find(|w| w.signature == signature);
+        let support = match exact {
+            Some(_) => None,
+            None => proposed_support(warm, &signature, &lcp.layout),
+        };
+        let proposal = match (exact, &support) {
+            (Some(w), _) => Some(Proposal::Answer(&w.z)),
+            (None, Some(s)) => Some(Proposal::Support(s)),
+            (None, None) => None,
+        };
+        let tolerance = options.degraded_tolerance;
+        let island_report = match solve_in_order(&lcp, solvers, &options.lcp, tolerance, proposal)
+        {
+            Ok(solved) => {
+                let out = ContactForces {
+                    normal: &mut *normal,
+                    friction: &mut *friction,
+                    wrenches: &mut *wrenches,
+                };
+                apply_solution(input.model, &lcp, &solved, mu, &resting, out);
+                let r = solved.report(lcp.layout.unknowns());
+                warm_start.push(WarmStart::new(signature, solved.solution.z, &lcp.layout));
+                r
+            }
+            Err(RestingError::NotSolved { rows, attempts, .. }) if options.skip_unsolved_islands => {
+                SolveReport {
+                    rows,
+                    solver: "none",
+                    iterations: attempts.iter().map(|a| a.iterations).sum(),
+                    residual: attempts.iter().map(|a| a.residual).fold(f64::INFINITY, f64::min),
+                    attempts: attempts.len(),
+                    seconds: 0.0,
+                    failed: true,
+                    islands: 1,
+                }
+            }
+            Err(e) => return Err(e),
+        };
+        report = Some(match report {
+            None => island_report,
+            Some(r) => r.combined(&island_report),
+        });
+    }
+    Ok((report, warm_start))
 }
 
 /// The acceleration (a, α) of every body under its applied wrench, gravity and the contact

@@ -164,11 +164,19 @@ fn rows_and_free_terms(
             2.0 * rate * kin[i].v_rel.dot(c.normal) + stiffness * options.corrected_overlap(c.gap);
         q[r] = kin[i].normal_acceleration(model, state, c, free) + drift;
     }
-    // (R6): b_t = d_j·(p̈_b − p̈_a) of the cone rows, + d_j·u/τ.
+    // (R6): b_t = d_j·(p̈_b − p̈_a) of the cone rows, + d_j·u/τ; with `stick_time` t_s the slip
+    // is asked to stop within t_s, d_j·u/t_s (a slip up to μ|g|t_s sticks: friction within the
+    // cone removes it in the step instead of over τ).
+    let slip_rate = if options.stick_time > 0.0 && tau > 0.0 {
+        1.0 / options.stick_time
+    } else {
+        rate
+    };
     for &r in &layout.sticking {
         let i = resting[r];
         let c = &contacts[i];
-        let rel = kin[i].relative_point_acceleration(model, state, c, free) + rate * kin[i].v_rel;
+        let rel =
+            kin[i].relative_point_acceleration(model, state, c, free) + slip_rate * kin[i].v_rel;
         for d in cone::directions(c.normal, k) {
             q[nc + dirs.len()] = d.dot(rel);
             rows.push(row(c, d));

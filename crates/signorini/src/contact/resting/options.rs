@@ -19,6 +19,13 @@ pub struct RestingOptions {
     /// ε_t (m/s): a resting frictional contact sticks when its tangential slip speed is at most
     /// this, and slides otherwise. Default 1e-4 m/s.
     pub slip_tolerance: f64,
+    /// t_s (s): a resting frictional contact also sticks when its slip is one that friction
+    /// under its own weight stops within t_s, |v_t| ≤ μ |g| t_s: the LCP then holds it on the
+    /// friction cone (which lets it slide again if the cone saturates), and with the drift
+    /// stabilization on its cone rows ask the slip to stop within t_s (d·u/t_s instead of d·u/τ). An impulse loop passes its time step: a slip
+    /// that would stop within the step is not an event to cut the step at. 0 (the default): only
+    /// `slip_tolerance`.
+    pub stick_time: f64,
     /// k ≥ 3, directions of the polyhedral friction cone (`cone::directions`). Default 4 (two
     /// opposite pairs along the tangent basis).
     pub friction_directions: usize,
@@ -30,6 +37,11 @@ pub struct RestingOptions {
     /// `failed`, with its residual. 0 (the default): never — the solve is an error
     /// ([`RestingError::NotSolved`](super::RestingError::NotSolved)).
     pub degraded_tolerance: f64,
+    /// The LCP is solved per contact island (bodies joined by resting contacts). true: an island
+    /// that no solver solves (within `degraded_tolerance`) gets no force, reported failed, and
+    /// the other islands keep theirs. false (the default): its
+    /// [`RestingError::NotSolved`](super::RestingError::NotSolved) is the answer.
+    pub skip_unsolved_islands: bool,
     /// τ (s) of the drift stabilization (Baumgarte 1972): the normal rows ask a_n + 2 v_n/τ +
     /// min(ψ, 0)/τ² ≥ 0 and the cone rows hold the slip's acceleration at −u_t/τ, so a resting
     /// contact's velocity and overlap errors decay like a critically damped spring of period 2πτ
@@ -73,6 +85,7 @@ impl Default for RestingOptions {
             gap_tolerance: 1e-4,
             velocity_tolerance: 1e-4,
             slip_tolerance: 1e-4,
+            stick_time: 0.0,
             friction_directions: 4,
             lcp: Options {
                 tolerance: 1e-10,
@@ -81,6 +94,7 @@ impl Default for RestingOptions {
                 relaxation: 1.0,
             },
             degraded_tolerance: 0.0,
+            skip_unsolved_islands: false,
             stabilization_time: 0.0,
             max_recovery_speed: crate::contact::penalty::MAX_RECOVERY_SPEED,
         }

@@ -18,6 +18,8 @@ use crate::contact::SolveReport;
 use crate::dynamics::jacobian::add_row_forces;
 use crate::dynamics::{Model, Wrench};
 use crate::solvers::lemke::solve_on_support;
+use crate::solvers::lemke_sparse;
+use crate::solvers::sparse::{principal_pivoting, SparseProblem};
 use crate::solvers::{relative_residual, Options, Solve, Solver, Stats, Status};
 use glam::DVec3;
 use nalgebra::DVector;
@@ -50,24 +52,58 @@ impl Solved {
     }
 }
 
+/// What a solve starts from: the last answer of the same LCP, or the rows that were active for
+/// the contacts it shares with the last answers.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Proposal<'a> {
+    Answer(&'a DVector<f64>),
+    Support(&'a [bool]),
+}
+
+/// Rounds of principal pivoting ([`principal_pivoting`]) that repair a support
+/// proposed from the contacts an LCP shares with the last one before the solvers run.
+pub const SUPPORT_REPAIR_ROUNDS: usize = 8;
+
 /// The principal system on the warm start's active set, α = {z̃ > 0}: z_α solving
 /// M_αα z_α = −q_α, 0 elsewhere (`lemke::solve_on_support`); `None` when M_αα is singular or z
-/// misses the tolerance (then the solvers run).
-fn warm_solve(lcp: &RestingLcp, warm: &DVector<f64>, options: &Options) -> Option<Solved> {
+/// misses the tolerance (then the solvers run). A proposed support is first repaired by
+/// principal pivoting (at most [`SUPPORT_REPAIR_ROUNDS`] rounds); its answer is accepted on the
+/// same row-wise relative residual.
+fn warm_solve(lcp: &RestingLcp, warm: Proposal, options: &Options) -> Option<Solved> {
     let problem = &lcp.problem;
-    if warm.len() != problem.len() {
-        return None;
-    }
-    let support: Vec<bool> = warm.iter().map(|&v| v > 0.0).collect();
-    let z = solve_on_support(problem, &support)?;
+    let (z, solver, iterations) = match warm {
+        Proposal::Answer(warm) => {
+            if warm.len() != problem.len() {
+                return None;
+            }
+            let support: Vec<bool> = warm.iter().map(|&v| v > 0.0).collect();
+            (solve_on_support(problem, &support)?, WARM_START, 0)
+        }
+        Proposal::Support(support) => {
+            let rounds = SUPPORT_REPAIR_ROUNDS;
+            let tolerance = options.tolerance;
+            match principal_pivoting(&problem.m, &problem.q, support, rounds, tolerance, false) {
+                Ok(repaired) => (repaired.z, WARM_START, 0),
+                // Out of rounds, or a singular principal system: Lemke's method on the sparse
+                // matrix (an island's rows couple only through shared bodies) from the basis
+                // the support proposes, then from the start.
+                Err(_) => {
+                    let sparse = SparseProblem::from_dense(problem);
+                    let (s, _) = lemke_sparse::solve(&sparse, Some(support), options);
+                    (s.z, WARM_LEMKE, s.stats.iterations)
+                }
+            }
+        }
+    };
     let residual = relative_residual(problem, &z);
-    (z.iter().all(|v| v.is_finite()) && residual <= options.tolerance).then(|| Solved {
-        solver: WARM_START,
+    let usable = z.len() == problem.len() && z.iter().all(|v| v.is_finite());
+    (usable && residual <= options.tolerance).then(|| Solved {
+        solver,
         solution: Solve {
             z,
             status: Status::Solved,
             stats: Stats {
-                iterations: 0,
+                iterations,
                 residual,
             },
         },
@@ -76,6 +112,10 @@ fn warm_solve(lcp: &RestingLcp, warm: &DVector<f64>, options: &Options) -> Optio
         failed: false,
     })
 }
+
+/// The solver name of an answer found by Lemke's method from a proposed support
+/// (`solvers::lemke_sparse`).
+pub const WARM_LEMKE: &str = "warm lemke";
 
 /// The solver name of an answer found on the warm start's active set.
 pub const WARM_START: &str = "warm start";
@@ -87,7 +127,7 @@ pub(super) fn solve_in_order(
     solvers: &[Box<dyn Solver>],
     options: &Options,
     degraded_tolerance: f64,
-    warm: Option<&DVector<f64>>,
+    warm: Option<Proposal>,
 ) -> Result<Solved, RestingError> {
     let n = lcp.layout.unknowns();
     let t0 = Instant::now();
