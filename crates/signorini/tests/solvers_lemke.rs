@@ -696,6 +696,16 @@ fn peg_island(text: &str) -> Problem {
     Problem::lcp(m, q)
 }
 
+/// The options the time-stepping models give Lemke's method (`SolverChain`): tolerance 1e-8,
+/// 100 + 20 n pivots.
+fn contact_model_options(problem: &Problem) -> Options {
+    Options {
+        tolerance: 1e-8,
+        max_pivots: 100 + 20 * problem.len(),
+        ..Options::default()
+    }
+}
+
 /// A path that blocks at a degenerate basis where z₀ is exactly 0 (the problem's normal block has
 /// rank 8 of 13): the pivoted x_B reads z₀ = 1.8e-8 (round-off of 75 product-form updates; the
 /// basis's condition number is ~1e3) and the path used to end on a ray at residual 9.7e-8. The
@@ -706,11 +716,7 @@ fn peg_island(text: &str) -> Problem {
 fn a_ray_at_a_degenerate_solution_is_recognized_after_refinement() {
     let problem = peg_island(include_str!("data/lemke_peg_island_78.txt"));
     assert_eq!(problem.len(), 78);
-    let options = Options {
-        tolerance: 1e-8,
-        max_pivots: 100 + 20 * problem.len(),
-        ..Options::default()
-    };
+    let options = contact_model_options(&problem);
     let dense = Lemke.solve(&problem, None, &options);
     assert_eq!(dense.status, Status::Solved, "{dense:?}");
     assert!(dense.stats.residual <= 1e-12, "{}", dense.stats.residual);
@@ -734,11 +740,7 @@ fn a_ray_at_a_degenerate_solution_is_recognized_after_refinement() {
 fn a_degenerate_peg_island_that_cycles_is_solved() {
     let problem = peg_island(include_str!("data/lemke_peg_island_96.txt"));
     assert_eq!(problem.len(), 96);
-    let options = Options {
-        tolerance: 1e-8,
-        max_pivots: 100 + 20 * problem.len(),
-        ..Options::default()
-    };
+    let options = contact_model_options(&problem);
     let dense = Lemke.solve(&problem, None, &options);
     assert_eq!(dense.status, Status::Solved, "{dense:?}");
 }
