@@ -204,13 +204,12 @@ pub fn solve(
         for start in starts {
             let accept =
                 |z_hat: &DVector<f64>| problem.residual(&(z_hat * z_unit)) <= options.tolerance;
-            let accept: Option<&dyn Fn(&DVector<f64>) -> bool> = (!refine).then_some(&accept);
             let Some(path) = run_path(
                 &columns,
                 1.0 / m_unit,
                 &q_hat,
                 start,
-                accept,
+                Some(&accept),
                 options,
                 refine,
             ) else {
