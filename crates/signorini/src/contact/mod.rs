@@ -24,6 +24,7 @@ pub mod penalty;
 pub mod resting;
 pub mod stewart_trinkle;
 pub mod time_stepping;
+pub mod tree;
 pub mod velocity_problem;
 
 use crate::collision::Contact;
