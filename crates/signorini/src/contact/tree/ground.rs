@@ -109,13 +109,25 @@ pub fn point_jacobian(
     out: &mut [DVec3],
 ) {
     out.fill(DVec3::ZERO);
+    for_each_column(tree, links, link, p, |j, column| out[j] = column);
+}
+
+/// Call `f(j, column j of the point Jacobian)` for every degree of freedom j on the path from
+/// `link` to the root ([`point_jacobian`]'s formula), the others being zero.
+fn for_each_column(
+    tree: &Tree,
+    links: &[LinkKinematics],
+    link: usize,
+    p: DVec3,
+    mut f: impl FnMut(usize, DVec3),
+) {
     let mut j = Some(link);
     while let Some(i) = j {
         let l = &tree.links()[i];
         let (r, o) = (links[i].rotation, links[i].position);
         for k in 0..l.joint.nv() {
             let s = l.joint.subspace(k);
-            out[tree.v_offset(i) + k] = r * s.lin + (r * s.ang).cross(p - o);
+            f(tree.v_offset(i) + k, r * s.lin + (r * s.ang).cross(p - o));
         }
         j = l.parent;
     }
@@ -131,17 +143,7 @@ pub fn add_point_force(
     f: DVec3,
     tau: &mut [f64],
 ) {
-    let mut j = Some(link);
-    while let Some(i) = j {
-        let l = &tree.links()[i];
-        let (r, o) = (links[i].rotation, links[i].position);
-        for k in 0..l.joint.nv() {
-            let s = l.joint.subspace(k);
-            let col = r * s.lin + (r * s.ang).cross(p - o);
-            tau[tree.v_offset(i) + k] += col.dot(f);
-        }
-        j = l.parent;
-    }
+    for_each_column(tree, links, link, p, |j, column| tau[j] += column.dot(f));
 }
 
 /// The world velocity (m/s) of the material point at `p` on link `link` (`links` from forward
