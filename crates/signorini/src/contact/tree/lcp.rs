@@ -31,6 +31,7 @@ use crate::contact::cone::Cone;
 use crate::contact::time_stepping::{position_term, SolverChain};
 use crate::contact::ContactError;
 use crate::multibody::algorithms::{bias_forces, crba, forward_kinematics};
+use crate::multibody::integrate::advance_positions;
 use crate::multibody::{Controls, LinkKinematics, MultibodyError, Tree, Workspace};
 use crate::solvers::Problem;
 use glam::DVec3;
@@ -310,23 +311,4 @@ fn lcp(rows: &Rows, y: &DMatrix<f64>, v_free: &DVector<f64>, k: usize) -> Proble
         }
     }
     Problem::lcp(m, q)
-}
-
-/// q ← q ⊕ h v, joint by joint (the position update of semi-implicit Euler,
-/// `multibody::integrate`).
-fn advance_positions(tree: &Tree, q: &mut [f64], v: &[f64], h: f64) {
-    let mut rate = [0.0; 6];
-    let zero = [0.0; 6];
-    let mut out = [0.0; 7];
-    for (i, l) in tree.links().iter().enumerate() {
-        let (qo, vo, nq, nv) = (tree.q_offset(i), tree.v_offset(i), l.joint.nq(), l.joint.nv());
-        let qi = &q[qo..qo + nq];
-        l.joint
-            .tangent_rate(qi, &zero[..nv], &v[vo..vo + nv], &mut rate[..nv]);
-        for r in rate.iter_mut().take(nv) {
-            *r *= h;
-        }
-        l.joint.retract(qi, &rate[..nv], &mut out[..nq]);
-        q[qo..qo + nq].copy_from_slice(&out[..nq]);
-    }
 }
