@@ -240,6 +240,7 @@ fn spinning_chain(h: f64) -> TreeRun {
         duration: 2.0,
         integrator: MbIntegrator::Rk4,
         options: Value::Null,
+        ground: None,
     }
 }
 
