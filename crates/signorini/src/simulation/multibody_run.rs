@@ -624,13 +624,23 @@ fn advance(
     };
     let (tree, c) = (&run.tree, &run.controls);
     let shapes = run.ground.as_ref().map_or(&[][..], |g| &g.shapes[..]);
+    // Penalty gains derived from the whole tree's mass are too stiff for a light link that
+    // touches alone (contact::tree::penalty's module doc).
+    let penalty_hint = match stepper {
+        Stepper::Penalty(_) => {
+            "; under multi-point, a link much lighter than the robot touching alone makes the \
+             derived stiffness too high: lower --param omega_h (default 0.1) or set --param \
+             stiffness"
+        }
+        _ => "",
+    };
     let stats = match stepper {
         Stepper::Free => step(tree, ws, q1, v1, c, h, run.integrator)
             .map(|_| TreeStepStats::default())
             .map_err(|e| blowup(&e))?,
         Stepper::Penalty(p) => p
             .step(tree, ws, shapes, (q1, v1), c, h, run.integrator)
-            .map_err(|e| blowup(&e))?,
+            .map_err(|e| blowup(&e) + penalty_hint)?,
         Stepper::Lcp(l) => l.step(tree, ws, shapes, (q1, v1), c, h).map_err(|e| {
             format!(
                 "{e} (on a URDF run: --param solvers=NAME,... changes the order, --param \
@@ -642,7 +652,7 @@ fn advance(
         return Err(format!(
             "the state is not finite after the step (joint `{joint}` first): the motion is too \
              fast for h = {h} s or a joint's inertia is too small for its load; try a smaller \
-             time step (--dt), or check the URDF's inertials"
+             time step (--dt), or check the URDF's inertials{penalty_hint}"
         ));
     }
     std::mem::swap(q, q1);
