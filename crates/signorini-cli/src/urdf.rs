@@ -358,6 +358,13 @@ fn prepare_run(path: &Path, o: &Overrides, robot_args: &RobotArgs) -> Result<Tre
         let height = robot_args.height.unwrap_or(0.0);
         run.place_on_ground(&robot.collisions, model, friction, height)
             .map_err(|e| input_error(anyhow::anyhow!("{}: {e}", path.display())))?;
+        if robot_args.height.is_some() && base_kind(&run.tree) == "world" {
+            eprintln!(
+                "note: {}: the robot hangs from its URDF's `world` link, which says where it is: \
+                 --height does not move it",
+                path.display()
+            );
+        }
     }
     run.options = json!({
         "fixed_base": robot_args.fixed_base,

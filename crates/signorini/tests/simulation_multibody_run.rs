@@ -450,3 +450,65 @@ fn a_diff_drive_placed_5_cm_up_falls_freely_then_rests_on_its_wheels() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The lowest point of a URDF robot's collision shapes (m, world z) in `run`'s tree at its q0.
+fn lowest_point(robot: &urdf::UrdfRobot, run: &TreeRun) -> f64 {
+    use signorini::contact::tree::ground::{ground_contacts, shapes_of};
+    use signorini::contact::tree::Ground;
+    use signorini::multibody::algorithms::forward_kinematics;
+    let mut ws = signorini::multibody::Workspace::new(&run.tree);
+    let links = forward_kinematics(&run.tree, &mut ws, &run.q0, &run.v0).unwrap();
+    let mut points = Vec::new();
+    let shapes = shapes_of(&robot.collisions, 0.5);
+    ground_contacts(
+        &shapes,
+        links,
+        Ground { height: 0.0 },
+        f64::INFINITY,
+        &mut points,
+    );
+    points.iter().map(|c| c.gap).fold(f64::INFINITY, f64::min)
+}
+
+/// Placement moves a welded base through its weld and a floating one through q0, with the
+/// joints at their --q0 values; the lowest collision point lands where asked (to round-off of
+/// the forward kinematics, 1e-12 m); a world-rooted robot is not moved.
+#[test]
+fn placement_puts_the_lowest_collision_point_at_the_asked_height() {
+    use signorini::simulation::multibody_run::TreeContactModel;
+    let model = || TreeContactModel::by_name("multi-point").unwrap();
+    for floating in [false, true] {
+        let options = UrdfOptions {
+            floating_base: floating,
+            ..UrdfOptions::default()
+        };
+        let robot = urdf::load(&robot_path("arm.urdf"), &options).unwrap();
+        let mut run = TreeRun::from_urdf(&robot, "arm.urdf", 1e-3, 0.1);
+        run.set_initial("shoulder_lift", Some(1.2), None).unwrap();
+        run.set_initial("elbow", Some(1.0), None).unwrap();
+        let before = lowest_point(&robot, &run);
+        run.place_on_ground(&robot.collisions, model(), 0.5, 0.2)
+            .unwrap();
+        let g = run.ground.as_ref().unwrap();
+        assert!(
+            (lowest_point(&robot, &run) - 0.2).abs() < 1e-12,
+            "floating {floating}"
+        );
+        assert!((g.shift - (0.2 - before)).abs() < 1e-12);
+        // Welded: the base plate cannot move, so it is left out of contact.
+        assert_eq!(g.welded_shapes > 0, !floating);
+        assert_eq!(g.shapes.len() + g.welded_shapes, robot.collisions.len());
+    }
+    let robot = urdf::load(&robot_path("double_pendulum.urdf"), &UrdfOptions::default()).unwrap();
+    let mut run = TreeRun::from_urdf(&robot, "double_pendulum.urdf", 1e-3, 0.1);
+    run.place_on_ground(&robot.collisions, model(), 0.5, 0.0)
+        .unwrap();
+    let g = run.ground.as_ref().unwrap();
+    // Hanging straight down from 2 m: the tip ball (r = 0.05 m) 1.85 m below the shoulder.
+    assert_eq!(g.shift, 0.0);
+    assert!((g.clearance - 0.15).abs() < 1e-12, "{}", g.clearance);
+    // No collision geometry: nothing can touch the ground.
+    let mut run = TreeRun::from_urdf(&robot, "double_pendulum.urdf", 1e-3, 0.1);
+    let e = run.place_on_ground(&[], model(), 0.5, 0.0).unwrap_err();
+    assert!(e.to_string().contains("no collision geometry"), "{e}");
+}
