@@ -1,7 +1,8 @@
 //! `signorini run robot.urdf` on the ground plane (src/urdf.rs, the library's
 //! simulation::multibody_run with contact::tree): the diff-drive robot stands on its wheels for
 //! 1 s under both tree models without a solver failure and with bounded penetration; the arm on
-//! a fixed base runs under the LCP with its joint limits kept; an unsupported model, an unknown
+//! a fixed base runs under the LCP with its joint limits kept; a solver failure stops the run
+//! (exit 1, the residual) unless `on_failure=continue`; an unsupported model, an unknown
 //! parameter, and contact flags with --no-ground exit 2 with the list of what is supported.
 mod common;
 
@@ -232,6 +233,52 @@ fn unsupported_models_and_parameters_exit_2_with_the_list() {
         assert_eq!(o.code, Some(2), "{args:?}: {}", o.stderr);
         assert!(o.stderr.contains(says), "{args:?}: {}", o.stderr);
         assert!(!dir.join("out").exists(), "{args:?} wrote files");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_solver_failure_stops_the_run_with_the_residual_unless_told_to_continue() {
+    // PGS alone cannot solve the friction LCP (its slack rows have a zero diagonal): every
+    // step's solve fails.
+    let dir = temp("failure");
+    let out = dir.join("out");
+    let dd = robot("diff_drive.urdf");
+    let args = [
+        "run",
+        s(&dd),
+        "--duration",
+        "0.01",
+        "--param",
+        "solvers=pgs",
+        "--out",
+        s(&out),
+    ];
+    let o = signorini(&dir, &args);
+    assert_eq!(o.code, Some(1), "{}\n{}", o.stdout, o.stderr);
+    assert!(
+        o.stderr.contains("step 1 (from t = 0 s): tree LCP of"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains("residual") && o.stderr.contains("on_failure=continue"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(summary(&out)["status"], "failed");
+    let mut more = args.to_vec();
+    more.extend(["--param", "on_failure=continue"]);
+    let o = signorini(&dir, &more);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    let sm = summary(&out);
+    assert_eq!(sm["status"], "completed");
+    assert_eq!(sm["contact"]["solver_failures"], 10);
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    // Every step's row: solver pgs, solver_failed 1.
+    for line in metrics.lines().skip(2) {
+        let fields: Vec<&str> = line.split(',').collect();
+        assert_eq!((fields[10], fields[13]), ("pgs", "1"), "{line}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
