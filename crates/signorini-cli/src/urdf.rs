@@ -3,14 +3,16 @@
 //! became is printed: the tree's links and their joints, the URDF's joints by type, the degrees
 //! of freedom, the mass, the collision geometry, and the warnings (on standard error).
 //!
-//! `signorini run robot.urdf`: a contact-free run of the tree (`simulation::multibody_run`):
-//! gravity, joint damping, RK4 by default; a floating base just falls, with a warning, since the
-//! tree has no contact yet (issue 18 item 2). `bench` still refuses a URDF.
+//! `signorini run robot.urdf`: the robot stood on the ground plane z = 0 and run with contact
+//! (`simulation::multibody_run`, `contact::tree`): `--model stewart-trinkle` (default) or
+//! `multi-point`, their parameters by `--param`, gravity, joint damping. `--no-ground` runs it
+//! contact-free as before (RK4 by default; a floating base then falls, with a warning).
+//! `bench` still refuses a URDF.
 use crate::{input_error, Failure, Overrides};
 use serde_json::json;
 use signorini::multibody::urdf::{self, UrdfOptions, UrdfRobot};
 use signorini::multibody::{JointKind, MbIntegrator, Tree};
-use signorini::simulation::multibody_run::{base_kind, run_tree, TreeRun};
+use signorini::simulation::multibody_run::{base_kind, run_tree, TreeContactModel, TreeRun};
 use signorini::simulation::run::{remove_stale, RunConfig};
 use signorini::DVec3;
 use std::collections::BTreeMap;
@@ -20,6 +22,9 @@ use std::path::{Path, PathBuf};
 pub const DEFAULT_TIME_STEP: f64 = 1e-3;
 /// Duration (s) of a URDF run without `--duration`.
 pub const DEFAULT_DURATION: f64 = 5.0;
+/// Coulomb friction coefficient (–) of every collision shape against the ground without
+/// `--param friction=...`.
+pub const DEFAULT_FRICTION: f64 = 0.5;
 
 /// `run`'s options for a URDF robot (refused for a scene file).
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -40,6 +45,13 @@ pub(crate) struct RobotArgs {
     /// URDF only: gravity GX,GY,GZ in m/s², world axes (default 0,0,-9.81).
     #[arg(long, value_name = "GX,GY,GZ", allow_hyphen_values = true)]
     gravity: Option<String>,
+    /// URDF only: no ground plane: a contact-free run (RK4 by default).
+    #[arg(long)]
+    no_ground: bool,
+    /// URDF only: start the robot's lowest collision point this high above the ground (m,
+    /// default 0: standing on it).
+    #[arg(long, value_name = "H", allow_negative_numbers = true)]
+    height: Option<f64>,
 }
 
 impl RobotArgs {
@@ -51,6 +63,8 @@ impl RobotArgs {
             (!self.v0.is_empty(), "--v0"),
             (self.no_damping, "--no-damping"),
             (self.gravity.is_some(), "--gravity"),
+            (self.no_ground, "--no-ground"),
+            (self.height.is_some(), "--height"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))
@@ -69,9 +83,9 @@ pub fn refuse_to_step(path: &Path, command: &str) -> Result<(), Failure> {
         return Ok(());
     }
     Err(input_error(anyhow::anyhow!(
-        "{}: `signorini {command}` does not step a URDF yet: articulated robots have no contact \
-         so far (issue 18 item 2)\n  help: `signorini check {}` imports it and prints its tree; \
-         `signorini run` runs it contact-free",
+        "{}: `signorini {command}` does not step a URDF yet\n  help: `signorini check {}` \
+         imports it and prints its tree; `signorini run` runs it on a ground plane (it prints \
+         its steps/s)",
         path.display(),
         path.display()
     )))
@@ -159,23 +173,76 @@ fn summary(path: &Path, robot: &UrdfRobot) -> String {
     out
 }
 
-/// Flags of `run` that mean nothing without contact or a scene file.
-fn refuse_scene_flags(o: &Overrides, html: bool, impulses: bool) -> Result<(), Failure> {
+/// Flags of `run` that mean nothing on a URDF run: no replay page or impulse file yet; no
+/// contact model without a ground.
+fn refuse_scene_flags(
+    o: &Overrides,
+    robot_args: &RobotArgs,
+    html: bool,
+    impulses: bool,
+) -> Result<(), Failure> {
+    let ng = robot_args.no_ground;
     let refused = [
-        (o.model.is_some(), "--model"),
-        (!o.params.is_empty(), "--param"),
-        (html, "--html"),
-        (impulses, "--impulses"),
+        (html, "--html", "a URDF run has no replay page yet"),
+        (
+            impulses,
+            "--impulses",
+            "a URDF run writes no impulses.csv yet",
+        ),
+        (
+            ng && o.model.is_some(),
+            "--model",
+            "a run without ground (--no-ground) has no contact model",
+        ),
+        (
+            ng && !o.params.is_empty(),
+            "--param",
+            "a run without ground (--no-ground) has no contact model",
+        ),
+        (
+            ng && robot_args.height.is_some(),
+            "--height",
+            "a run without ground (--no-ground) has nothing to stand on",
+        ),
     ]
     .into_iter()
-    .find_map(|(given, flag)| given.then_some(flag));
+    .find(|(given, _, _)| *given);
     match refused {
         None => Ok(()),
-        Some(flag) => Err(input_error(anyhow::anyhow!(
-            "{flag}: a URDF run has no contact model and no replay page yet (issue 18 item 2); \
-             remove {flag}"
-        ))),
+        Some((_, flag, why)) => Err(input_error(anyhow::anyhow!("{flag}: {why}; remove {flag}"))),
     }
+}
+
+/// The contact model of `--model` (default stewart-trinkle) with every `--param` applied, and
+/// the friction coefficient (`--param friction`, –).
+fn contact_model(o: &Overrides) -> Result<(TreeContactModel, f64), Failure> {
+    let name = o.model.as_deref().unwrap_or(TreeContactModel::NAMES[0]);
+    let mut model = TreeContactModel::by_name(name).ok_or_else(|| {
+        input_error(anyhow::anyhow!(
+            "--model `{name}` is not supported on an articulated robot (a URDF run); the models \
+             a tree supports: {} (default), {}",
+            TreeContactModel::NAMES[0],
+            TreeContactModel::NAMES[1..].join(", ")
+        ))
+    })?;
+    let mut friction = DEFAULT_FRICTION;
+    for p in &o.params {
+        let (key, value) = crate::parse_param(p)?;
+        let result = match (key, &value) {
+            ("friction", signorini::contact::ParamInput::Number(mu)) => {
+                friction = *mu;
+                Ok(())
+            }
+            ("friction", other) => Err(format!("friction = {other}: must be a number (–)")),
+            _ => model.set(key, &value),
+        };
+        result.map_err(|e| {
+            input_error(anyhow::anyhow!(
+                "--param {p}: {e} (friction, the shapes' Coulomb coefficient, applies to both)"
+            ))
+        })?;
+    }
+    Ok((model, friction))
 }
 
 /// `GX,GY,GZ` (m/s²).
@@ -212,10 +279,12 @@ fn parse_joint_values<'a>(flag: &str, lists: &'a [String]) -> Result<Vec<(&'a st
     Ok(out)
 }
 
-/// The integrator of a URDF run: RK4 unless `--integrator semi-implicit-euler`.
-fn integrator(o: &Overrides) -> Result<MbIntegrator, Failure> {
+/// The integrator of a URDF run: `default` (RK4 without ground, semi-implicit Euler on it)
+/// unless `--integrator` says.
+fn integrator(o: &Overrides, default: MbIntegrator) -> Result<MbIntegrator, Failure> {
     match o.integrator.as_deref() {
-        None | Some("rk4") => Ok(MbIntegrator::Rk4),
+        None => Ok(default),
+        Some("rk4") => Ok(MbIntegrator::Rk4),
         Some("semi-implicit-euler") => Ok(MbIntegrator::SemiImplicitEuler),
         Some(other) => Err(input_error(anyhow::anyhow!(
             "--integrator `{other}`: a URDF run integrates by rk4 (default) or semi-implicit-euler"
@@ -261,7 +330,14 @@ fn prepare_run(path: &Path, o: &Overrides, robot_args: &RobotArgs) -> Result<Tre
     if robot_args.no_damping {
         run.tree = without_damping(&run.tree)?;
     }
-    run.integrator = integrator(o)?;
+    run.integrator = integrator(
+        o,
+        if robot_args.no_ground {
+            MbIntegrator::Rk4
+        } else {
+            MbIntegrator::SemiImplicitEuler
+        },
+    )?;
     let at = |flag: &str, e| input_error(anyhow::anyhow!("{}: {flag}: {e}", path.display()));
     for (name, value) in parse_joint_values("--q0", &robot_args.q0)? {
         run.set_initial(name, Some(value), None)
@@ -271,15 +347,38 @@ fn prepare_run(path: &Path, o: &Overrides, robot_args: &RobotArgs) -> Result<Tre
         run.set_initial(name, None, Some(value))
             .map_err(|e| at("--v0", e))?;
     }
+    if !robot_args.no_ground {
+        let (model, friction) = contact_model(o)?;
+        if o.integrator.as_deref() == Some("rk4") && model.name() == "stewart-trinkle" {
+            eprintln!(
+                "note: `stewart-trinkle` is velocity-level time stepping; it integrates by \
+                 semi-implicit Euler and ignores --integrator rk4"
+            );
+        }
+        let height = robot_args.height.unwrap_or(0.0);
+        run.place_on_ground(&robot.collisions, model, friction, height)
+            .map_err(|e| input_error(anyhow::anyhow!("{}: {e}", path.display())))?;
+        if robot_args.height.is_some() && base_kind(&run.tree) == "world" {
+            eprintln!(
+                "note: {}: the robot hangs from its URDF's `world` link, which says where it is: \
+                 --height does not move it",
+                path.display()
+            );
+        }
+    }
     run.options = json!({
         "fixed_base": robot_args.fixed_base,
         "no_damping": robot_args.no_damping,
+        "no_ground": robot_args.no_ground,
+        "height": robot_args.height,
+        "model": o.model,
+        "params": o.params,
         "q0": robot_args.q0.join(","),
         "v0": robot_args.v0.join(","),
         "trajectory_interval": 0.0,
     });
     run.check()
-        .map_err(|e| input_error(anyhow::anyhow!("{}: --dt/--duration: {e}", path.display())))?;
+        .map_err(|e| input_error(anyhow::anyhow!("{}: {e}", path.display())))?;
     Ok(run)
 }
 
@@ -290,12 +389,12 @@ pub(crate) fn run(
     out: Option<PathBuf>,
     (robot_args, html, impulses): (&RobotArgs, bool, bool),
 ) -> Result<(), Failure> {
-    refuse_scene_flags(o, html, impulses)?;
+    refuse_scene_flags(o, robot_args, html, impulses)?;
     let run = prepare_run(path, o, robot_args)?;
-    if base_kind(&run.tree) == "floating" {
+    if base_kind(&run.tree) == "floating" && run.ground.is_none() {
         eprintln!(
-            "warning: {}: contact for articulated bodies is not implemented yet (issue 18 item 2): \
-             this run is contact-free, so the floating base falls freely under gravity; \
+            "warning: {}: --no-ground: this run is contact-free, so the floating base falls \
+             freely under gravity; without --no-ground it stands on a ground plane, and \
              --fixed-base welds the root link to the world",
             path.display()
         );
@@ -318,19 +417,44 @@ pub(crate) fn run(
         impulses: false,
     };
     let summary = run_tree(&cfg, &run, &mut |_, _| {}).map_err(input_error)?;
-    say!(
-        "{}: contact-free articulated run, {} steps, {:.3} s simulated in {:.3} s wall ({:.0} steps/s); \
-         energy drift {:.3e} relative (max |E - E0| = {:.3e} J)",
-        path.display(),
-        summary.steps,
-        summary.simulated_time,
-        summary.wall_time,
-        summary.steps_per_second,
-        summary.relative_energy_drift,
-        summary.max_energy_change
+    let timing = format!(
+        "{} steps, {:.3} s simulated in {:.3} s wall ({:.0} steps/s)",
+        summary.steps, summary.simulated_time, summary.wall_time, summary.steps_per_second
     );
-    if run.tree.links().iter().any(|l| l.damping > 0.0) && summary.steps > 0 {
-        say!("  (the URDF's joint damping dissipates energy; --no-damping measures the integrator's drift alone)");
+    match (&run.ground, &summary.contact) {
+        (Some(g), Some(c)) => {
+            let base = if base_kind(&run.tree) == "floating" {
+                // q of a floating root: x, y, z first (docs/multibody.md).
+                format!("; base at z = {:.6} m", summary.final_q[2])
+            } else {
+                String::new()
+            };
+            say!(
+                "{}: on the ground under {}, {timing}; max penetration {:.3e} m, {:.2} contact \
+                 points per step, {} solver failures{base}",
+                path.display(),
+                g.model.name(),
+                c.max_penetration,
+                c.mean_contacts,
+                c.solver_failures,
+            );
+            say!(
+                "  placed {:+.6} m along z (lowest collision point {:.6} m above the ground at the start)",
+                g.shift,
+                g.clearance
+            );
+        }
+        _ => {
+            say!(
+                "{}: contact-free articulated run, {timing}; energy drift {:.3e} relative (max |E - E0| = {:.3e} J)",
+                path.display(),
+                summary.relative_energy_drift,
+                summary.max_energy_change
+            );
+            if run.tree.links().iter().any(|l| l.damping > 0.0) && summary.steps > 0 {
+                say!("  (the URDF's joint damping dissipates energy; --no-damping measures the integrator's drift alone)");
+            }
+        }
     }
     say!(
         "wrote {}/{{trajectory.csv, metrics.csv, summary.json}}",

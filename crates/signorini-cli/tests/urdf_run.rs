@@ -1,8 +1,9 @@
 //! `signorini run robot.urdf` (src/urdf.rs, the library's simulation::multibody_run): a
-//! contact-free run writes trajectory.csv, metrics.csv and summary.json with the documented
-//! headers and exits 0; a floating base is warned about (no contact on articulated bodies yet),
-//! a fixed one is not; a malformed URDF exits 2 naming the file; flags that mean nothing here
-//! exit 2; a run that blows up exits 1 with readable files; two runs write identical bytes.
+//! contact-free run (`--no-ground`) writes trajectory.csv, metrics.csv and summary.json with the
+//! documented headers and exits 0; its floating base is warned about (it falls), a fixed one is
+//! not; a malformed URDF exits 2 naming the file; flags that mean nothing here exit 2; a run that
+//! blows up exits 1 with readable files; two runs (on the ground) write identical bytes. Runs on
+//! the ground: tests/urdf_ground.rs.
 mod common;
 
 use common::{robot, s, signorini};
@@ -16,7 +17,7 @@ fn summary(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
 }
 
-const WARNING: &str = "contact for articulated bodies is not implemented yet (issue 18 item 2)";
+const WARNING: &str = "this run is contact-free, so the floating base falls freely";
 
 #[test]
 fn run_writes_the_three_files_with_the_documented_headers() {
@@ -31,6 +32,7 @@ fn run_writes_the_three_files_with_the_documented_headers() {
             s(&out),
             "--q0",
             "shoulder=1.0,elbow=0.5",
+            "--no-ground",
         ],
     );
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
@@ -89,7 +91,15 @@ fn a_floating_base_is_warned_about_and_falls() {
     let path = robot("diff_drive.urdf");
     let o = signorini(
         &dir,
-        &["run", s(&path), "--out", s(&out), "--duration", "1"],
+        &[
+            "run",
+            s(&path),
+            "--out",
+            s(&out),
+            "--duration",
+            "1",
+            "--no-ground",
+        ],
     );
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     assert!(
@@ -121,6 +131,7 @@ fn a_floating_base_is_warned_about_and_falls() {
             "--duration",
             "1",
             "--fixed-base",
+            "--no-ground",
         ],
     );
     assert_eq!(o.code, Some(0), "{}", o.stderr);
@@ -162,7 +173,7 @@ fn bad_flags_exit_2() {
         (vec!["--q0", "shoulder"], "is not NAME=VALUE"),
         (
             vec!["--model", "penalty"],
-            "--model: a URDF run has no contact model",
+            "--model `penalty` is not supported on an articulated robot",
         ),
         (
             vec!["--integrator", "implicit-euler"],
@@ -217,6 +228,7 @@ fn a_run_that_blows_up_exits_1_and_leaves_readable_files() {
             "--no-damping",
             "--v0",
             "wrist_3=200,finger_left_joint=50",
+            "--no-ground",
         ],
     );
     assert_eq!(o.code, Some(1), "{}\n{}", o.stdout, o.stderr);

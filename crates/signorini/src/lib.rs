@@ -3,7 +3,7 @@
 //! Layers (arrows point downward only; see ARCHITECTURE.md):
 //! `simulation` → `scene` → `pipeline` → `contact` → `solvers` → `collision` → `dynamics` →
 //! `geometry`, with `metrics` reading states and contacts, and `multibody` (articulated trees in
-//! generalized coordinates, contact-free so far) on `geometry`.
+//! generalized coordinates; their ground contact is `contact::tree`) on `geometry`.
 //!
 //! Conventions: SI units, f64. A contact between bodies A and B has world points `p_a`, `p_b`,
 //! a unit normal `n` pointing from A towards B and the signed gap `ψ = (p_b − p_a)·n`

@@ -218,3 +218,77 @@ fn lcp_revolute_limit_stops_the_pendulum_at_the_limit() {
         "{last:?}"
     );
 }
+
+#[test]
+fn tree_model_parameters_are_set_by_name_and_checked() {
+    use signorini::contact::tree::{LCP_PARAMS, PENALTY_PARAMS};
+    use signorini::contact::ParamInput;
+    // Every declared parameter is settable (declared once, in contact/tree/params.rs), and
+    // setting it changes the typed field.
+    let mut lcp = TreeLcpParams::default();
+    for spec in LCP_PARAMS {
+        let value = match spec.name {
+            "solvers" => ParamInput::List(vec!["pgs".into(), "lemke".into()]),
+            "on_failure" => ParamInput::Word("continue".into()),
+            _ => ParamInput::Number(7.0),
+        };
+        lcp.set(spec.name, &value).unwrap();
+    }
+    assert_eq!(lcp.friction_directions, 7);
+    assert_eq!(lcp.activation_distance, 7.0);
+    assert_eq!(lcp.limit_activation, 7.0);
+    assert_eq!(lcp.max_recovery_speed, 7.0);
+    assert_eq!(lcp.tolerance, 7.0);
+    assert_eq!(lcp.solvers, vec!["pgs", "lemke"]);
+    assert_eq!(lcp.on_failure, "continue");
+    assert!(TreeLcp::new(lcp.clone()).is_ok());
+    let mut penalty = TreePenaltyParams::default();
+    for spec in PENALTY_PARAMS {
+        penalty.set(spec.name, &ParamInput::Number(0.25)).unwrap();
+    }
+    assert_eq!(penalty.stiffness, Some(0.25));
+    assert_eq!(penalty.damping, Some(0.25));
+    assert_eq!(
+        (penalty.omega_h, penalty.damping_ratio, penalty.slip_speed),
+        (0.25, 0.25, 0.25)
+    );
+    // Unknown names list the parameters; wrong kinds and unknown solvers say what is expected;
+    // ranges are checked where the model is built.
+    let e = lcp.set("stiffness", &ParamInput::Number(1.0)).unwrap_err();
+    assert!(
+        e.contains("friction_directions, activation_distance"),
+        "{e}"
+    );
+    let e = penalty
+        .set("tolerance", &ParamInput::Number(1.0))
+        .unwrap_err();
+    assert!(e.contains("stiffness, damping, omega_h"), "{e}");
+    let e = lcp
+        .set("tolerance", &ParamInput::Word("tight".into()))
+        .unwrap_err();
+    assert!(e.contains("must be a finite number"), "{e}");
+    let e = lcp
+        .set("friction_directions", &ParamInput::Number(4.5))
+        .unwrap_err();
+    assert!(e.contains("whole number"), "{e}");
+    let e = lcp
+        .set("solvers", &ParamInput::Word("simplex".into()))
+        .unwrap_err();
+    assert!(
+        e.contains("no solver `simplex`") && e.contains("lemke"),
+        "{e}"
+    );
+    let e = lcp
+        .set("on_failure", &ParamInput::Word("retry".into()))
+        .unwrap_err();
+    assert!(e.contains("stop or continue"), "{e}");
+    lcp.set("friction_directions", &ParamInput::Number(2.0))
+        .unwrap();
+    let e = TreeLcp::new(lcp).err().unwrap();
+    assert!(e.contains("at least 3"), "{e}");
+    penalty.set("omega_h", &ParamInput::Number(2.0)).unwrap();
+    let tree = Tree::new(vec![rod("rod", None, DVec3::ZERO, 1.0, 1.0)], G).unwrap();
+    assert!(TreePenalty::new(penalty, &tree, 1e-3)
+        .unwrap_err()
+        .contains("omega_h"));
+}

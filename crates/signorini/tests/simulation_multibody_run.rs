@@ -2,7 +2,8 @@
 //! against conservation laws and a closed form: the bundled double pendulum's energy under RK4
 //! (issue 18's 1e-6 over 10 s at h = 1e-3), a compound pendulum's small-amplitude period, a
 //! floating chain's momenta without gravity (converging at fourth order), the documented
-//! columns, a bad run refused before any file is written, and byte-identical repeated runs.
+//! columns, a bad run refused before any file is written, and byte-identical repeated runs;
+//! and a run on the ground (`TreeRun::place_on_ground`): placement, free fall, rest.
 #[path = "common/multibody.rs"]
 mod mb;
 
@@ -240,6 +241,7 @@ fn spinning_chain(h: f64) -> TreeRun {
         duration: 2.0,
         integrator: MbIntegrator::Rk4,
         options: Value::Null,
+        ground: None,
     }
 }
 
@@ -378,4 +380,135 @@ fn two_runs_write_byte_identical_trajectories() {
     assert!(a.len() > 100_000);
     assert!(a == b, "trajectory.csv differs between two identical runs");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The diff-drive robot (`examples/robots/diff_drive.urdf`, 6.1 kg, wheels r = 0.1 m as
+/// 16-sided prisms) placed on the ground with its lowest collision point 5 cm up, under
+/// stewart-trinkle: the placement puts the lowest point exactly there, the base falls freely
+/// (semi-implicit Euler's closed form) until a point comes within the activation distance
+/// (1 cm), and after 1 s it rests on its wheels and caster.
+#[test]
+fn a_diff_drive_placed_5_cm_up_falls_freely_then_rests_on_its_wheels() {
+    use signorini::simulation::multibody_run::{TreeContactModel, METRICS_CONTACT_COLUMNS};
+    let robot = urdf::load(&robot_path("diff_drive.urdf"), &UrdfOptions::default()).unwrap();
+    let h = 1e-3;
+    let mut run = TreeRun::from_urdf(&robot, "diff_drive.urdf", h, 1.0);
+    run.integrator = MbIntegrator::SemiImplicitEuler;
+    let model = TreeContactModel::by_name("stewart-trinkle").unwrap();
+    run.place_on_ground(&robot.collisions, model, 0.5, 0.05)
+        .unwrap();
+    let ground = run.ground.as_ref().unwrap();
+    // The URDF's lowest points (wheel rims, caster) are at z = 0: moved up by 5 cm, to
+    // round-off.
+    assert!((ground.shift - 0.05).abs() < 1e-15, "{}", ground.shift);
+    assert!(
+        (ground.clearance - 0.05).abs() < 1e-15,
+        "{}",
+        ground.clearance
+    );
+    assert_eq!(run.q0[2], ground.shift);
+    let dir = temp_dir("ground");
+    let s = execute(&run, &dir);
+    assert!(s.error.is_none(), "{:?}", s.error);
+    let c = s.contact.as_ref().unwrap();
+    assert_eq!(c.solver_failures, 0);
+    let (header, rows) = read_csv(&dir.join("trajectory.csv"));
+    let z = column(&header, "q_base_footprint_z");
+    // Free fall under semi-implicit Euler: v_n = −g n h, z_n = z_0 − g h² n(n+1)/2, exact up to
+    // round-off while no point is within the LCP's activation distance (gap > 1 cm: the first
+    // 80 steps, since z drops 3.2 cm by step 80).
+    for n in [10usize, 50, 80] {
+        let expected = 0.05 - 9.81 * h * h * (n * (n + 1)) as f64 / 2.0;
+        assert!(
+            (rows[n][z] - expected).abs() < 1e-14,
+            "step {n}: {}",
+            rows[n][z]
+        );
+    }
+    // At rest on the wheels: every velocity below 1e-4 (m/s, rad/s; the landing's last motion
+    // decays within a few hundred steps), each wheel centre at a height between r cos(π/16) (a
+    // flat of the prism down) and r (a vertex down), up to the LCP's penetration bound 1e-6 m
+    // (see the CLI test tests/urdf_ground.rs for why).
+    let last = rows.last().unwrap();
+    let speeds = header.iter().zip(last).filter(|(h, _)| h.starts_with("v_"));
+    for (name, v) in speeds {
+        assert!(v.abs() < 1e-4, "{name} = {v}");
+    }
+    let r = 0.1;
+    for wheel in ["z_left_wheel", "z_right_wheel"] {
+        let zw = last[column(&header, wheel)];
+        assert!(
+            zw > r * (PI / 16.0).cos() - 1e-6 && zw < r + 1e-6,
+            "{wheel} = {zw}"
+        );
+    }
+    assert!(c.max_penetration < 1e-6, "{}", c.max_penetration);
+    let metrics = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
+    assert_eq!(
+        metrics.lines().next().unwrap(),
+        format!("{METRICS_HEADER_TREE},{METRICS_CONTACT_COLUMNS}")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The lowest point of a URDF robot's collision shapes (m, world z) in `run`'s tree at its q0.
+fn lowest_point(robot: &urdf::UrdfRobot, run: &TreeRun) -> f64 {
+    use signorini::contact::tree::ground::{ground_contacts, shapes_of};
+    use signorini::contact::tree::Ground;
+    use signorini::multibody::algorithms::forward_kinematics;
+    let mut ws = signorini::multibody::Workspace::new(&run.tree);
+    let links = forward_kinematics(&run.tree, &mut ws, &run.q0, &run.v0).unwrap();
+    let mut points = Vec::new();
+    let shapes = shapes_of(&robot.collisions, 0.5);
+    ground_contacts(
+        &shapes,
+        links,
+        Ground { height: 0.0 },
+        f64::INFINITY,
+        &mut points,
+    );
+    points.iter().map(|c| c.gap).fold(f64::INFINITY, f64::min)
+}
+
+/// Placement moves a welded base through its weld and a floating one through q0, with the
+/// joints at their --q0 values; the lowest collision point lands where asked (to round-off of
+/// the forward kinematics, 1e-12 m); a world-rooted robot is not moved.
+#[test]
+fn placement_puts_the_lowest_collision_point_at_the_asked_height() {
+    use signorini::simulation::multibody_run::TreeContactModel;
+    let model = || TreeContactModel::by_name("multi-point").unwrap();
+    for floating in [false, true] {
+        let options = UrdfOptions {
+            floating_base: floating,
+            ..UrdfOptions::default()
+        };
+        let robot = urdf::load(&robot_path("arm.urdf"), &options).unwrap();
+        let mut run = TreeRun::from_urdf(&robot, "arm.urdf", 1e-3, 0.1);
+        run.set_initial("shoulder_lift", Some(1.2), None).unwrap();
+        run.set_initial("elbow", Some(1.0), None).unwrap();
+        let before = lowest_point(&robot, &run);
+        run.place_on_ground(&robot.collisions, model(), 0.5, 0.2)
+            .unwrap();
+        let g = run.ground.as_ref().unwrap();
+        assert!(
+            (lowest_point(&robot, &run) - 0.2).abs() < 1e-12,
+            "floating {floating}"
+        );
+        assert!((g.shift - (0.2 - before)).abs() < 1e-12);
+        // Welded: the base plate cannot move, so it is left out of contact.
+        assert_eq!(g.welded_shapes > 0, !floating);
+        assert_eq!(g.shapes.len() + g.welded_shapes, robot.collisions.len());
+    }
+    let robot = urdf::load(&robot_path("double_pendulum.urdf"), &UrdfOptions::default()).unwrap();
+    let mut run = TreeRun::from_urdf(&robot, "double_pendulum.urdf", 1e-3, 0.1);
+    run.place_on_ground(&robot.collisions, model(), 0.5, 0.0)
+        .unwrap();
+    let g = run.ground.as_ref().unwrap();
+    // Hanging straight down from 2 m: the tip ball (r = 0.05 m) 1.85 m below the shoulder.
+    assert_eq!(g.shift, 0.0);
+    assert!((g.clearance - 0.15).abs() < 1e-12, "{}", g.clearance);
+    // No collision geometry: nothing can touch the ground.
+    let mut run = TreeRun::from_urdf(&robot, "double_pendulum.urdf", 1e-3, 0.1);
+    let e = run.place_on_ground(&[], model(), 0.5, 0.0).unwrap_err();
+    assert!(e.to_string().contains("no collision geometry"), "{e}");
 }

@@ -1,16 +1,27 @@
-//! A whole contact-free run of an articulated tree (a URDF robot, issue 18 items 4–5): step a
-//! [`Tree`] with `multibody::integrate::step` to its duration, streaming `trajectory.csv` (joint
+//! A whole run of an articulated tree (a URDF robot, issue 18 items 4–5): step a [`Tree`] to its
+//! duration, streaming `trajectory.csv` (joint
 //! positions, velocities and applied joint forces, and every link's world pose) and
 //! `metrics.csv` (energies, step time) and writing `summary.json` (energy drift, momenta, the
 //! options used), as [`super::planar_run`] does for 2D scenes: same flushing, same status words,
 //! a failed step ending the run with the rows before it readable. Columns: docs/outputs.md,
 //! "Articulated robots".
 //!
-//! There is no contact: nothing of `contact` or the pipeline steps a tree yet (issue 18 item 2).
-//! Layering: uses `multibody` (and its `urdf` import), and the scene runs' step plan rule
-//! (`pipeline::adaptive::check_step_plan`).
+//! Contact-free (`TreeRun::ground` = None) the tree is stepped by `multibody::integrate::step`.
+//! On a ground plane ([`TreeRun::place_on_ground`]: the robot moved so its lowest collision point
+//! is at a given height above z = 0) it is stepped by one of the tree contact models of
+//! `contact::tree` ([`TreeContactModel`]: Stewart–Trinkle's LCP with joint limits, or
+//! multi-point penalty), and `metrics.csv` gains the contact columns (`METRICS_HEADER_TREE` +
+//! `METRICS_CONTACT_COLUMNS`), `summary.json` the contact totals.
+//! Layering: uses `multibody` (and its `urdf` import), `contact::tree`, and the scene runs' step
+//! plan rule (`pipeline::adaptive::check_step_plan`).
 use super::run::{remove_stale, status, RunConfig, Writer};
 use super::Error;
+use crate::contact::tree::ground::ground_contacts;
+use crate::contact::tree::{
+    Ground, GroundContact, LinkShape, TreeLcp, TreeLcpParams, TreePenalty, TreePenaltyParams,
+    TreeStepStats,
+};
+use crate::contact::ParamInput;
 use crate::multibody::algorithms::{
     forward_kinematics, kinetic_energy, momentum, potential_energy,
 };
@@ -27,6 +38,91 @@ use std::time::Instant;
 /// `metrics.csv` of a tree run: one row for the initial state, then one per step.
 pub const METRICS_HEADER_TREE: &str =
     "time,kinetic_energy,potential_energy,total_energy,step_seconds";
+
+/// The columns a run on the ground appends to [`METRICS_HEADER_TREE`] (docs/outputs.md).
+pub const METRICS_CONTACT_COLUMNS: &str = "contacts,penetrating,max_penetration,limit_rows,lcp_rows,solver,solver_iterations,solver_residual,solver_failed";
+
+/// The contact model of a tree on the ground, with its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TreeContactModel {
+    /// `stewart-trinkle`: the velocity-level LCP on the tree (`contact::tree::lcp`), joint
+    /// limits as rows of the same LCP; integrates by semi-implicit Euler.
+    StewartTrinkle(TreeLcpParams),
+    /// `multi-point`: penalty at every contact point (`contact::tree::penalty`), τ = Jᵀ f held
+    /// over a step of the run's integrator.
+    MultiPoint(TreePenaltyParams),
+}
+
+impl TreeContactModel {
+    /// The models a tree supports, the default first.
+    pub const NAMES: [&'static str; 2] = ["stewart-trinkle", "multi-point"];
+
+    /// The model of that name with its default parameters; `None` for a model a tree does not
+    /// support.
+    pub fn by_name(name: &str) -> Option<TreeContactModel> {
+        match name {
+            "stewart-trinkle" => Some(TreeContactModel::StewartTrinkle(TreeLcpParams::default())),
+            "multi-point" => Some(TreeContactModel::MultiPoint(TreePenaltyParams::default())),
+            _ => None,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            TreeContactModel::StewartTrinkle(_) => Self::NAMES[0],
+            TreeContactModel::MultiPoint(_) => Self::NAMES[1],
+        }
+    }
+
+    /// Set one of the model's parameters (`contact::tree::params`: names, units, ranges).
+    pub fn set(&mut self, name: &str, value: &ParamInput) -> Result<(), String> {
+        match self {
+            TreeContactModel::StewartTrinkle(p) => p.set(name, value),
+            TreeContactModel::MultiPoint(p) => p.set(name, value),
+        }
+    }
+
+    /// The parameters in effect, for `summary.json` (derived penalty gains as `null`: the
+    /// summary's `contact.stiffness` / `contact.damping` give the values used).
+    fn parameters_json(&self) -> serde_json::Value {
+        match self {
+            TreeContactModel::StewartTrinkle(p) => json!({
+                "friction_directions": p.friction_directions,
+                "activation_distance": p.activation_distance,
+                "limit_activation": p.limit_activation,
+                "max_recovery_speed": p.max_recovery_speed,
+                "tolerance": p.tolerance,
+                "solvers": p.solvers,
+                "on_failure": p.on_failure,
+            }),
+            TreeContactModel::MultiPoint(p) => json!({
+                "stiffness": p.stiffness,
+                "damping": p.damping,
+                "omega_h": p.omega_h,
+                "damping_ratio": p.damping_ratio,
+                "slip_speed": p.slip_speed,
+            }),
+        }
+    }
+}
+
+/// The ground plane a tree run stands on (set by [`TreeRun::place_on_ground`]).
+#[derive(Clone, Debug)]
+pub struct TreeGround {
+    pub model: TreeContactModel,
+    /// The link shapes that can touch the ground: those on links that some joint moves (a shape
+    /// welded to the world can neither be pushed nor move).
+    pub shapes: Vec<LinkShape>,
+    /// Shapes left out because nothing moves them.
+    pub welded_shapes: usize,
+    /// Coulomb friction coefficient of every shape against the ground (–).
+    pub friction: f64,
+    /// How far the robot was moved along world z to stand where asked (m; 0 for a robot hung
+    /// from the URDF's `world` link, which stays where its URDF puts it).
+    pub shift: f64,
+    /// Height of the lowest collision point above the ground at the start (m).
+    pub clearance: f64,
+}
 
 /// What to run: a tree, the name of each link's joint (its columns), the initial state, the
 /// controls, the step and the integrator.
@@ -51,6 +147,9 @@ pub struct TreeRun {
     pub integrator: MbIntegrator,
     /// The caller's choices as written (the CLI's flags), copied into `summary.json`'s `options`.
     pub options: serde_json::Value,
+    /// `None`: contact-free. Otherwise the ground plane z = 0 and the contact model
+    /// ([`TreeRun::place_on_ground`]).
+    pub ground: Option<TreeGround>,
 }
 
 /// Why a step of a tree run failed: the step, its start time and what went wrong.
@@ -89,6 +188,27 @@ pub struct TreeRunSummary {
     /// `None` when the run reached its duration or was interrupted.
     pub error: Option<TreeStepError>,
     pub interrupted: bool,
+    /// The contact totals of a run on the ground (`None`: contact-free).
+    pub contact: Option<TreeContactSummary>,
+}
+
+/// Contact totals of a tree run on the ground.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TreeContactSummary {
+    /// The deepest penetration of any written state, the initial one included (m).
+    pub max_penetration: f64,
+    /// Steps whose LCP no solver met the tolerance on and that went on with the best answer
+    /// (`on_failure = "continue"`; under "stop" the first such step ends the run).
+    pub solver_failures: u64,
+    /// The largest scaled residual of the LCPs used (–).
+    pub max_residual: f64,
+    /// Contact points per step, mean (within the model's reach: the LCP's activation distance,
+    /// penalty's penetrating points).
+    pub mean_contacts: f64,
+    /// Steps that solved an LCP.
+    pub lcp_steps: u64,
+    /// Penalty: the stiffness (N/m) and damping (N s/m) per point in use.
+    pub gains: Option<(f64, f64)>,
 }
 
 impl TreeRun {
@@ -106,6 +226,85 @@ impl TreeRun {
             duration,
             integrator: MbIntegrator::Rk4,
             options: json!({}),
+            ground: None,
+        }
+    }
+
+    /// Stand the robot on the ground plane z = 0 under `model`: every collision shape with
+    /// friction coefficient `friction` (–, ≥ 0), and the robot moved along world z so that its
+    /// lowest collision point at (q0, v0) is `clearance` (m, ≥ 0) above the ground — a floating
+    /// base through its q0, a base welded to the world (`--fixed-base`) through its weld. A robot
+    /// hung from the URDF's `world` link is not moved: its URDF says where it is. Call after
+    /// setting q0. Errors: no collision geometry, bad values.
+    pub fn place_on_ground(
+        &mut self,
+        collisions: &[crate::multibody::urdf::Collision],
+        model: TreeContactModel,
+        friction: f64,
+        clearance: f64,
+    ) -> Result<(), Error> {
+        let bad = |m: String| Err(Error::TreeRun(m));
+        if !(friction.is_finite() && friction >= 0.0) {
+            return bad(format!("friction = {friction}: must be finite and >= 0"));
+        }
+        if !(clearance.is_finite() && clearance >= 0.0) {
+            return bad(format!("height {clearance} m: must be finite and >= 0"));
+        }
+        if collisions.is_empty() {
+            return bad(
+                "the robot has no collision geometry, so nothing of it can touch the \
+                 ground; give its links <collision> elements, or run it contact-free"
+                    .into(),
+            );
+        }
+        self.tree.check_state(&self.q0, &self.v0)?;
+        let all = crate::contact::tree::ground::shapes_of(collisions, friction);
+        let lowest = lowest_point(&self.tree, &all, &self.q0, &self.v0)?;
+        let shift = self.move_up(clearance - lowest)?;
+        let (shapes, welded): (Vec<LinkShape>, Vec<LinkShape>) =
+            all.into_iter().partition(|s| moves(&self.tree, s.link));
+        self.ground = Some(TreeGround {
+            model,
+            shapes,
+            welded_shapes: welded.len(),
+            friction,
+            shift,
+            clearance: lowest + shift,
+        });
+        Ok(())
+    }
+
+    /// Move the robot up by `dz` (m, world z): a floating root through q0, a welded root
+    /// through its joint frame; a root on another joint (hung from `world`) is not moved.
+    /// Returns the move made.
+    fn move_up(&mut self, dz: f64) -> Result<f64, Error> {
+        let root = &self.tree.links()[0];
+        let roots = self
+            .tree
+            .links()
+            .iter()
+            .filter(|l| l.parent.is_none())
+            .count();
+        if roots != 1 {
+            return Ok(0.0);
+        }
+        match root.joint {
+            JointKind::Floating => {
+                // q's position is the root's origin in the joint frame: world z in those axes.
+                let up = root.joint_frame.rotation.inverse() * DVec3::new(0.0, 0.0, dz);
+                let o = self.tree.q_offset(0);
+                for (k, d) in up.to_array().into_iter().enumerate() {
+                    self.q0[o + k] += d;
+                }
+                Ok(dz)
+            }
+            JointKind::Fixed => {
+                let mut links = self.tree.links().to_vec();
+                links[0].joint_frame.translation.z += dz;
+                self.tree = Tree::new(links, self.tree.gravity)?;
+                Ok(dz)
+            }
+            _ => Ok(0.0),
         }
     }
 
@@ -180,7 +379,52 @@ impl TreeRun {
         }
         self.tree.check_state(&self.q0, &self.v0)?;
         self.controls.check(&self.tree)?;
-        Ok(())
+        Stepper::new(self).map(|_| ())
+    }
+
+    /// The integrator the run steps by: the LCP's own semi-implicit Euler under
+    /// `stewart-trinkle`, else `integrator`.
+    pub fn effective_integrator(&self) -> MbIntegrator {
+        match &self.ground {
+            Some(TreeGround {
+                model: TreeContactModel::StewartTrinkle(_),
+                ..
+            }) => MbIntegrator::SemiImplicitEuler,
+            _ => self.integrator,
+        }
+    }
+}
+
+/// What steps the tree: its integrator alone, or a contact model with its scratch.
+enum Stepper {
+    Free,
+    Lcp(Box<TreeLcp>),
+    Penalty(Box<TreePenalty>),
+}
+
+impl Stepper {
+    /// The run's contact model built from its parameters (errors name the parameter).
+    fn new(run: &TreeRun) -> Result<Stepper, Error> {
+        let Some(g) = &run.ground else {
+            return Ok(Stepper::Free);
+        };
+        let at = |e: String| Error::TreeRun(format!("{}: {e}", g.model.name()));
+        Ok(match &g.model {
+            TreeContactModel::StewartTrinkle(p) => {
+                Stepper::Lcp(Box::new(TreeLcp::new(p.clone()).map_err(at)?))
+            }
+            TreeContactModel::MultiPoint(p) => Stepper::Penalty(Box::new(
+                TreePenalty::new(*p, &run.tree, run.time_step).map_err(at)?,
+            )),
+        })
+    }
+
+    /// The penalty gains in use (N/m, N s/m), if penalty.
+    fn gains(&self) -> Option<(f64, f64)> {
+        match self {
+            Stepper::Penalty(p) => Some((p.stiffness, p.damping)),
+            _ => None,
+        }
     }
 }
 
@@ -196,6 +440,42 @@ pub fn urdf_joint_names(robot: &UrdfRobot) -> Vec<String> {
                 .map_or_else(|| robot.tree.links()[i].name.clone(), |j| j.name.clone())
         })
         .collect()
+}
+
+/// Does some joint on the path from `link` to the world move it (a degree of freedom)?
+fn moves(tree: &Tree, link: usize) -> bool {
+    let mut j = Some(link);
+    while let Some(i) = j {
+        if tree.links()[i].joint.nv() > 0 {
+            return true;
+        }
+        j = tree.links()[i].parent;
+    }
+    false
+}
+
+/// The world z (m) of the lowest point of `shapes` at (q, v).
+fn lowest_point(tree: &Tree, shapes: &[LinkShape], q: &[f64], v: &[f64]) -> Result<f64, Error> {
+    let mut ws = Workspace::new(tree);
+    let links = forward_kinematics(tree, &mut ws, q, v)?;
+    let mut points = Vec::new();
+    let far = Ground { height: 0.0 };
+    ground_contacts(shapes, links, far, f64::INFINITY, &mut points);
+    Ok(points.iter().map(|c| c.gap).fold(f64::INFINITY, f64::min))
+}
+
+/// The points of `shapes` below the ground at (q, v), and the deepest penetration (m, ≥ 0).
+fn penetration(
+    tree: &Tree,
+    ws: &mut Workspace,
+    shapes: &[LinkShape],
+    (q, v): (&[f64], &[f64]),
+    scratch: &mut Vec<GroundContact>,
+) -> Result<(usize, f64), Error> {
+    let links = forward_kinematics(tree, ws, q, v)?;
+    ground_contacts(shapes, links, Ground { height: 0.0 }, 0.0, scratch);
+    let deepest = scratch.iter().map(|c| -c.gap).fold(0.0, f64::max);
+    Ok((scratch.len(), deepest))
 }
 
 /// A name made safe for a CSV header.
@@ -324,33 +604,106 @@ fn first_non_finite(run: &TreeRun, q: &[f64], v: &[f64]) -> Option<String> {
     })
 }
 
-/// One step from (q, v) (left unchanged when it fails), taken in the scratch state `next`
-/// (swapped in on success: no allocation a step); `Err` names what went wrong.
+/// One step from (q, v) (left unchanged when it fails) by `stepper`, taken in the scratch state
+/// `next` (swapped in on success: no allocation a step); `Err` names what went wrong.
 fn advance(
     run: &TreeRun,
     ws: &mut Workspace,
+    stepper: &mut Stepper,
     (q, v): (&mut Vec<f64>, &mut Vec<f64>),
     (q1, v1): (&mut Vec<f64>, &mut Vec<f64>),
-) -> Result<(), String> {
+) -> Result<TreeStepStats, String> {
     q1.copy_from_slice(q);
     v1.copy_from_slice(v);
     let h = run.time_step;
-    step(&run.tree, ws, q1, v1, &run.controls, h, run.integrator).map_err(|e| {
+    let blowup = |e: &dyn std::fmt::Display| {
         format!(
             "{e} (the state before the step was finite: a joint inertia that degenerates this \
              way is a blow-up of the motion; try a smaller time step, --dt)"
         )
-    })?;
+    };
+    let (tree, c) = (&run.tree, &run.controls);
+    let shapes = run.ground.as_ref().map_or(&[][..], |g| &g.shapes[..]);
+    // Penalty gains derived from the whole tree's mass are too stiff for a light link that
+    // touches alone (contact::tree::penalty's module doc).
+    let penalty_hint = match stepper {
+        Stepper::Penalty(_) => {
+            "; under multi-point, a link much lighter than the robot touching alone makes the \
+             derived stiffness too high: lower --param omega_h (default 0.1) or set --param \
+             stiffness"
+        }
+        _ => "",
+    };
+    let stats = match stepper {
+        Stepper::Free => step(tree, ws, q1, v1, c, h, run.integrator)
+            .map(|_| TreeStepStats::default())
+            .map_err(|e| blowup(&e))?,
+        Stepper::Penalty(p) => p
+            .step(tree, ws, shapes, (q1, v1), c, h, run.integrator)
+            .map_err(|e| blowup(&e) + penalty_hint)?,
+        Stepper::Lcp(l) => l.step(tree, ws, shapes, (q1, v1), c, h).map_err(|e| {
+            format!(
+                "{e} (on a URDF run: --param solvers=NAME,... changes the order, --param \
+                 on_failure=continue goes on with the best answer, or try a smaller --dt)"
+            )
+        })?,
+    };
     if let Some(joint) = first_non_finite(run, q1, v1) {
         return Err(format!(
             "the state is not finite after the step (joint `{joint}` first): the motion is too \
              fast for h = {h} s or a joint's inertia is too small for its load; try a smaller \
-             time step (--dt), or check the URDF's inertials"
+             time step (--dt), or check the URDF's inertials{penalty_hint}"
         ));
     }
     std::mem::swap(q, q1);
     std::mem::swap(v, v1);
-    Ok(())
+    Ok(stats)
+}
+
+/// Running contact figures of a run on the ground.
+#[derive(Default)]
+struct ContactTally {
+    /// Deepest penetration of any row's state (m).
+    max_penetration: f64,
+    /// Steps whose LCP was used unsolved (`on_failure = "continue"`).
+    solver_failures: u64,
+    max_residual: f64,
+    /// Σ contact points over the steps, and the steps that had an LCP.
+    contacts: u64,
+    lcp_steps: u64,
+    scratch: Vec<GroundContact>,
+}
+
+impl ContactTally {
+    /// The contact columns of a row: `stats` of the step that ended in (q, v), the penetration
+    /// of (q, v).
+    fn columns(
+        &mut self,
+        run: &TreeRun,
+        ws: &mut Workspace,
+        (q, v): (&[f64], &[f64]),
+        s: &TreeStepStats,
+    ) -> Result<String, Error> {
+        let Some(g) = &run.ground else {
+            return Ok(String::new());
+        };
+        let (below, deepest) = penetration(&run.tree, ws, &g.shapes, (q, v), &mut self.scratch)?;
+        self.max_penetration = self.max_penetration.max(deepest);
+        self.solver_failures += s.failed as u64;
+        self.max_residual = self.max_residual.max(s.residual);
+        self.contacts += s.contacts as u64;
+        self.lcp_steps += (s.lcp_rows > 0) as u64;
+        Ok(format!(
+            ",{},{below},{deepest},{},{},{},{},{},{}",
+            s.contacts,
+            s.limit_rows,
+            s.lcp_rows,
+            s.solver,
+            s.iterations,
+            s.residual,
+            s.failed as u8
+        ))
+    }
 }
 
 /// Run `run` from its initial state to its duration, writing `trajectory.csv` (every
@@ -373,14 +726,22 @@ pub fn run_tree(
         remove_stale(&cfg.out_dir.join(stale))?;
     }
     let mut traj = Writer::create(cfg.out_dir.join("trajectory.csv"), &trajectory_header(run))?;
-    let mut metrics = Writer::create(cfg.out_dir.join("metrics.csv"), METRICS_HEADER_TREE)?;
+    let header = match run.ground {
+        None => METRICS_HEADER_TREE.to_string(),
+        Some(_) => format!("{METRICS_HEADER_TREE},{METRICS_CONTACT_COLUMNS}"),
+    };
+    let mut metrics = Writer::create(cfg.out_dir.join("metrics.csv"), &header)?;
+    let mut stepper = Stepper::new(run)?;
+    let mut contact = ContactTally::default();
     let (tree, h) = (&run.tree, run.time_step);
     let mut ws = Workspace::new(tree);
     let mut tau = vec![0.0; tree.nv()];
     let (mut q, mut v) = (run.q0.clone(), run.v0.clone());
     let (mut q_next, mut v_next) = (q.clone(), v.clone());
     let (ke, pe) = energies(run, &mut ws, &q, &v)?;
-    metrics.line(&format!("0,{ke},{pe},{},0", ke + pe))?;
+    let none = TreeStepStats::default();
+    let columns = contact.columns(run, &mut ws, (&q, &v), &none)?;
+    metrics.line(&format!("0,{ke},{pe},{},0{columns}", ke + pe))?;
     trajectory_row(run, &mut ws, (0.0, &q, &v), &mut tau, &mut traj)?;
     let mut tally = Tally {
         e0: ke + pe,
@@ -398,21 +759,31 @@ pub fn run_tree(
             break;
         }
         let clock = Instant::now();
-        if let Err(message) = advance(run, &mut ws, (&mut q, &mut v), (&mut q_next, &mut v_next)) {
-            let time = steps as f64 * h;
-            error = Some(TreeStepError {
-                step: steps + 1,
-                time,
-                message,
-            });
-            break;
-        }
+        let stats = match advance(
+            run,
+            &mut ws,
+            &mut stepper,
+            (&mut q, &mut v),
+            (&mut q_next, &mut v_next),
+        ) {
+            Ok(stats) => stats,
+            Err(message) => {
+                let time = steps as f64 * h;
+                error = Some(TreeStepError {
+                    step: steps + 1,
+                    time,
+                    message,
+                });
+                break;
+            }
+        };
         let seconds = clock.elapsed().as_secs_f64();
         steps += 1;
         let time = steps as f64 * h;
         let (ke, pe) = energies(run, &mut ws, &q, &v)?;
         tally.add(ke, pe);
-        metrics.line(&format!("{time},{ke},{pe},{},{seconds}", ke + pe))?;
+        let columns = contact.columns(run, &mut ws, (&q, &v), &stats)?;
+        metrics.line(&format!("{time},{ke},{pe},{},{seconds}{columns}", ke + pe))?;
         if time - last_traj >= cfg.trajectory_interval - 1e-9 * h || steps == total {
             trajectory_row(run, &mut ws, (time, &q, &v), &mut tau, &mut traj)?;
             last_traj = time;
@@ -446,6 +817,14 @@ pub fn run_tree(
         final_v: v,
         error,
         interrupted,
+        contact: run.ground.as_ref().map(|_| TreeContactSummary {
+            max_penetration: contact.max_penetration,
+            solver_failures: contact.solver_failures,
+            max_residual: contact.max_residual,
+            mean_contacts: contact.contacts as f64 / steps.max(1) as f64,
+            lcp_steps: contact.lcp_steps,
+            gains: stepper.gains(),
+        }),
     };
     write_summary(cfg, run, &summary)?;
     Ok(summary)
@@ -465,17 +844,45 @@ fn momentum_json((linear, angular): (DVec3, DVec3)) -> serde_json::Value {
     json!({ "linear": linear.to_array(), "angular": angular.to_array() })
 }
 
+/// `summary.json`'s `contact`: "none" for a contact-free run, else the model, its parameters,
+/// the placement and the totals.
+fn contact_json(run: &TreeRun, s: &TreeRunSummary) -> serde_json::Value {
+    let (Some(g), Some(c)) = (&run.ground, &s.contact) else {
+        return json!("none: a contact-free run (no ground plane)");
+    };
+    json!({
+        "model": g.model.name(),
+        "parameters": g.model.parameters_json(),
+        "stiffness": c.gains.map(|(k, _)| k),
+        "damping": c.gains.map(|(_, d)| d),
+        "ground_height": 0.0,
+        "friction": g.friction,
+        "placement_shift": g.shift,
+        "initial_clearance": g.clearance,
+        "shapes": g.shapes.len(),
+        "welded_shapes": g.welded_shapes,
+        "max_penetration": c.max_penetration,
+        "solver_failures": c.solver_failures,
+        "max_residual": c.max_residual,
+        "mean_contacts": c.mean_contacts,
+        "lcp_steps": c.lcp_steps,
+    })
+}
+
 fn write_summary(cfg: &RunConfig, run: &TreeRun, s: &TreeRunSummary) -> Result<(), Error> {
     let tree = &run.tree;
     let g = tree.gravity;
-    let conserved = base_kind(tree) == "floating" && g == DVec3::ZERO;
+    let conserved = base_kind(tree) == "floating" && g == DVec3::ZERO && run.ground.is_none();
     let doc = json!({
         "status": status(s.error.is_some(), s.interrupted),
         "error": s.error.as_ref().map(|e| e.to_string()),
         "robot": run.source,
-        "kind": "articulated tree, contact-free",
-        "contact": "none: contact on articulated bodies is not implemented yet (issue 18 item 2)",
-        "integrator": match run.integrator {
+        "kind": match run.ground {
+            None => "articulated tree, contact-free",
+            Some(_) => "articulated tree on a ground plane",
+        },
+        "contact": contact_json(run, s),
+        "integrator": match run.effective_integrator() {
             MbIntegrator::Rk4 => "rk4",
             MbIntegrator::SemiImplicitEuler => "semi-implicit-euler",
         },
@@ -505,7 +912,7 @@ fn write_summary(cfg: &RunConfig, run: &TreeRun, s: &TreeRunSummary) -> Result<(
             "start": momentum_json(s.momentum_start),
             "end": momentum_json(s.momentum_end),
             "conserved": conserved,
-            "note": "world axes, angular about the world origin; conserved only by a floating tree without gravity (and then up to the integrator's truncation error)",
+            "note": "world axes, angular about the world origin; conserved only by a floating tree without gravity or ground (and then up to the integrator's truncation error)",
         },
         "version": env!("CARGO_PKG_VERSION"),
     });

@@ -53,6 +53,9 @@ pub struct TreeLcpParams {
     pub solvers: Vec<&'static str>,
     /// Scaled residual a solve must meet (–, default 1e-8, as stewart-trinkle's).
     pub tolerance: f64,
+    /// When no solver meets the tolerance: "stop" (the step is an error naming the residuals;
+    /// default) or "continue" with the answer of smallest residual (`TreeStepStats::failed`).
+    pub on_failure: &'static str,
     pub ground: Ground,
 }
 
@@ -65,6 +68,7 @@ impl Default for TreeLcpParams {
             max_recovery_speed: 0.5,
             solvers: vec!["lemke", "fischer-burmeister", "pgs"],
             tolerance: 1e-8,
+            on_failure: "stop",
             ground: Ground { height: 0.0 },
         }
     }
@@ -129,8 +133,21 @@ impl TreeLcp {
         if !(params.max_recovery_speed > 0.0 && params.tolerance > 0.0) {
             return Err("max_recovery_speed (m/s) and tolerance must be > 0".into());
         }
-        let chain = SolverChain::new(&params.solvers, params.tolerance, 500, None, 1.0, "stop")
-            .map_err(|e| e.to_string())?;
+        if !matches!(params.on_failure, "stop" | "continue") {
+            return Err(format!(
+                "on_failure = \"{}\": must be \"stop\" or \"continue\"",
+                params.on_failure
+            ));
+        }
+        let chain = SolverChain::new(
+            &params.solvers,
+            params.tolerance,
+            500,
+            None,
+            1.0,
+            params.on_failure,
+        )
+        .map_err(|e| e.to_string())?;
         Ok(TreeLcp {
             cone: Cone::new(params.friction_directions),
             chain,
@@ -187,6 +204,9 @@ impl TreeLcp {
             v_new += &y * z.rows(0, rows.g.nrows());
             stats.lcp_rows = problem.len();
             stats.residual = report.residual;
+            stats.solver = report.solver;
+            stats.iterations = report.iterations;
+            stats.failed = report.failed;
             self.warm = z;
         }
         advance_positions(tree, q, v_new.as_slice(), h);
@@ -205,8 +225,7 @@ impl TreeLcp {
             penetrating: pen.clone().count(),
             max_penetration: pen.map(|c| -c.gap).fold(0.0, f64::max),
             limit_rows: normals - self.contacts.len(),
-            lcp_rows: 0,
-            residual: 0.0,
+            ..TreeStepStats::default()
         }
     }
 

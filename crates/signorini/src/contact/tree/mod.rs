@@ -15,10 +15,12 @@
 //! `contact::time_stepping`; nothing of the free bodies' pipeline.
 pub mod ground;
 pub mod lcp;
+pub mod params;
 pub mod penalty;
 
 pub use ground::{ground_contacts, point_jacobian, Ground, GroundContact, LinkShape};
 pub use lcp::{TreeLcp, TreeLcpParams};
+pub use params::{TreeParamSpec, LCP_PARAMS, PENALTY_PARAMS};
 pub use penalty::{TreePenalty, TreePenaltyParams};
 
 /// What one contact step of a tree reports.
@@ -37,4 +39,11 @@ pub struct TreeStepStats {
     pub lcp_rows: usize,
     /// The scaled residual of the LCP's answer (0 for penalty).
     pub residual: f64,
+    /// The solver whose answer was used ("" without an LCP: penalty, or no rows).
+    pub solver: &'static str,
+    /// Its iterations or pivots (0 without an LCP).
+    pub iterations: usize,
+    /// No solver met the tolerance and the answer of smallest residual was used
+    /// (`on_failure = "continue"`; under "stop" the step is an error instead).
+    pub failed: bool,
 }

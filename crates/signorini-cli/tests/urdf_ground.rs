@@ -1,0 +1,284 @@
+//! `signorini run robot.urdf` on the ground plane (src/urdf.rs, the library's
+//! simulation::multibody_run with contact::tree): the diff-drive robot stands on its wheels for
+//! 1 s under both tree models without a solver failure and with bounded penetration; the arm on
+//! a fixed base runs under the LCP with its joint limits kept; a solver failure stops the run
+//! (exit 1, the residual) unless `on_failure=continue`; an unsupported model, an unknown
+//! parameter, and contact flags with --no-ground exit 2 with the list of what is supported.
+mod common;
+
+use common::{robot, s, signorini};
+use std::f64::consts::PI;
+use std::path::{Path, PathBuf};
+
+fn temp(tag: &str) -> PathBuf {
+    common::temp("urdf-ground", tag)
+}
+
+fn summary(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+/// The header and the rows of `trajectory.csv` (all numbers).
+fn trajectory(dir: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(dir.join("trajectory.csv")).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(String::from).collect();
+    let rows = lines
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    (header, rows)
+}
+
+fn col(header: &[String], name: &str) -> usize {
+    header.iter().position(|h| h == name).unwrap()
+}
+
+/// Wheel radius of diff_drive.urdf (m); the import makes each wheel a 16-sided prism.
+const R: f64 = 0.1;
+
+/// Run the diff-drive robot for 1 s under `model`; its output directory and summary.
+fn diff_drive(dir: &Path, model: &str) -> (PathBuf, serde_json::Value, String) {
+    let out = dir.join(model);
+    let o = signorini(
+        dir,
+        &[
+            "run",
+            s(&robot("diff_drive.urdf")),
+            "--model",
+            model,
+            "--duration",
+            "1",
+            "--out",
+            s(&out),
+        ],
+    );
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout
+            .contains(&format!("on the ground under {model}, 1000 steps")),
+        "{}",
+        o.stdout
+    );
+    // Standing on the ground is not the contact-free run's fall: no such warning.
+    assert!(!o.stderr.contains("falls freely"), "{}", o.stderr);
+    let sm = summary(&out);
+    assert_eq!(sm["status"], "completed");
+    assert_eq!(sm["kind"], "articulated tree on a ground plane");
+    assert_eq!(sm["contact"]["model"], model);
+    assert_eq!(sm["contact"]["solver_failures"], 0);
+    (out, sm, o.stdout)
+}
+
+/// Each wheel centre's height at the end: between r cos(π/16) (a flat of the prism down) and r
+/// (a vertex down), widened by `depth` (m) for penetration.
+fn assert_on_wheels(out: &Path, depth: f64) {
+    let (header, rows) = trajectory(out);
+    let last = rows.last().unwrap();
+    for wheel in ["z_left_wheel", "z_right_wheel"] {
+        let z = last[col(&header, wheel)];
+        assert!(
+            z >= R * (PI / 16.0).cos() - depth && z <= R + 1e-9,
+            "{wheel} = {z} m"
+        );
+    }
+}
+
+#[test]
+fn the_diff_drive_robot_stands_on_its_wheels_under_the_lcp() {
+    let dir = temp("lcp");
+    let (out, sm, _) = diff_drive(&dir, "stewart-trinkle");
+    assert_eq!(sm["integrator"], "semi-implicit-euler");
+    // The LCP makes each active point's normal velocity at the end of a step at least −ψ/h, so a
+    // point ends a step below the ground only by the second-order error of q ⊕ h v⁺ on a
+    // turning link (≤ h² |ω|² r / 2 = 5e-8 m for |ω| ≤ 1 rad/s, r = 0.1 m, h = 1 ms) and the
+    // solver's tolerance (1e-8, scaled); 1e-6 m bounds both with a margin. Measured 7.6e-12 m.
+    let depth = sm["contact"]["max_penetration"].as_f64().unwrap();
+    assert!(depth <= 1e-6, "{depth}");
+    assert_on_wheels(&out, 1e-6);
+    // At rest: static friction holds it where it stands (measured 1.7e-15 J after 1 s; 1e-9 J is
+    // a speed of 2e-5 m/s for its 6.1 kg).
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let mut lines = metrics.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "time,kinetic_energy,potential_energy,total_energy,step_seconds,contacts,penetrating,\
+         max_penetration,limit_rows,lcp_rows,solver,solver_iterations,solver_residual,solver_failed"
+    );
+    let last: Vec<&str> = lines.last().unwrap().split(',').collect();
+    let kinetic: f64 = last[1].parse().unwrap();
+    assert!(kinetic < 1e-9, "{kinetic}");
+    // The last step solved an LCP of its contacts (6 rows a point: normal, 4 friction
+    // directions, the cone's slack) to the tolerance.
+    let (contacts, rows): (usize, usize) = (last[5].parse().unwrap(), last[9].parse().unwrap());
+    assert!(
+        contacts >= 3 && rows == 6 * contacts,
+        "{contacts} contacts, {rows} rows"
+    );
+    assert!(
+        last[12].parse::<f64>().unwrap() <= 1e-8 && last[13] == "0",
+        "{last:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_diff_drive_robot_stands_on_its_wheels_under_penalty() {
+    let dir = temp("penalty");
+    let (out, sm, _) = diff_drive(&dir, "multi-point");
+    // The robot's weight m g is shared by at least three points (two wheels and the caster),
+    // each of stiffness k: at rest each sinks at most m g / (3 k); landing from rest with damping
+    // ratio 0.5 overshoots that by 16 % (exp(−π ζ / √(1 − ζ²))). m g / k bounds both.
+    let k = sm["contact"]["stiffness"].as_f64().unwrap();
+    let m = sm["mass"].as_f64().unwrap();
+    let bound = m * 9.81 / k;
+    let depth = sm["contact"]["max_penetration"].as_f64().unwrap();
+    assert!(depth > 0.0 && depth <= bound, "{depth} > m g / k = {bound}");
+    assert_on_wheels(&out, bound);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_arm_on_a_fixed_base_runs_on_the_ground_with_its_limits_kept() {
+    let dir = temp("arm");
+    let out = dir.join("out");
+    let o = signorini(
+        &dir,
+        &[
+            "run",
+            s(&robot("arm.urdf")),
+            "--fixed-base",
+            "--duration",
+            "1",
+            "--out",
+            s(&out),
+        ],
+    );
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    let sm = summary(&out);
+    assert_eq!(sm["status"], "completed");
+    assert_eq!(sm["base"], "fixed");
+    assert_eq!(sm["contact"]["model"], "stewart-trinkle");
+    // The base plate is welded: its shape cannot touch, the others can.
+    assert!(sm["contact"]["welded_shapes"].as_u64().unwrap() >= 1);
+    // Unactuated, the arm folds under gravity and its joints reach their limits: the limit rows
+    // keep every joint within [lower, upper] (arm.urdf) to the LCP's accuracy (its rows are
+    // linear in q, so only the solver's tolerance, 1e-8 scaled by |q| ≤ a few m/s, times h,
+    // remains: 1e-9 bounds it).
+    let (header, rows) = trajectory(&out);
+    let limits = [
+        ("q_elbow", -2.5, 2.5),
+        ("q_shoulder_lift", -2.0, 2.0),
+        ("q_finger_left_joint", 0.0, 0.02),
+        ("q_finger_right_joint", 0.0, 0.02),
+    ];
+    for (name, lo, hi) in limits {
+        let c = col(&header, name);
+        for row in &rows {
+            assert!(
+                row[c] >= lo - 1e-9 && row[c] <= hi + 1e-9,
+                "{name} = {}",
+                row[c]
+            );
+        }
+    }
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let limit_rows = metrics
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(8).unwrap().parse::<usize>().unwrap())
+        .max()
+        .unwrap();
+    assert!(limit_rows > 0, "no joint limit was ever active");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn unsupported_models_and_parameters_exit_2_with_the_list() {
+    let dir = temp("flags");
+    let arm = robot("diff_drive.urdf");
+    for (args, says) in [
+        (
+            vec!["--model", "hunt-crossley"],
+            "the models a tree supports: stewart-trinkle (default), multi-point",
+        ),
+        (
+            vec!["--model", "no-such-model"],
+            "the models a tree supports: stewart-trinkle (default), multi-point",
+        ),
+        (
+            vec!["--model", "multi-point", "--param", "stiff=3"],
+            "its parameters are: stiffness, damping, omega_h, damping_ratio, slip_speed",
+        ),
+        (
+            vec!["--param", "tolerance=tight"],
+            "tolerance = \"tight\": must be a finite number",
+        ),
+        (
+            vec!["--param", "friction_directions=2"],
+            "must be at least 3",
+        ),
+        (
+            vec!["--param", "friction=-1"],
+            "friction = -1: must be finite and >= 0",
+        ),
+        (
+            vec!["--no-ground", "--model", "multi-point"],
+            "--model: a run without ground (--no-ground) has no contact model",
+        ),
+        (vec!["--height", "-0.1"], "must be finite and >= 0"),
+    ] {
+        let mut all = vec!["run", s(&arm), "--out", "out", "--duration", "0.01"];
+        all.extend(args.iter());
+        let o = signorini(&dir, &all);
+        assert_eq!(o.code, Some(2), "{args:?}: {}", o.stderr);
+        assert!(o.stderr.contains(says), "{args:?}: {}", o.stderr);
+        assert!(!dir.join("out").exists(), "{args:?} wrote files");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_solver_failure_stops_the_run_with_the_residual_unless_told_to_continue() {
+    // PGS alone cannot solve the friction LCP (its slack rows have a zero diagonal): every
+    // step's solve fails.
+    let dir = temp("failure");
+    let out = dir.join("out");
+    let dd = robot("diff_drive.urdf");
+    let args = [
+        "run",
+        s(&dd),
+        "--duration",
+        "0.01",
+        "--param",
+        "solvers=pgs",
+        "--out",
+        s(&out),
+    ];
+    let o = signorini(&dir, &args);
+    assert_eq!(o.code, Some(1), "{}\n{}", o.stdout, o.stderr);
+    assert!(
+        o.stderr.contains("step 1 (from t = 0 s): tree LCP of"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains("residual") && o.stderr.contains("on_failure=continue"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(summary(&out)["status"], "failed");
+    let mut more = args.to_vec();
+    more.extend(["--param", "on_failure=continue"]);
+    let o = signorini(&dir, &more);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    let sm = summary(&out);
+    assert_eq!(sm["status"], "completed");
+    assert_eq!(sm["contact"]["solver_failures"], 10);
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    // Every step's row: solver pgs, solver_failed 1.
+    for line in metrics.lines().skip(2) {
+        let fields: Vec<&str> = line.split(',').collect();
+        assert_eq!((fields[10], fields[13]), ("pgs", "1"), "{line}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

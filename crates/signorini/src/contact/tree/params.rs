@@ -1,0 +1,140 @@
+//! The parameters of the two tree contact models by name (the command line's `--param
+//! NAME=VALUE` on `signorini run robot.urdf`): each declared once with its unit, default and
+//! range ([`LCP_PARAMS`], [`PENALTY_PARAMS`]), set from a [`ParamInput`] by
+//! [`TreeLcpParams::set`] / [`TreePenaltyParams::set`]. `set` checks the value's kind (a number,
+//! a whole number, a word, a list); the ranges are checked where the model is built
+//! (`TreeLcp::new`, `TreePenalty::new`), which names the parameter.
+use super::{TreeLcpParams, TreePenaltyParams};
+use crate::contact::ParamInput;
+
+/// One parameter of a tree contact model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TreeParamSpec {
+    pub name: &'static str,
+    pub unit: &'static str,
+    pub default: &'static str,
+    /// What it does and its range.
+    pub description: &'static str,
+}
+
+const fn spec(
+    name: &'static str,
+    unit: &'static str,
+    default: &'static str,
+    description: &'static str,
+) -> TreeParamSpec {
+    TreeParamSpec {
+        name,
+        unit,
+        default,
+        description,
+    }
+}
+
+/// `stewart-trinkle` on a tree (`TreeLcp`).
+pub const LCP_PARAMS: &[TreeParamSpec] = &[
+    spec("friction_directions", "-", "4", "directions of the friction pyramid, a whole number >= 3"),
+    spec("activation_distance", "m", "0.01", "contact points with gap below this enter the LCP, >= 0"),
+    spec("limit_activation", "rad or m", "0.1", "joint limits with gap below this enter the LCP, >= 0"),
+    spec("max_recovery_speed", "m/s", "0.5", "bound of the speed at which an overlap is removed, > 0"),
+    spec("tolerance", "-", "1e-8", "scaled residual a solve must meet, > 0"),
+    spec("solvers", "-", "lemke,fischer-burmeister,pgs", "LCP solvers tried in order"),
+    spec("on_failure", "-", "stop", "when no solver meets the tolerance: stop (the run ends) or continue (best answer, counted)"),
+];
+
+/// `multi-point` (penalty) on a tree (`TreePenalty`).
+pub const PENALTY_PARAMS: &[TreeParamSpec] = &[
+    spec("stiffness", "N/m", "m (omega_h / h)^2", "normal stiffness per contact point, > 0 (m: the tree's mass)"),
+    spec("damping", "N s/m", "2 damping_ratio m omega_h / h", "normal damping per contact point, >= 0"),
+    spec("omega_h", "-", "0.1", "omega h of the derived stiffness, in (0, 1]"),
+    spec("damping_ratio", "-", "0.5", "damping ratio of the derived damping, >= 0"),
+    spec("slip_speed", "m/s", "0.01", "regularization of Coulomb friction, > 0"),
+];
+
+/// "a, b, c": the names of `specs`.
+pub fn names(specs: &[TreeParamSpec]) -> String {
+    specs.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+}
+
+fn number(name: &str, value: &ParamInput) -> Result<f64, String> {
+    match value {
+        ParamInput::Number(x) if x.is_finite() => Ok(*x),
+        other => Err(format!("{name} = {other}: must be a finite number")),
+    }
+}
+
+fn whole(name: &str, value: &ParamInput) -> Result<usize, String> {
+    let x = number(name, value)?;
+    if x >= 0.0 && x.fract() == 0.0 && x <= 1e6 {
+        Ok(x as usize)
+    } else {
+        Err(format!("{name} = {x}: must be a whole number"))
+    }
+}
+
+fn words(value: &ParamInput) -> Vec<String> {
+    match value {
+        ParamInput::Number(x) => vec![x.to_string()],
+        ParamInput::Word(w) => vec![w.clone()],
+        ParamInput::List(ws) => ws.clone(),
+    }
+}
+
+fn unknown(name: &str, model: &str, specs: &[TreeParamSpec]) -> String {
+    format!(
+        "no parameter `{name}` in {model} on a tree; its parameters are: {}",
+        names(specs)
+    )
+}
+
+impl TreeLcpParams {
+    /// Set the parameter `name` (one of [`LCP_PARAMS`]) to `value`. Errors: an unknown name
+    /// (the message lists the parameters), a value of the wrong kind, an unknown solver.
+    pub fn set(&mut self, name: &str, value: &ParamInput) -> Result<(), String> {
+        match name {
+            "friction_directions" => self.friction_directions = whole(name, value)?,
+            "activation_distance" => self.activation_distance = number(name, value)?,
+            "limit_activation" => self.limit_activation = number(name, value)?,
+            "max_recovery_speed" => self.max_recovery_speed = number(name, value)?,
+            "tolerance" => self.tolerance = number(name, value)?,
+            "solvers" => {
+                let mut list = Vec::new();
+                for w in words(value) {
+                    let s = crate::solvers::by_name(&w).ok_or_else(|| {
+                        format!(
+                            "solvers: no solver `{w}`; the solvers are: {}",
+                            crate::solvers::names()
+                        )
+                    })?;
+                    list.push(s.name());
+                }
+                self.solvers = list;
+            }
+            "on_failure" => {
+                self.on_failure = match words(value).as_slice() {
+                    [w] if w == "stop" => "stop",
+                    [w] if w == "continue" => "continue",
+                    _ => return Err(format!("on_failure = {value}: must be stop or continue")),
+                }
+            }
+            _ => return Err(unknown(name, "stewart-trinkle", LCP_PARAMS)),
+        }
+        Ok(())
+    }
+}
+
+impl TreePenaltyParams {
+    /// Set the parameter `name` (one of [`PENALTY_PARAMS`]) to `value`. Errors: an unknown name
+    /// (the message lists the parameters), a value that is not a number.
+    pub fn set(&mut self, name: &str, value: &ParamInput) -> Result<(), String> {
+        match name {
+            "stiffness" => self.stiffness = Some(number(name, value)?),
+            "damping" => self.damping = Some(number(name, value)?),
+            "omega_h" => self.omega_h = number(name, value)?,
+            "damping_ratio" => self.damping_ratio = number(name, value)?,
+            "slip_speed" => self.slip_speed = number(name, value)?,
+            _ => return Err(unknown(name, "multi-point", PENALTY_PARAMS)),
+        }
+        Ok(())
+    }
+}
