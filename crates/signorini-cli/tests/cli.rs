@@ -1112,7 +1112,7 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
 // 8. `experiment`
 // ---------------------------------------------------------------------------------------------
 
-const EXPERIMENTS: [&str; 18] = [
+const EXPERIMENTS: [&str; 19] = [
     "activation",
     "ramp",
     "box-stack",
@@ -1131,6 +1131,7 @@ const EXPERIMENTS: [&str; 18] = [
     "nguyen-trinkle-2d",
     "robustness",
     "pose-statistics",
+    "mobile-robot",
 ];
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 const EXAMPLES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");
@@ -3343,4 +3344,39 @@ fn experiment_triangle_drop_quick_converges() {
     assert!(err[0] < err[1] && err[2] < err[3], "{err:?}");
     assert!(csv.f64s("max_overlap").iter().all(|o| *o < 1e-12));
     assert_png(&out.join("triangle_drop.png"));
+}
+
+#[test]
+fn experiment_mobile_robot_quick_drives_under_both_models() {
+    let tmp = TempDir::new("exp-mobile-robot");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "mobile-robot",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "experiment mobile-robot --quick");
+    assert!(o.stdout.contains("the paper's 2.47"), "{}", o.stdout);
+    let csv = Csv::read(&out.join("mobile-robot.csv"));
+    csv.assert_well_formed("mobile-robot.csv", &["model", "failure"]);
+    let model = csv.col("model");
+    let models: Vec<&str> = csv.rows.iter().map(|r| r[model].as_str()).collect();
+    assert_eq!(models, ["penalty", "stewart-trinkle"]);
+    // 250 steps of 1 ms with the wheels' servo at 5 rad/s on 0.1 m wheels: the base moves
+    // forward (a rolling robot's travel is at most the rim's, 0.125 m; at least a fifth of it
+    // shows the wheels grip) and does not sink (a 10-gon wheel sits 4.9 mm lower than the round
+    // one; 1 cm lower is sinking).
+    for (i, row) in csv.rows.iter().enumerate() {
+        assert_eq!(csv.f64s("steps")[i], 250.0, "{row:?}");
+        assert!(csv.f64s("distance")[i] > 0.025, "{row:?}");
+        assert!(csv.f64s("final_height")[i] > -0.01, "{row:?}");
+        assert_eq!(row[csv.col("failure")], "", "{row:?}");
+    }
 }

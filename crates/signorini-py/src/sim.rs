@@ -130,6 +130,11 @@ pub struct StepReport {
     unresolved: u64,
     unresolved_speed: f64,
     substeps: u64,
+    /// Post-step position projections applied in the step, the deepest overlap before them (m;
+    /// 0 when none ran), and whether a projection's solve missed its tolerance (not applied).
+    projection_passes: usize,
+    projected_depth: f64,
+    projection_failed: bool,
 }
 
 impl StepReport {
@@ -163,6 +168,9 @@ impl StepReport {
             unresolved: i.unresolved,
             unresolved_speed: i.unresolved_speed,
             substeps: i.substeps,
+            projection_passes: r.projection.passes,
+            projected_depth: r.projection.depth_before,
+            projection_failed: r.projection.failed,
         }
     }
 }
@@ -197,6 +205,9 @@ impl StepReport {
         d.set_item("unresolved", self.unresolved)?;
         d.set_item("unresolved_speed", self.unresolved_speed)?;
         d.set_item("substeps", self.substeps)?;
+        d.set_item("projection_passes", self.projection_passes)?;
+        d.set_item("projected_depth", self.projected_depth)?;
+        d.set_item("projection_failed", self.projection_failed)?;
         Ok(d)
     }
 

@@ -156,3 +156,23 @@ def test_docs_python_md_example_runs(monkeypatch):
     block = re.search(r"```python\n(.*?)```", text, re.S).group(1)
     monkeypatch.chdir(ROOT)
     exec(compile(block, "docs/python.md", "exec"), {})
+
+
+def test_step_report_carries_the_post_step_projection(examples):
+    """Boxes landing in the 64-box bin under stewart-trinkle (its default post-step projection):
+    a turning box's linearized step leaves an overlap that the projection removes. The first
+    step that projects reports its passes and the depth before them, and ends within the
+    projection tolerance (1e-8 m)."""
+    sim = signorini.Simulation.from_file(examples / "bin_64.toml")
+    assert sim.contact_model == "stewart-trinkle"
+    projected = None
+    while projected is None and sim.time < 1.0:
+        r = sim.step()
+        d = r.as_dict()
+        assert {"projection_passes", "projected_depth", "projection_failed"} <= set(d)
+        assert not r.projection_failed
+        if r.projection_passes > 0:
+            projected = r
+    assert projected is not None, "no step projected within 1 s"
+    assert projected.projected_depth > 1e-8
+    assert projected.max_penetration <= 1e-8

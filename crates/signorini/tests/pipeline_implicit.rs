@@ -298,3 +298,37 @@ fn a_turning_box_is_stopped_at_its_far_edge() {
         }
     }
 }
+
+/// A step whose active set does not settle in `MAX_PASSES` reports how far its forces were from
+/// their laws, not the linear solves' round-off, and fails exactly when that is above 1e-8. The
+/// hybrid model's penalty part on the 64-box bin (seed 1): in its first 0.31 s (155 steps) a
+/// step at 0.308 s is the first whose set does not settle; before, it failed "at residual
+/// 7.1e-15" (the linear solve's). Every implicit solve of the run must have failed ⇔ residual
+/// > 1e-8, and at least one must have failed with a law residual (a force changed by more than
+/// 1e-8 of the island's largest), which the linear solves' residual never is (≤ 1e-13 here).
+#[test]
+fn an_unsettled_active_set_reports_its_distance_from_the_laws() {
+    let mut scene = example("bin_64.toml");
+    scene.model.settings.duration = 0.31;
+    let (mut implicit_solves, mut failed) = (0, 0);
+    simulate(&scene, Some("hybrid"), |_, report| {
+        let Some(solve) = report.and_then(|r| r.model_stats.solve.as_ref()) else {
+            return;
+        };
+        if solve.solver != "implicit (block cholesky)" {
+            return;
+        }
+        implicit_solves += 1;
+        assert_eq!(solve.failed, solve.residual > 1e-8, "{solve:?}");
+        if solve.failed {
+            failed += 1;
+            assert!(solve.residual > 1e-6, "{solve:?}");
+        }
+    })
+    .unwrap();
+    assert!(implicit_solves > 0, "the bin's boxes never touched");
+    assert!(
+        failed >= 1,
+        "no step of the run left its active set unsettled"
+    );
+}

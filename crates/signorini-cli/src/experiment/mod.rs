@@ -3,6 +3,7 @@
 //! experiments, their sources and their files are described in `docs/experiments.md`.
 mod complementarity;
 mod impulse;
+mod mobile_robot;
 mod peg;
 mod penalty;
 mod planar_nguyen_trinkle;
@@ -27,7 +28,7 @@ struct Experiment {
     run: fn(&mut Context) -> Result<(), Failure>,
 }
 
-const EXPERIMENTS: [Experiment; 18] = [
+const EXPERIMENTS: [Experiment; 19] = [
     Experiment {
         name: "activation",
         summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
@@ -117,6 +118,11 @@ const EXPERIMENTS: [Experiment; 18] = [
         name: "pose-statistics",
         summary: "cube, insulator cap and stereo button dropped from random orientations under a penalty and an impulse model: resting-pose frequencies, chi-square of the fair die, the paper's tables 1-2 (Deguet 1998 §5)",
         run: pose::pose_statistics,
+    },
+    Experiment {
+        name: "mobile-robot",
+        summary: "a differential-drive robot (URDF, ten contact points a wheel) driving on a plane for 2,500 steps under penalty and stewart-trinkle contact on the tree: steps/s and their ratio beside the paper's (Drumwright 2008 §IV)",
+        run: mobile_robot::mobile_robot,
     },
 ];
 

@@ -5,7 +5,8 @@
 //! - velocity level: `stewart_trinkle` (also Anitescu–Potra) and `peg`, posed on a
 //!   [`VelocityProblem`] (shared: `time_stepping`, `cone`);
 //! - impulse based: `impulse::model` (`impulse`) and `impulse::hybrid` (`hybrid`), with the
-//!   collision laws of `impulse::law` and Baraff's resting-contact LCP (`resting`).
+//!   collision laws of `impulse::law` and Baraff's resting-contact LCP (`resting`);
+//! - `tree`: contact of an articulated tree (`multibody`) with a ground plane, penalty and LCP.
 //!
 //! Every model declares its parameters once (`params::model_params!`); [`build`] makes a model
 //! from its name and the scene's parameters.
@@ -24,6 +25,7 @@ pub mod penalty;
 pub mod resting;
 pub mod stewart_trinkle;
 pub mod time_stepping;
+pub mod tree;
 pub mod velocity_problem;
 
 use crate::collision::Contact;

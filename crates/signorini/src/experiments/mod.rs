@@ -5,6 +5,7 @@
 //! contact model on its defaults against the targets.
 pub mod complementarity;
 pub mod impulse;
+pub mod mobile_robot;
 pub mod peg;
 pub mod planar_nguyen_trinkle;
 pub mod planar_peg;

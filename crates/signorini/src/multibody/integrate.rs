@@ -135,14 +135,26 @@ fn euler(
     for (vi, a) in v.iter_mut().zip(&s.kv[0]) {
         *vi += h * a;
     }
-    // δ = h · (rate at δ = 0 with the new velocity): q ← q ⊕ h v.
-    tangent_rates(tree, q, &s.zero_nv, v, &mut s.kq[0]);
-    for (d, k) in s.delta.iter_mut().zip(&s.kq[0]) {
-        *d = h * k;
-    }
-    s.q0.copy_from_slice(q);
-    retract(tree, &s.q0, &s.delta, q);
+    advance_positions(tree, q, v, h);
     Ok(())
+}
+
+/// q ← q ⊕ h v, joint by joint: the position update of semi-implicit Euler, δ = h · (the
+/// tangent rate at δ = 0 with velocity v). Also the contact models' on trees
+/// (`contact::tree::lcp`).
+pub fn advance_positions(tree: &Tree, q: &mut [f64], v: &[f64], h: f64) {
+    let (zero, mut rate, mut out) = ([0.0; 6], [0.0; 6], [0.0; 7]);
+    for (i, l) in tree.links().iter().enumerate() {
+        let (qo, vo, nq, nv) = (tree.q_offset(i), tree.v_offset(i), l.joint.nq(), l.joint.nv());
+        let qi = &q[qo..qo + nq];
+        l.joint
+            .tangent_rate(qi, &zero[..nv], &v[vo..vo + nv], &mut rate[..nv]);
+        for r in rate.iter_mut().take(nv) {
+            *r *= h;
+        }
+        l.joint.retract(qi, &rate[..nv], &mut out[..nq]);
+        q[qo..qo + nq].copy_from_slice(&out[..nq]);
+    }
 }
 
 #[allow(clippy::needless_range_loop)] // k indexes eight stage vectors together

@@ -30,9 +30,9 @@ pub struct Link {
     /// degrees of freedom (a motor rotor's reflected inertia: kg m² rotational, kg
     /// translational), ≥ 0.
     pub armature: f64,
-    /// Position limits (lower, upper) of a revolute (rad) or prismatic (m) joint. Stored and
-    /// checked only: nothing enforces them yet (they become unilateral constraints in the
-    /// contact LCP, issue 18 item 2).
+    /// Position limits (lower, upper) of a revolute (rad) or prismatic (m) joint. Enforced as
+    /// unilateral rows by the LCP contact of trees (`contact::tree::TreeLcp`); `integrate::step`
+    /// and penalty contact do not enforce them.
     pub limits: Option<(f64, f64)>,
 }
 

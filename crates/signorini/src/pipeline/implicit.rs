@@ -81,6 +81,10 @@ pub struct ImplicitReport {
     /// Some island's elements still changed kind (on, off, sticking, sliding) at the last pass
     /// (its forces are the last pass's).
     pub unsettled: bool,
+    /// How far an unsettled island's last forces were from their laws: the largest change the
+    /// projection onto the laws (f ≥ 0, friction in its cone) made to a force, relative to the
+    /// island's largest force; 0 when every island settled.
+    pub law_residual: f64,
 }
 
 /// A sliding friction element's (damper N s/m, slip speed m/s) at its last pass, for the
@@ -274,8 +278,14 @@ impl<'a> System<'a> {
                 // bound; an element that changed kind leaves a force of the wrong law, which is
                 // projected onto its bounds.
                 let kinds = |m: &Mode| std::mem::discriminant(m);
-                report.unsettled |= before.iter().zip(&modes).any(|(a, b)| kinds(a) != kinds(b));
+                let unsettled = before.iter().zip(&modes).any(|(a, b)| kinds(a) != kinds(b));
+                report.unsettled |= unsettled;
+                let unprojected: Vec<f64> = island.elements.iter().map(|&i| forces[i]).collect();
                 self.project(island, forces);
+                if unsettled {
+                    let law_residual = projection_change(island, &unprojected, forces);
+                    report.law_residual = report.law_residual.max(law_residual);
+                }
             }
         }
     }
@@ -552,6 +562,21 @@ fn same_mode(a: Mode, b: Mode) -> bool {
             (x - y).abs() <= SLIDING_TOLERANCE * x.abs().max(y.abs())
         }
         _ => a == b,
+    }
+}
+
+/// The largest |f − f_projected| over the island's elements relative to its largest force
+/// (`ImplicitReport::law_residual`); `unprojected` in the island's element order.
+fn projection_change(island: &Island, unprojected: &[f64], forces: &[f64]) -> f64 {
+    let (mut change, mut scale) = (0.0f64, 0.0f64);
+    for (&i, &f) in island.elements.iter().zip(unprojected) {
+        change = change.max((f - forces[i]).abs());
+        scale = scale.max(f.abs());
+    }
+    if scale > 0.0 {
+        change / scale
+    } else {
+        0.0
     }
 }
 

@@ -583,17 +583,21 @@ fn add_element_forces(
 }
 
 /// The implicit solve as the step's solve report: rows are the elements, iterations the
-/// active-set passes, failed when the active set did not settle or a residual stayed above
-/// 1e-8.
+/// active-set passes. The residual is the larger of the linear solves' and, for an active set
+/// that did not settle, how far its last forces were from their laws
+/// (`ImplicitReport::law_residual`); failed when it is above 1e-8. An active set that did not
+/// settle but whose forces the projection onto their laws left within 1e-8 (an element
+/// switching kind at a force of round-off size) is not a failure: its forces obey their laws.
 fn implicit_report(r: &ImplicitReport, seconds: f64) -> SolveReport {
+    let residual = r.residual.max(r.law_residual);
     SolveReport {
         rows: r.elements,
         solver: "implicit (block cholesky)",
         iterations: r.passes,
-        residual: r.residual,
+        residual,
         attempts: 1,
         seconds,
-        failed: r.unsettled || r.residual > 1e-8,
+        failed: residual > 1e-8,
         islands: r.islands,
     }
 }

@@ -88,9 +88,20 @@
 //! ray after 187 pivots at residual 1.3e-3 (every other solver of the chain misses too: 2.5e-5
 //! after 20,000 block Gauss–Seidel sweeps); the path of M + 1e-12‖M‖max I solves it to 4.6e-12.
 //!
-//! **Last resort: refined blocking.** When the restarts miss too, the path on M is run again
-//! and, where it blocks on a ray or a cycle, x_B is first refined (two steps, as in
-//! "Finishing"); if z₀ then is at the exit level the path ends there (`refined_ending`). x_B is
+//! **Last resort: the textbook path, refined where it blocks.** When the restarts miss too, the
+//! path on M is run again as the method is published, without the devices above that protect the
+//! common case: blocking rows are those with cᵢ > [`LAST_RESORT_PIVOT_REL_TOL`] · ‖c‖∞, the
+//! leaving row is z₀'s when its ratio is the minimum and otherwise the lexicographic minimum (no
+//! Harris band, no stability filter), and z₀ falling to the exit level does not end the path.
+//! Measured on a 96-row PEG island of a 64-box pile (`tests/data/lemke_peg_island_96.txt`,
+//! `bin_64` seed 7 under peg with the post-step projection, t = 0.894 s): every path with the
+//! devices, restarts included, ends on a detected cycle at residual 9.7e-3 (the pivot filter
+//! drops a blocking row whose cᵢ is 1e-10 – 1e-9 of ‖c‖∞); with the pivot filter alone lowered,
+//! the path stops at z₀'s exit level one pivot before the solution, at 1.4e-8; the textbook path
+//! blocks on a ray after 86 pivots at the solution (as a plain float64 lexicographic Lemke does),
+//! 6e-12 after refinement. Where the path blocks on a ray or a cycle, x_B is first refined (two
+//! steps, as in "Finishing"); if z₀ then is at the exit level the path ends there
+//! (`refined_ending`). x_B is
 //! updated pivot by pivot and drifts from B⁻¹q, and a path that blocks at a degenerate basis on
 //! the solution (z₀ exactly 0) can read z₀ as 1.8e-8 of ‖q‖∞: measured on a 78-row PEG island of
 //! a 64-box pile (`tests/data/lemke_peg_island_78.txt`; basis condition number ~1e3), where the
@@ -162,6 +173,11 @@ pub const ZERO_REL_TOL: f64 = 1e-10;
 /// Rows of the Harris band whose pivot is below this fraction of the band's largest pivot are
 /// not taken (unless z₀ can leave).
 pub const STABLE_REL_TOL: f64 = 1e-3;
+
+/// The last resort's blocking rows (module doc, "Last resort"): cᵢ above this fraction of ‖c‖∞.
+/// Measured on the 96-row PEG island of `tests/data/lemke_peg_island_96.txt`: with 1e-9 the
+/// textbook path cycles; with 1e-10, 1e-11 and 1e-12 it blocks on the solution after 86 pivots.
+pub const LAST_RESORT_PIVOT_REL_TOL: f64 = 1e-11;
 
 /// A matrix whose LU factor has a pivot at most this fraction of its largest entry is singular.
 pub const SINGULAR_REL_TOL: f64 = 1e-12;
@@ -258,7 +274,7 @@ impl Solver for Lemke {
                 };
             }
         }
-        // Last resort: the path on M again, its basic solution refined where it blocks.
+        // Last resort: the textbook path on M, its basic solution refined where it blocks.
         if r > options.tolerance {
             let (tried, tried_r, tried_basis, tried_pivots, tried_ending) =
                 path_and_polish(problem, &reduced, options, true);
@@ -277,11 +293,11 @@ fn path_and_polish(
     problem: &Problem,
     reduced: &Reduced,
     options: &Options,
-    refine_when_blocked: bool,
+    last_resort: bool,
 ) -> (DVector<f64>, f64, Vec<bool>, usize, Ending) {
     let n = problem.len();
     let (max_pivots, tolerance) = (options.max_pivots, options.tolerance);
-    let run = lemke(&reduced.m, &reduced.q, max_pivots, tolerance, refine_when_blocked);
+    let run = lemke(&reduced.m, &reduced.q, max_pivots, tolerance, last_resort);
     let mut z = reduced.expand(problem, &run.z);
     let nf = problem.free;
     let mut basis: Vec<bool> = (0..n).map(|i| i < nf || run.basic_z[i - nf]).collect();
@@ -699,9 +715,10 @@ pub(super) struct Tableau<B> {
     keys: Vec<f64>,
     /// ζ = [`ZERO_REL_TOL`] · ‖q‖∞: basic values this small are round-off of 0.
     zero: f64,
-    /// Whether a path blocked by a ray or a cycle refines x_B before it ends
-    /// ([`refined_ending`]; the last resort of the drivers, module doc "Ending").
-    pub(super) refine_when_blocked: bool,
+    /// The drivers' last resort (module doc, "Last resort"): the textbook ratio test
+    /// ([`Self::textbook_leaving_row`], [`LAST_RESORT_PIVOT_REL_TOL`]), no exit at z₀'s exit
+    /// level, and x_B refined before a ray or a cycle ends the path ([`refined_ending`]).
+    pub(super) last_resort: bool,
 }
 
 impl<B: BasisAlgebra> Tableau<B> {
@@ -718,7 +735,7 @@ impl<B: BasisAlgebra> Tableau<B> {
             keys: Vec::with_capacity(n),
             zero: ZERO_REL_TOL * q.amax(),
             q,
-            refine_when_blocked: false,
+            last_resort: false,
         }
     }
 
@@ -749,6 +766,9 @@ impl<B: BasisAlgebra> Tableau<B> {
     /// The leaving row of a regular step (x_B ≥ −ζ; candidates = rows with cᵢ above the pivot
     /// tolerance); see "Ratio test" in the module doc.
     fn leaving_row(&mut self, z0_row: usize) -> usize {
+        if self.last_resort {
+            return self.textbook_leaving_row(z0_row);
+        }
         // Harris band: the longest step that keeps every basic variable ≥ −ζ.
         let zeta = self.zero;
         let mut t_max = f64::INFINITY;
@@ -770,6 +790,20 @@ impl<B: BasisAlgebra> Tableau<B> {
             .fold(0.0, f64::max);
         self.candidates
             .retain(|&i| column[i] >= STABLE_REL_TOL * cmax);
+        self.lex_min_ratio_row(1.0, true)
+    }
+
+    /// The leaving row of the last resort's textbook ratio test (module doc, "Last resort"): z₀'s
+    /// row when its ratio is the minimum, otherwise the lexicographic minimum (CPS §4.9) of the
+    /// blocking rows, with no Harris band and no stability filter.
+    fn textbook_leaving_row(&mut self, z0_row: usize) -> usize {
+        let (xb, column) = (&self.xb, &self.column);
+        let ratio = |i: usize| xb[i].max(0.0) / column[i];
+        if self.candidates.contains(&z0_row)
+            && self.candidates.iter().all(|&i| ratio(i) >= ratio(z0_row))
+        {
+            return z0_row;
+        }
         self.lex_min_ratio_row(1.0, true)
     }
 
@@ -860,13 +894,14 @@ impl<B: BasisAlgebra> Tableau<B> {
 }
 
 /// Lemke's method on the plain LCP(M, q) (module doc, steps 1–4), at most `max_pivots` pivots.
-/// With `refine_when_blocked` a ray or a cycle refines x_B first ([`refined_ending`]).
+/// With `last_resort` the path is the textbook one, refined where it blocks (module doc, "Last
+/// resort").
 fn lemke(
     m: &DMatrix<f64>,
     q: &DVector<f64>,
     max_pivots: usize,
     tolerance: f64,
-    refine_when_blocked: bool,
+    last_resort: bool,
 ) -> Run {
     let n = q.len();
     // Units: with μ and κ the powers of two nearest below ‖M‖max and ‖q‖∞, ẑ = (μ/κ) z solves
@@ -882,7 +917,7 @@ fn lemke(
     };
     let q_hat = q / q_unit;
     let mut t = Tableau::new(alg, q_hat.clone(), (0..n).map(Var::W).collect(), q_hat);
-    t.refine_when_blocked = refine_when_blocked;
+    t.last_resort = last_resort;
     let (pivots, ending) = pivot_path(&mut t, 1.0, max_pivots, tolerance);
     let (mut z, basic_z) = t.z();
     z *= q_unit / m_unit;
@@ -908,7 +943,7 @@ fn refined_ending<B: BasisAlgebra>(
     z0_exit: f64,
     ending: Ending,
 ) -> Ending {
-    if !t.refine_when_blocked {
+    if !t.last_resort {
         return ending;
     }
     let pivoted = t.xb.clone();
@@ -974,12 +1009,17 @@ pub(super) fn pivot_path<B: BasisAlgebra>(
         if pivots >= max_pivots {
             return (pivots, Ending::PivotLimit);
         }
-        if t.xb[z0_row] * d_max <= z0_exit {
+        if t.xb[z0_row] * d_max <= z0_exit && !t.last_resort {
             return (pivots, Ending::NearlyComplementary);
         }
         let entering = leaving.complement();
         t.load_column(entering);
-        let threshold = PIVOT_REL_TOL * t.column.amax();
+        let pivot_tol = if t.last_resort {
+            LAST_RESORT_PIVOT_REL_TOL
+        } else {
+            PIVOT_REL_TOL
+        };
+        let threshold = pivot_tol * t.column.amax();
         t.candidates.clear();
         for i in 0..n {
             if t.column[i] > threshold {

@@ -196,8 +196,8 @@ pub fn solve(
     let mut pivots = 0;
     let mut best: Option<(DVector<f64>, f64, Ending, Vec<bool>)> = None;
     // The paths on M from each start, their answers polished and judged: the solved one, or
-    // `best` updated. `refine`: the last resort (`lemke` module doc), x_B refined where a path
-    // blocks. Returns also whether a path ended blocked (a ray or a cycle).
+    // `best` updated. `refine`: the last resort (`lemke` module doc), the textbook path, x_B
+    // refined where it blocks. Returns also whether a path ended blocked (a ray or a cycle).
     let paths_on_m = |refine: bool, pivots: &mut usize, best: &mut Option<_>| {
         let mut blocked = false;
         let starts = support.as_deref().into_iter().map(Some).chain([None]);
@@ -277,7 +277,7 @@ pub fn solve(
             best = Some((z, r, path.ending, path.basic_z));
         }
     }
-    // Last resort (`lemke` module doc): the paths on M again, x_B refined where they block.
+    // Last resort (`lemke` module doc): the textbook paths on M, x_B refined where they block.
     if blocked {
         if let (Some(answer), _) = paths_on_m(true, &mut pivots, &mut best) {
             return answer;
@@ -346,7 +346,7 @@ fn run_path(
     start: Option<&[bool]>,
     accept: Option<&dyn Fn(&DVector<f64>) -> bool>,
     options: &Options,
-    refine_when_blocked: bool,
+    last_resort: bool,
 ) -> Option<Path> {
     let n = q_hat.len();
     let basis: Vec<Var> = (0..n)
@@ -398,7 +398,7 @@ fn run_path(
         rows: Vec::new(),
     };
     let mut t = Tableau::new(alg, q_hat.clone(), basis, xb);
-    t.refine_when_blocked = refine_when_blocked;
+    t.last_resort = last_resort;
     let (pivots, ending) = pivot_path(&mut t, d_max, options.max_pivots, options.tolerance);
     let (z, basic_z) = t.z();
     Some(Path {

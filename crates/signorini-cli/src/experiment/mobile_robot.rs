@@ -1,0 +1,116 @@
+//! `signorini experiment mobile-robot`: Drumwright's differential-drive robot on a plane
+//! (`signorini::experiments::mobile_robot`, docs/multibody.md "Contact"), 2,500 steps under
+//! penalty contact and under Stewart–Trinkle on the tree, timed beside the paper's table.
+use super::Context;
+use crate::{input_error, Failure};
+use anyhow::anyhow;
+use signorini::experiments::mobile_robot::{
+    run, Model, RobotRun, PAPER_LCP, PAPER_PENALTY, STEPS, TIME_STEP,
+};
+use signorini::multibody::urdf::{self, UrdfOptions};
+
+/// The robot file, under the examples directory.
+const ROBOT: &str = "robots/diff_drive.urdf";
+
+/// The models, as the table names them.
+const MODELS: [(Model, &str); 2] = [
+    (Model::Penalty, "penalty"),
+    (Model::StewartTrinkle, "stewart-trinkle"),
+];
+
+pub(super) fn mobile_robot(cx: &mut Context) -> Result<(), Failure> {
+    let path = cx.examples.join(ROBOT);
+    if !path.is_file() {
+        return Err(input_error(anyhow!(
+            "robot {} not found: run from the repository root (which holds examples/) or pass --examples DIR",
+            path.display()
+        )));
+    }
+    // Ten contact points per wheel, as the paper's robot: each wheel a 10-sided prism.
+    let options = UrdfOptions {
+        cylinder_segments: 10,
+        ..Default::default()
+    };
+    let robot = urdf::load(&path, &options).map_err(input_error)?;
+    let steps = if cx.quick { STEPS / 10 } else { STEPS };
+    cx.start(MODELS.len());
+    let mut runs: Vec<(&str, RobotRun)> = Vec::new();
+    for (model, name) in MODELS {
+        let r = cx.run(name, || Ok(run(&robot, model, steps)))?;
+        runs.push((name, r));
+    }
+    cx.finish();
+    print_table(&runs, steps);
+    let rows: Vec<String> = runs.iter().map(|(name, r)| csv_row(name, r)).collect();
+    cx.csv(
+        "mobile-robot.csv",
+        "model,steps,time_step,wall_seconds,steps_per_second,distance,final_height,max_penetration,mean_contacts,final_speed,wheel_rate,failure",
+        &rows,
+    )?;
+    match runs
+        .iter()
+        .find_map(|(name, r)| r.failure.as_ref().map(|f| (name, f)))
+    {
+        Some((name, failure)) => Err(Failure {
+            code: 1,
+            error: anyhow!("mobile robot under {name}: {failure}"),
+        }),
+        None => Ok(()),
+    }
+}
+
+fn print_table(runs: &[(&str, RobotRun)], steps: usize) {
+    say!(
+        "Drumwright's mobile robot (differential drive, ten contact points a wheel): {steps} steps of h = {TIME_STEP} s, wheels driven at 5 rad/s"
+    );
+    say!(
+        "{:<16} {:>7} {:>10} {:>10} {:>11} {:>12} {:>10} {:>10}  failure",
+        "model",
+        "steps",
+        "steps/s",
+        "travel m",
+        "height m",
+        "max pen m",
+        "contacts",
+        "wheel r/s"
+    );
+    for (name, r) in runs {
+        say!(
+            "{:<16} {:>7} {:>10.0} {:>10.4} {:>11.3e} {:>12.3e} {:>10.2} {:>10.3}  {}",
+            name,
+            r.steps,
+            r.steps_per_second,
+            r.distance,
+            r.final_height,
+            r.max_penetration,
+            r.mean_contacts,
+            r.wheel_rate,
+            r.failure.as_deref().unwrap_or("none")
+        );
+    }
+    if let [(_, pen), (_, lcp)] = runs {
+        say!(
+            "speed ratio penalty / stewart-trinkle: ours {:.2} ({:.0} / {:.0} steps/s); the paper's {:.2} ({PAPER_PENALTY} / {PAPER_LCP} steps/s)",
+            pen.steps_per_second / lcp.steps_per_second,
+            pen.steps_per_second,
+            lcp.steps_per_second,
+            PAPER_PENALTY / PAPER_LCP
+        );
+    }
+}
+
+fn csv_row(name: &str, r: &RobotRun) -> String {
+    format!(
+        "{name},{},{TIME_STEP},{},{},{},{},{},{},{},{},{}",
+        r.steps,
+        r.wall_seconds,
+        r.steps_per_second,
+        r.distance,
+        r.final_height,
+        r.max_penetration,
+        r.mean_contacts,
+        r.final_speed,
+        r.wheel_rate,
+        r.failure.as_deref().unwrap_or("").replace(',', ";")
+    )
+}

@@ -1,0 +1,314 @@
+//! Stewart–Trinkle time stepping of a tree against the ground, with joint limits in the same
+//! LCP.
+//!
+//! The free-body model (`contact::stewart_trinkle`, its module doc) with the tree's joint-space
+//! mass matrix H(q) (CRBA, RBDA Table 6.2) in place of the block-diagonal M, the generalized
+//! velocity v in place of ν and the bias forces C(q, v) (RNEA) in the free velocity:
+//!
+//! ```text
+//!   v_ℓ = v + h H⁻¹ (τ − C(q, v))                       (semi-implicit Euler without contact)
+//!   v⁺  = v_ℓ + H⁻¹ (G_nᵀ p_n + Dᵀ β)
+//!   0 ≤ p_n ⊥ G_n v⁺ + ψ̃/h ≥ 0                          (Stewart & Trinkle 1996, eq. 21)
+//!   0 ≤ β_c ⊥ D_c v⁺ + e σ_c ≥ 0                         (eq. 22)
+//!   0 ≤ σ_c ⊥ μ_c p_n,c − eᵀ β_c ≥ 0                     (eq. 23)
+//!   q⁺  = q ⊕ h v⁺
+//! ```
+//!
+//! with rows G written by the point Jacobian (`ground::point_jacobian`): a contact's normal row
+//! n · J_p, its k friction rows d_j · J_p (`cone::directions`, the free bodies' pyramid). The
+//! LCP in z = (p_n, β, σ) is the free bodies' (W = G H⁻¹ Gᵀ), H factored once a step (dense
+//! Cholesky; H⁻¹ Gᵀ by its solves). ψ̃/h is `time_stepping::position_term` (ψ/h for a gap, an
+//! overlap removed at no more than `max_recovery_speed`: stewart-trinkle's `recovery =
+//! "bounded"`).
+//!
+//! A joint limit is one more normal row without friction: for a revolute or prismatic joint
+//! with limits (lo, hi), the gaps ψ = q − lo (row +e_j) and ψ = hi − q (row −e_j), each taken
+//! into the LCP when below `limit_activation`; its multiplier is the limit's generalized
+//! impulse (N m s or N s).
+use super::ground::{ground_contacts, point_jacobian};
+use super::{Ground, GroundContact, LinkShape, TreeStepStats};
+use crate::contact::cone::Cone;
+use crate::contact::time_stepping::{position_term, SolverChain};
+use crate::contact::ContactError;
+use crate::multibody::algorithms::{bias_forces, crba, forward_kinematics};
+use crate::multibody::integrate::advance_positions;
+use crate::multibody::{Controls, LinkKinematics, MultibodyError, Tree, Workspace};
+use crate::solvers::Problem;
+use glam::DVec3;
+use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
+
+/// Parameters of the LCP contact of a tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TreeLcpParams {
+    /// Friction directions k of the pyramid (≥ 3; default 4).
+    pub friction_directions: usize,
+    /// Contact points with gap ψ below this enter the LCP (m, ≥ 0; default 0.01).
+    pub activation_distance: f64,
+    /// Joint limits with gap below this enter the LCP (rad or m, ≥ 0; default 0.1).
+    pub limit_activation: f64,
+    /// Bound of the overlap's removal speed (m/s for contacts, rad/s or m/s for limits, > 0;
+    /// default 0.5, as stewart-trinkle's).
+    pub max_recovery_speed: f64,
+    /// LCP solvers tried in order (default lemke, fischer-burmeister, pgs).
+    pub solvers: Vec<&'static str>,
+    /// Scaled residual a solve must meet (–, default 1e-8, as stewart-trinkle's).
+    pub tolerance: f64,
+    pub ground: Ground,
+}
+
+impl Default for TreeLcpParams {
+    fn default() -> Self {
+        TreeLcpParams {
+            friction_directions: 4,
+            activation_distance: 0.01,
+            limit_activation: 0.1,
+            max_recovery_speed: 0.5,
+            solvers: vec!["lemke", "fischer-burmeister", "pgs"],
+            tolerance: 1e-8,
+            ground: Ground { height: 0.0 },
+        }
+    }
+}
+
+/// Why an LCP step of a tree failed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum TreeContactError {
+    #[error(transparent)]
+    Multibody(#[from] MultibodyError),
+    #[error(transparent)]
+    Contact(#[from] ContactError),
+    #[error("the joint-space mass matrix H(q) is not positive definite (Cholesky failed)")]
+    SingularMass,
+}
+
+/// A unilateral row of the step: a contact's normal or a joint limit.
+#[derive(Clone, Copy, Debug)]
+struct Limit {
+    /// Degree of freedom (index in v).
+    dof: usize,
+    /// +1: lower limit (q − lo ≥ 0), −1: upper (hi − q ≥ 0).
+    sign: f64,
+    /// rad or m.
+    gap: f64,
+}
+
+/// The LCP contact model of one tree, with its solver chain and scratch.
+pub struct TreeLcp {
+    pub params: TreeLcpParams,
+    chain: SolverChain,
+    cone: Cone,
+    links: Vec<LinkKinematics>,
+    contacts: Vec<GroundContact>,
+    limits: Vec<Limit>,
+    jac: Vec<DVec3>,
+    warm: DVector<f64>,
+}
+
+/// The rows of one step: G (rows × nv), the normal rows' position terms, the friction
+/// contacts (indices into the contacts) and their coefficients.
+struct Rows {
+    g: DMatrix<f64>,
+    psi: Vec<f64>,
+    friction: Vec<(usize, f64)>,
+    normals: usize,
+}
+
+impl TreeLcp {
+    /// Errors name the parameter out of its range or an unknown solver.
+    pub fn new(params: TreeLcpParams) -> Result<TreeLcp, String> {
+        if params.friction_directions < 3 {
+            return Err(format!(
+                "friction_directions = {}: must be at least 3",
+                params.friction_directions
+            ));
+        }
+        let ok = |x: f64| x.is_finite() && x >= 0.0;
+        if !(ok(params.activation_distance) && ok(params.limit_activation)) {
+            return Err("activation distances must be finite and >= 0 (m, rad)".into());
+        }
+        if !(params.max_recovery_speed > 0.0 && params.tolerance > 0.0) {
+            return Err("max_recovery_speed (m/s) and tolerance must be > 0".into());
+        }
+        let chain = SolverChain::new(&params.solvers, params.tolerance, 500, None, 1.0, "stop")
+            .map_err(|e| e.to_string())?;
+        Ok(TreeLcp {
+            cone: Cone::new(params.friction_directions),
+            chain,
+            params,
+            links: Vec::new(),
+            contacts: Vec::new(),
+            limits: Vec::new(),
+            jac: Vec::new(),
+            warm: DVector::zeros(0),
+        })
+    }
+
+    /// One step of length h (s) from (q, v) under `controls`: the LCP's impulses, then
+    /// v⁺ and q⁺ = q ⊕ h v⁺. On an error (q, v) are unchanged.
+    pub fn step(
+        &mut self,
+        tree: &Tree,
+        ws: &mut Workspace,
+        shapes: &[LinkShape],
+        (q, v): (&mut [f64], &mut [f64]),
+        controls: &Controls,
+        h: f64,
+    ) -> Result<TreeStepStats, TreeContactError> {
+        tree.check_state(q, v)?;
+        controls.check(tree)?;
+        let (chol, v_free) = free_velocity(tree, ws, (q, v), controls, h)?;
+        self.links.clear();
+        self.links.extend_from_slice(forward_kinematics(tree, ws, q, v)?);
+        let mut contacts = std::mem::take(&mut self.contacts);
+        let reach = self.params.activation_distance;
+        ground_contacts(shapes, &self.links, self.params.ground, reach, &mut contacts);
+        self.contacts = contacts;
+        self.collect_limits(tree, q);
+        let rows = self.rows(tree, h);
+        let mut stats = self.stats(rows.normals);
+        let mut v_new = v_free.clone();
+        if rows.g.nrows() > 0 {
+            let y = chol.solve(&rows.g.transpose());
+            let problem = lcp(&rows, &y, &v_free, self.cone_size());
+            let warm = if self.warm.len() == problem.len() {
+                self.warm.clone()
+            } else {
+                DVector::zeros(problem.len())
+            };
+            let what = || {
+                format!(
+                    "tree LCP of {} rows ({} contacts, {} joint limits)",
+                    problem.len(),
+                    self.contacts.len(),
+                    self.limits.len()
+                )
+            };
+            let (z, report) = self.chain.solve(&problem, &warm, what)?;
+            v_new += &y * z.rows(0, rows.g.nrows());
+            stats.lcp_rows = problem.len();
+            stats.residual = report.residual;
+            self.warm = z;
+        }
+        advance_positions(tree, q, v_new.as_slice(), h);
+        v.copy_from_slice(v_new.as_slice());
+        Ok(stats)
+    }
+
+    fn cone_size(&self) -> usize {
+        self.params.friction_directions
+    }
+
+    fn stats(&self, normals: usize) -> TreeStepStats {
+        let pen = self.contacts.iter().filter(|c| c.gap < 0.0);
+        TreeStepStats {
+            contacts: self.contacts.len(),
+            penetrating: pen.clone().count(),
+            max_penetration: pen.map(|c| -c.gap).fold(0.0, f64::max),
+            limit_rows: normals - self.contacts.len(),
+            lcp_rows: 0,
+            residual: 0.0,
+        }
+    }
+
+    /// The joint limits within `limit_activation` of q.
+    fn collect_limits(&mut self, tree: &Tree, q: &[f64]) {
+        self.limits.clear();
+        for (i, link) in tree.links().iter().enumerate() {
+            let Some((lo, hi)) = link.limits else { continue };
+            let (qi, dof) = (q[tree.q_offset(i)], tree.v_offset(i));
+            for (sign, gap) in [(1.0, qi - lo), (-1.0, hi - qi)] {
+                if gap < self.params.limit_activation {
+                    self.limits.push(Limit { dof, sign, gap });
+                }
+            }
+        }
+    }
+
+    /// G: the contacts' normal rows, the limits' rows, then k friction rows per contact with
+    /// μ > 0; the normal rows' position terms ψ̃/h.
+    fn rows(&mut self, tree: &Tree, h: f64) -> Rows {
+        let nv = tree.nv();
+        let k = self.cone_size();
+        let friction: Vec<(usize, f64)> = (self.contacts.iter().enumerate())
+            .filter(|(_, c)| c.friction > 0.0)
+            .map(|(i, c)| (i, c.friction))
+            .collect();
+        let normals = self.contacts.len() + self.limits.len();
+        let mut g = DMatrix::zeros(normals + k * friction.len(), nv);
+        let mut psi = Vec::with_capacity(normals);
+        self.jac.resize(nv, DVec3::ZERO);
+        let vmax = self.params.max_recovery_speed;
+        let mut f = 0;
+        for (c, contact) in self.contacts.iter().enumerate() {
+            point_jacobian(tree, &self.links, contact.link, contact.point, &mut self.jac);
+            for (j, col) in self.jac.iter().enumerate() {
+                g[(c, j)] = Ground::NORMAL.dot(*col);
+            }
+            psi.push(position_term(contact.gap, h, vmax));
+            if contact.friction > 0.0 {
+                for (r, d) in self.cone.directions(Ground::NORMAL).enumerate() {
+                    for (j, col) in self.jac.iter().enumerate() {
+                        g[(normals + k * f + r, j)] = d.dot(*col);
+                    }
+                }
+                f += 1;
+            }
+        }
+        for (l, limit) in self.limits.iter().enumerate() {
+            g[(self.contacts.len() + l, limit.dof)] = limit.sign;
+            psi.push(position_term(limit.gap, h, vmax));
+        }
+        Rows {
+            g,
+            psi,
+            friction,
+            normals,
+        }
+    }
+}
+
+/// H(q) factored, and v_ℓ = v + h H⁻¹ (τ − C(q, v)).
+fn free_velocity(
+    tree: &Tree,
+    ws: &mut Workspace,
+    (q, v): (&[f64], &[f64]),
+    controls: &Controls,
+    h: f64,
+) -> Result<(Cholesky<f64, Dyn>, DVector<f64>), TreeContactError> {
+    let hm = crba(tree, ws, q)?.clone();
+    let chol = Cholesky::new(hm).ok_or(TreeContactError::SingularMass)?;
+    let mut tau = vec![0.0; tree.nv()];
+    controls.joint_forces(tree, q, v, &mut tau);
+    let mut c = vec![0.0; tree.nv()];
+    bias_forces(tree, ws, q, v, &mut c)?;
+    let rhs = DVector::from_fn(tree.nv(), |i, _| tau[i] - c[i]);
+    let acc = chol.solve(&rhs);
+    let v_free = DVector::from_fn(tree.nv(), |i, _| v[i] + h * acc[i]);
+    Ok((chol, v_free))
+}
+
+/// The LCP in z = (p_n, β, σ) of the module doc, with Y = H⁻¹ Gᵀ.
+fn lcp(rows: &Rows, y: &DMatrix<f64>, v_free: &DVector<f64>, k: usize) -> Problem {
+    let nr = rows.g.nrows();
+    let nf = rows.friction.len();
+    let n = nr + nf;
+    let w = &rows.g * y;
+    let mut m = DMatrix::zeros(n, n);
+    m.view_mut((0, 0), (nr, nr)).copy_from(&w);
+    let gv = &rows.g * v_free;
+    let mut q = DVector::zeros(n);
+    q.rows_mut(0, nr).copy_from(&gv);
+    for (i, p) in rows.psi.iter().enumerate() {
+        q[i] += p;
+    }
+    for (f, &(c, mu)) in rows.friction.iter().enumerate() {
+        let s = nr + f;
+        m[(s, c)] = mu;
+        for r in 0..k {
+            let t = rows.normals + k * f + r;
+            m[(t, s)] = 1.0;
+            m[(s, t)] = -1.0;
+        }
+    }
+    Problem::lcp(m, q)
+}

@@ -1,0 +1,160 @@
+//! Drumwright (2008), Section IV-D: a two-wheeled differential-drive mobile robot on a ground
+//! plane, 2,500 steps under the LCP (Stewart–Trinkle) and under penalty contact, timed. The
+//! paper: LCP 32.6 steps/s, penalty 80.6 steps/s (ratio 2.5), "the number of contact points per
+//! wheel is limited to ten".
+//!
+//! The robot is `examples/robots/diff_drive.urdf` (a 5 kg box body, two 0.5 kg wheels of radius
+//! 0.1 m, a ball caster): imported with each wheel cylinder as a 10-sided prism (its 20
+//! vertices are its candidate contact points, of which the 2–4 of its lowest edge touch), the
+//! caster frictionless (it stands for a free-turning caster), the wheels μ = 0.8. Each wheel
+//! joint is driven by a velocity servo (`PdActuator`, kp = 0, kd = `WHEEL_KD`) towards
+//! `WHEEL_SPEED`, so the robot drives along +x.
+use crate::contact::tree::ground::shapes_of;
+use crate::contact::tree::{
+    Ground, LinkShape, TreeLcp, TreeLcpParams, TreePenalty, TreePenaltyParams, TreeStepStats,
+};
+use crate::geometry::Shape;
+use crate::multibody::urdf::UrdfRobot;
+use crate::multibody::{Controls, MbIntegrator, PdActuator, Tree, Workspace};
+use std::time::Instant;
+
+/// Steps of the paper's runs.
+pub const STEPS: usize = 2500;
+/// s.
+pub const TIME_STEP: f64 = 1e-3;
+/// Wheel target speed (rad/s): 0.5 m/s at radius 0.1 m.
+pub const WHEEL_SPEED: f64 = 5.0;
+/// Velocity servo gain (N m s/rad).
+pub const WHEEL_KD: f64 = 2.0;
+/// Wheel friction coefficient (–).
+pub const WHEEL_FRICTION: f64 = 0.8;
+/// The paper's figures (steps/s): LCP, penalty.
+pub const PAPER_LCP: f64 = 32.6;
+pub const PAPER_PENALTY: f64 = 80.6;
+
+/// Which contact model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Model {
+    Penalty,
+    StewartTrinkle,
+}
+
+/// One run's figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RobotRun {
+    pub steps: usize,
+    pub wall_seconds: f64,
+    pub steps_per_second: f64,
+    /// The base's travel along x (m) and its final height (m; 0 at the start).
+    pub distance: f64,
+    pub final_height: f64,
+    /// The deepest penetration of any step (m).
+    pub max_penetration: f64,
+    /// Mean contact points per step.
+    pub mean_contacts: f64,
+    /// The base's final forward speed (m/s, world x) and the wheels' mean final rate (rad/s).
+    pub final_speed: f64,
+    pub wheel_rate: f64,
+    /// The first failure (`None`: every step succeeded).
+    pub failure: Option<String>,
+}
+
+/// The link shapes: wheels μ = `WHEEL_FRICTION`, the caster sphere frictionless, the body 0.5.
+pub fn shapes(robot: &UrdfRobot) -> Vec<LinkShape> {
+    let mut shapes = shapes_of(&robot.collisions, WHEEL_FRICTION);
+    for (s, c) in shapes.iter_mut().zip(&robot.collisions) {
+        if matches!(c.shape, Shape::Sphere { .. }) {
+            s.friction = 0.0;
+        } else if c.geometry == "box" {
+            s.friction = 0.5;
+        }
+    }
+    shapes
+}
+
+/// Velocity servos on every revolute joint (the wheels).
+pub fn controls(tree: &Tree) -> Controls {
+    let mut c = Controls::new(tree);
+    for (i, l) in tree.links().iter().enumerate() {
+        if l.joint.nv() == 1 {
+            c.pd.push(PdActuator {
+                link: i,
+                kp: 0.0,
+                kd: WHEEL_KD,
+                target_position: 0.0,
+                target_velocity: WHEEL_SPEED,
+            });
+        }
+    }
+    c
+}
+
+/// Run `steps` steps of the robot (imported with 10-sided wheels) under `model`.
+pub fn run(robot: &UrdfRobot, model: Model, steps: usize) -> RobotRun {
+    let tree = &robot.tree;
+    let shapes = shapes(robot);
+    let controls = controls(tree);
+    let mut ws = Workspace::new(tree);
+    let (mut q, mut v) = (tree.neutral_q(), vec![0.0; tree.nv()]);
+    let ground = Ground { height: 0.0 };
+    let mut penalty = TreePenalty::new(
+        TreePenaltyParams {
+            ground,
+            ..Default::default()
+        },
+        tree,
+        TIME_STEP,
+    )
+    .expect("default penalty parameters are valid");
+    let mut lcp = TreeLcp::new(TreeLcpParams {
+        ground,
+        ..Default::default()
+    })
+    .expect("default LCP parameters are valid");
+    let (mut done, mut failure, mut deepest, mut contacts) = (0, None, 0.0f64, 0usize);
+    let start = Instant::now();
+    for _ in 0..steps {
+        let r: Result<TreeStepStats, String> = match model {
+            Model::Penalty => penalty
+                .step(tree, &mut ws, &shapes, (&mut q, &mut v), &controls, TIME_STEP, MbIntegrator::SemiImplicitEuler)
+                .map_err(|e| e.to_string()),
+            Model::StewartTrinkle => lcp
+                .step(tree, &mut ws, &shapes, (&mut q, &mut v), &controls, TIME_STEP)
+                .map_err(|e| e.to_string()),
+        };
+        match r {
+            Ok(s) => {
+                deepest = deepest.max(s.max_penetration);
+                contacts += s.contacts;
+                done += 1;
+            }
+            Err(e) => {
+                failure = Some(format!("step {}: {e}", done + 1));
+                break;
+            }
+        }
+        if !q.iter().chain(&v).all(|x| x.is_finite()) {
+            failure = Some(format!("step {done}: the state is not finite"));
+            break;
+        }
+    }
+    let wall = start.elapsed().as_secs_f64();
+    RobotRun {
+        steps: done,
+        wall_seconds: wall,
+        steps_per_second: done as f64 / wall.max(1e-12),
+        distance: q[0],
+        final_height: q[2],
+        max_penetration: deepest,
+        mean_contacts: contacts as f64 / done.max(1) as f64,
+        final_speed: final_speed(tree, &mut ws, &q, &v),
+        wheel_rate: v[6..].iter().sum::<f64>() / (v.len() - 6).max(1) as f64,
+        failure,
+    }
+}
+
+/// The root link's world velocity along x (m/s).
+fn final_speed(tree: &Tree, ws: &mut Workspace, q: &[f64], v: &[f64]) -> f64 {
+    crate::multibody::algorithms::forward_kinematics(tree, ws, q, v)
+        .map_or(f64::NAN, |links| links[0].velocity.x)
+}
