@@ -32,6 +32,7 @@
 //! families identify E (axial), EI (bending) and G (shear) independently. ν enters only
 //! through G: the lattice has no lateral (Poisson) contraction.
 use super::connector::{Linear, Torsion};
+use super::integrate::DeformableError;
 use super::world::{BodyInfo, World};
 use glam::DVec3;
 use std::f64::consts::{FRAC_PI_2, PI};
@@ -169,16 +170,32 @@ pub fn check(spec: &BoxSpec) -> Result<(), String> {
     if !(m.damping >= 0.0 && m.damping.is_finite()) {
         return Err(format!("material.damping must be ≥ 0 s, got {}", m.damping));
     }
+    let vectors = [
+        ("position", spec.position, "m"),
+        ("velocity", spec.velocity, "m/s"),
+        ("tip_load", spec.tip_load, "N"),
+    ];
+    for (name, v, unit) in vectors {
+        if !v.is_finite() {
+            return Err(format!("{name} must be finite ({unit}), got {v}"));
+        }
+    }
+    if let Some(c) = spec.clamp {
+        if c.axis > 2 {
+            return Err(format!("clamp.axis must be 0, 1 or 2 (x, y, z), got {}", c.axis));
+        }
+    }
     if spec.clamp.is_none() && spec.tip_load != DVec3::ZERO {
         return Err("tip_load needs a clamp (it acts on the face opposite the clamped one)".into());
     }
     Ok(())
 }
 
-/// Discretise `spec` and append its particles and connectors to `world`. Panics on a spec that
-/// fails [`check`] (callers check first).
-pub fn add_box(world: &mut World, spec: &BoxSpec) {
-    check(spec).expect("checked BoxSpec");
+/// Discretise `spec` and append its particles and connectors to `world`. A spec that fails
+/// [`check`] is refused with [`DeformableError::Invalid`] naming the field (the world is left
+/// unchanged).
+pub fn add_box(world: &mut World, spec: &BoxSpec) -> Result<(), DeformableError> {
+    check(spec).map_err(|e| DeformableError::Invalid(format!("box `{}`: {e}", spec.name)))?;
     let m = spec.material;
     let g = m.shear_modulus();
     let axes: Vec<Axis> = (0..3)
@@ -328,6 +345,7 @@ pub fn add_box(world: &mut World, spec: &BoxSpec) {
         counts,
         material: m,
     });
+    Ok(())
 }
 
 fn world_fixed(axes: &[Axis], counts: [usize; 3], local: usize) -> bool {

@@ -66,6 +66,9 @@ pub enum DeformableError {
     },
     #[error("adaptive time steps: {0}")]
     Settings(String),
+    /// A body, a world setting or a step out of range; the message names the field and its range.
+    #[error("invalid deformable input: {0}")]
+    Invalid(String),
 }
 
 /// Scratch memory and the statistics of adaptive runs.
@@ -101,6 +104,12 @@ impl Integrator {
         h: f64,
         work: bool,
     ) -> Result<f64, DeformableError> {
+        if !(h > 0.0 && h.is_finite()) {
+            return Err(DeformableError::Invalid(format!(
+                "the time step must be a positive finite number of seconds, got {h}"
+            )));
+        }
+        w.check_settings()?;
         w.forces(&w.x, &w.v, &mut self.forces);
         self.forces.accelerations(w, &mut self.acc);
         let p0 = if work { self.forces.power(w, &w.v) } else { 0.0 };
@@ -214,6 +223,11 @@ impl AdaptiveDeformable {
     /// One accepted step, at most `remaining` seconds long.
     pub fn step(&mut self, w: &mut World, remaining: f64) -> Result<DeformableStep, DeformableError> {
         let s = self.settings;
+        if !(remaining > 0.0) {
+            return Err(DeformableError::Invalid(format!(
+                "the remaining time must be > 0 s, got {remaining}"
+            )));
+        }
         let it = &mut self.integrator;
         it.saved_x.clone_from(&w.x);
         it.saved_v.clone_from(&w.v);

@@ -9,8 +9,9 @@
 //! - `integrate.rs`: Taylor (Deguet eqs. 10–11), symplectic Euler and Verlet steps, and Deguet's
 //!   energy-based adaptive step (§4.2).
 //!
-//! Layering: on `dynamics` (adaptive settings) and `pipeline` (adaptive statistics); read by
-//! `scene` (the `[[deformable]]` scenes) and `simulation::deformable_run`.
+//! Layering: on `dynamics` (adaptive settings) and `pipeline` (adaptive statistics). Not yet read
+//! by `scene` or `simulation` (no scene format for deformables yet): the library API and its
+//! validation tests (`tests/deformable_*.rs`) are the way in.
 pub mod connector;
 pub mod contact;
 pub mod generate;

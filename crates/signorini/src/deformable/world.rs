@@ -11,6 +11,7 @@
 use super::connector::{Linear, Torsion};
 use super::contact::{Plane, PlaneContact};
 use super::generate::DeformableMaterial;
+use super::integrate::DeformableError;
 use glam::DVec3;
 
 /// One generated body: its particles are `first .. first + count` of the world's arrays, laid out
@@ -123,6 +124,42 @@ impl World {
         self.fixed.push(fixed);
         self.radius.push(radius);
         self.load.push(load);
+    }
+
+    /// Check the settings and the planes: gravity finite, drag ≥ 0 (1/s), contact stiffness
+    /// > 0 (N/m), contact damping ≥ 0 (N·s/m²), friction ≥ 0, slip speed > 0 (m/s), planes with
+    /// a unit normal and a finite offset (m). The message names the field and its range.
+    pub fn check_settings(&self) -> Result<(), DeformableError> {
+        let s = &self.settings;
+        let c = &s.contact;
+        let fail = |what: String| Err(DeformableError::Invalid(what));
+        if !s.gravity.is_finite() {
+            return fail(format!("gravity must be finite (m/s²), got {}", s.gravity));
+        }
+        if !(s.drag >= 0.0 && s.drag.is_finite()) {
+            return fail(format!("drag must be ≥ 0 and finite (1/s), got {}", s.drag));
+        }
+        let positive = [("contact.stiffness", c.stiffness, "N/m"), ("contact.slip_speed", c.slip_speed, "m/s")];
+        for (name, v, unit) in positive {
+            if !(v > 0.0 && v.is_finite()) {
+                return fail(format!("{name} must be > 0 and finite ({unit}), got {v}"));
+            }
+        }
+        let non_negative = [("contact.damping", c.damping, "N·s/m²"), ("contact.friction", c.friction, "1")];
+        for (name, v, unit) in non_negative {
+            if !(v >= 0.0 && v.is_finite()) {
+                return fail(format!("{name} must be ≥ 0 and finite ({unit}), got {v}"));
+            }
+        }
+        for (k, pl) in self.planes.iter().enumerate() {
+            if !(pl.normal.is_finite() && (pl.normal.length() - 1.0).abs() < 1e-9 && pl.offset.is_finite()) {
+                return fail(format!(
+                    "plane {k} needs a unit normal and a finite offset (m), got normal {} offset {}",
+                    pl.normal, pl.offset
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Number of particles that move.
