@@ -8,6 +8,14 @@
 //!   torsion:  θ = ∠(x_i − x_j, x_k − x_j) ∈ [0, π],  U = ½ λ (θ − θ₀)²,  F_p = −(λ (θ − θ₀) + μ θ̇) ∂θ/∂x_p
 //! ```
 //!
+//! A shear connector (four particles, the corners a, b, c, d of a cell face in order around it)
+//! keeps a signed angle at zero, as the paper's four-particle joint connector does: the face's
+//! shear γ = (θ_a − θ_b + θ_c − θ_d)/4, θ_p the corner angles, with U = ½ λ γ² and
+//! F_p = −(λ γ + μ γ̇) ∂γ/∂x_p. A pure shear turns every corner by ±γ; a trapezoid (the shape a
+//! face takes in bending: one edge stretched, the opposite one compressed) turns them by
+//! (+δ, +δ, −δ, −δ) and leaves γ = 0 — which four separate right-angle torsion connectors, each
+//! penalising its own corner, do not: they stiffened a 2 × 2 beam by 14% (issue 19's cantilever).
+//!
 //! with u = (x_j − x_i)/l, l̇ = u·(v_j − v_i) and θ̇ = Σ_p ∂θ/∂x_p · v_p. The elastic part is the
 //! gradient of U (so a network without damping conserves Σ ½ m v² + Σ U); the damping part
 //! dissipates μ l̇² (resp. μ θ̇²) watts. Units: a linear λ in N/m and μ in N·s/m; a torsion λ in
@@ -138,5 +146,52 @@ impl Torsion {
             Split { elastic: -(ei + ek), damping: -(mi + mk) },
             Split { elastic: ek, damping: mk },
         ]
+    }
+}
+
+/// Four particles at the corners of a cell face, in order around it; keeps the face's signed
+/// shear angle γ = (θ_a − θ_b + θ_c − θ_d)/4 at zero (Deguet §3.1's joint connector, four
+/// particles and a signed angle, used here for shear; docs/deformable.md "Identification").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shear {
+    pub corners: [usize; 4],
+    /// λ (N·m/rad).
+    pub stiffness: f64,
+    /// μ (N·m·s/rad).
+    pub damping: f64,
+}
+
+impl Shear {
+    /// γ (rad) and ∂γ/∂x of the four corners (1/m).
+    pub fn shear(&self, x: &[DVec3]) -> (f64, [DVec3; 4]) {
+        let c = self.corners;
+        let mut gamma = 0.0;
+        let mut grad = [DVec3::ZERO; 4];
+        for s in 0..4 {
+            let (i, j, k) = ((s + 3) % 4, s, (s + 1) % 4);
+            let (e1, e2) = (x[c[i]] - x[c[j]], x[c[k]] - x[c[j]]);
+            let (theta, _, _, di, dk) = angle_terms(e1, e2, std::f64::consts::FRAC_PI_2);
+            let sign = if s % 2 == 0 { 0.25 } else { -0.25 };
+            gamma += sign * (theta - std::f64::consts::FRAC_PI_2);
+            grad[i] += sign * di;
+            grad[k] += sign * dk;
+            grad[j] -= sign * (di + dk);
+        }
+        (gamma, grad)
+    }
+
+    /// Elastic energy ½ λ γ² (J).
+    pub fn energy(&self, x: &[DVec3]) -> f64 {
+        0.5 * self.stiffness * self.shear(x).0.powi(2)
+    }
+
+    /// Forces on the four corners (they sum to zero, and so does their moment).
+    pub fn forces(&self, x: &[DVec3], v: &[DVec3]) -> [Split; 4] {
+        let (gamma, grad) = self.shear(x);
+        let rate: f64 = (0..4).map(|s| grad[s].dot(v[self.corners[s]])).sum();
+        grad.map(|g| Split {
+            elastic: -self.stiffness * gamma * g,
+            damping: -self.damping * rate * g,
+        })
     }
 }

@@ -1,7 +1,7 @@
 //! Deformable bodies as networks of particles and visco-elastic connectors (Deguet, Joukhadar &
 //! Laugier 1998, §3–4; docs/deformable.md).
 //!
-//! - `connector.rs`: the linear and torsion connectors (Kelvin–Voigt laws with λ and μ).
+//! - `connector.rs`: the linear, torsion and shear connectors (Kelvin–Voigt laws with λ and μ).
 //! - `generate.rs`: a box (rod, plate) discretised into particles and connectors, and the
 //!   identification of masses, λ and μ from E, ν, ρ and a retardation time.
 //! - `world.rs`: particles, connectors, gravity, point loads, drag, planes; forces and energies.
@@ -18,7 +18,7 @@ pub mod generate;
 pub mod integrate;
 pub mod world;
 
-pub use connector::{Linear, Torsion};
+pub use connector::{Linear, Shear, Torsion};
 pub use contact::{Plane, PlaneContact};
 pub use generate::{add_box, BoxSpec, Clamp, DeformableMaterial};
 pub use integrate::{

@@ -8,7 +8,7 @@
 //! ```text
 //!   m_i a_i = Σ connectors + m_i g + f_i (point load) − γ m_i v_i (drag) + contact
 //! ```
-use super::connector::{Linear, Torsion};
+use super::connector::{Linear, Shear, Torsion};
 use super::contact::{Plane, PlaneContact};
 use super::generate::DeformableMaterial;
 use super::integrate::DeformableError;
@@ -65,6 +65,7 @@ pub struct World {
     pub load: Vec<DVec3>,
     pub linear: Vec<Linear>,
     pub torsion: Vec<Torsion>,
+    pub shear: Vec<Shear>,
     pub planes: Vec<Plane>,
     pub bodies: Vec<BodyInfo>,
     pub settings: WorldSettings,
@@ -194,6 +195,12 @@ impl World {
                 f.other[p] += s.damping;
             }
         }
+        for c in &self.shear {
+            for (p, s) in c.corners.into_iter().zip(c.forces(x, v)) {
+                f.conservative[p] += s.elastic;
+                f.other[p] += s.damping;
+            }
+        }
         for plane in &self.planes {
             for p in (0..n).filter(|&p| !self.fixed[p]) {
                 if let Some((elastic, other)) =
@@ -222,8 +229,7 @@ impl World {
             .filter(|&p| !self.fixed[p])
             .map(|p| -self.mass[p] * g.dot(x[p]))
             .sum();
-        let springs: f64 = self.linear.iter().map(|c| c.energy(x)).sum::<f64>()
-            + self.torsion.iter().map(|c| c.energy(x)).sum::<f64>();
+        let springs = self.elastic_energy(x);
         let contact: f64 = self
             .planes
             .iter()
@@ -241,6 +247,7 @@ impl World {
     pub fn elastic_energy(&self, x: &[DVec3]) -> f64 {
         self.linear.iter().map(|c| c.energy(x)).sum::<f64>()
             + self.torsion.iter().map(|c| c.energy(x)).sum::<f64>()
+            + self.shear.iter().map(|c| c.energy(x)).sum::<f64>()
     }
 
     /// Mechanical energy E_m = kinetic + potential of the current state (J).
@@ -296,6 +303,17 @@ impl World {
             row[c.i] += k;
             row[c.j] += 2.0 * k;
             row[c.k] += k;
+        }
+        for c in &self.shear {
+            // |∂γ/∂x_p| ≤ 1/l_min per corner (¼ of 2/l as the middle of one angle and 1/l as an
+            // end of two), so the row sum of λ ∇γ ∇γᵀ is at most 4λ/l_min².
+            let l = (0..4)
+                .map(|s| (self.x[c.corners[s]] - self.x[c.corners[(s + 1) % 4]]).length())
+                .fold(f64::INFINITY, f64::min)
+                .max(1e-300);
+            for p in c.corners {
+                row[p] += 4.0 * c.stiffness / (l * l);
+            }
         }
         if !self.planes.is_empty() {
             for r in row.iter_mut() {
