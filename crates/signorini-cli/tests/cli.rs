@@ -1112,7 +1112,7 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
 // 8. `experiment`
 // ---------------------------------------------------------------------------------------------
 
-const EXPERIMENTS: [&str; 19] = [
+const EXPERIMENTS: [&str; 20] = [
     "activation",
     "ramp",
     "box-stack",
@@ -1132,6 +1132,7 @@ const EXPERIMENTS: [&str; 19] = [
     "robustness",
     "pose-statistics",
     "mobile-robot",
+    "deformable",
 ];
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 const EXAMPLES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");

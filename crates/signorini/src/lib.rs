@@ -47,6 +47,7 @@ macro_rules! layers {
 layers!(
     collision,
     contact,
+    deformable,
     dynamics,
     experiments,
     geometry,

@@ -140,6 +140,7 @@ fn layers_never_reach_upward() {
         "pipeline",
         "metrics",
         "planar",
+        "deformable",
         "scene",
         "experiments",
     ];

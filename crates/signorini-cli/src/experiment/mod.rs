@@ -2,6 +2,7 @@
 //! the bundled scenes, print its figures as a table and write a CSV file and plots. The
 //! experiments, their sources and their files are described in `docs/experiments.md`.
 mod complementarity;
+mod deformable;
 mod impulse;
 mod mobile_robot;
 mod peg;
@@ -28,7 +29,7 @@ struct Experiment {
     run: fn(&mut Context) -> Result<(), Failure>,
 }
 
-const EXPERIMENTS: [Experiment; 19] = [
+const EXPERIMENTS: [Experiment; 20] = [
     Experiment {
         name: "activation",
         summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
@@ -123,6 +124,11 @@ const EXPERIMENTS: [Experiment; 19] = [
         name: "mobile-robot",
         summary: "a differential-drive robot (URDF, ten contact points a wheel) driving on a plane for 2,500 steps under penalty and stewart-trinkle contact on the tree: steps/s and their ratio beside the paper's (Drumwright 2008 §IV)",
         run: mobile_robot::mobile_robot,
+    },
+    Experiment {
+        name: "deformable",
+        summary: "particles and connectors (Deguet 1998 §3-4): cantilever tip deflection vs Euler-Bernoulli, rod wave speed vs sqrt(E/rho), energy drift with damping off (verlet, taylor)",
+        run: deformable::deformable,
     },
 ];
 

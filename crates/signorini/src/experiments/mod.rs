@@ -4,6 +4,7 @@
 //! in code, and returns the figures the paper reports. `robustness` is the issue-16 check of every
 //! contact model on its defaults against the issue's targets.
 pub mod complementarity;
+pub mod deformable;
 pub mod impulse;
 pub mod mobile_robot;
 pub mod peg;

@@ -56,7 +56,7 @@ impl AdaptiveStats {
         }
     }
 
-    fn record(&mut self, h: f64, error: f64, forced: bool) {
+    pub(crate) fn record(&mut self, h: f64, error: f64, forced: bool) {
         if self.accepted == 0 {
             (self.smallest, self.largest) = (h, h);
         }
