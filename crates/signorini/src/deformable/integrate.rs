@@ -195,17 +195,7 @@ impl AdaptiveDeformable {
         initial: f64,
     ) -> Result<Self, DeformableError> {
         let s = settings;
-        let valid = s.energy_tolerance > 0.0
-            && s.energy_tolerance.is_finite()
-            && s.min_time_step > 0.0
-            && s.min_time_step <= s.max_time_step
-            && s.max_time_step.is_finite();
-        if !valid {
-            return Err(DeformableError::Settings(format!(
-                "need energy_tolerance > 0 and 0 < min_time_step <= max_time_step (got {}, {}, {})",
-                s.energy_tolerance, s.min_time_step, s.max_time_step
-            )));
-        }
+        s.check().map_err(DeformableError::Settings)?;
         Ok(AdaptiveDeformable {
             settings,
             scheme,

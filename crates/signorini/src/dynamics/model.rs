@@ -40,6 +40,25 @@ pub struct AdaptiveSettings {
     pub max_time_step: f64,
 }
 
+impl AdaptiveSettings {
+    /// Refuse settings no adaptive step can run with: the message says what is needed.
+    pub fn check(&self) -> Result<(), String> {
+        let valid = self.energy_tolerance > 0.0
+            && self.energy_tolerance.is_finite()
+            && self.min_time_step > 0.0
+            && self.min_time_step <= self.max_time_step
+            && self.max_time_step.is_finite();
+        if valid {
+            Ok(())
+        } else {
+            Err(format!(
+                "need energy_tolerance > 0 and 0 < min_time_step <= max_time_step (got {}, {}, {})",
+                self.energy_tolerance, self.min_time_step, self.max_time_step
+            ))
+        }
+    }
+}
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {

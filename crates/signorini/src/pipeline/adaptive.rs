@@ -111,17 +111,7 @@ impl AdaptiveStepper {
             ));
         }
         let s = settings;
-        let valid = s.energy_tolerance > 0.0
-            && s.energy_tolerance.is_finite()
-            && s.min_time_step > 0.0
-            && s.min_time_step <= s.max_time_step
-            && s.max_time_step.is_finite();
-        if !valid {
-            return Err(AdaptiveError::Settings(format!(
-                "need energy_tolerance > 0 and 0 < min_time_step <= max_time_step (got {}, {}, {})",
-                s.energy_tolerance, s.min_time_step, s.max_time_step
-            )));
-        }
+        s.check().map_err(AdaptiveError::Settings)?;
         Ok(AdaptiveStepper {
             settings,
             h: initial.clamp(s.min_time_step, s.max_time_step),
