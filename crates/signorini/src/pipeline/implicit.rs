@@ -94,7 +94,7 @@ pub const MAX_NEWTON_STEPS: usize = 50;
 /// two parts ‖M (ν − ν_free)‖ and ‖h Σ Jᵀ f‖ (100× below the step's failure mark, 1e-8).
 pub const NEWTON_TOLERANCE: f64 = 1e-10;
 /// Largest rounds of cone radii (a Newton solve each) of an island.
-pub const MAX_CONE_ROUNDS: usize = 30;
+pub const MAX_CONE_ROUNDS: usize = 60;
 /// The radii μ f_n have settled when a round changes none by more than this fraction of the
 /// island's largest force; the forces are then that close to their cones.
 pub const CONE_TOLERANCE: f64 = 1e-10;
@@ -412,6 +412,7 @@ impl<'s> Problem<'s> {
             // The fallback: rounds of radii, a convex Newton solve each, from the last pass.
             let mut radii = self.radii(&self.forces(&self.velocities(&nu), &[]));
             let mut anderson = Anderson::default();
+            let mut last_change = f64::INFINITY;
             while rounds < MAX_CONE_ROUNDS && !settled {
                 rounds += 1;
                 let (steps, r, converged) = self.newton(&radii, &mut nu);
@@ -420,7 +421,16 @@ impl<'s> Problem<'s> {
                 let image = self.radii(&round);
                 let change = max_difference(&image, &radii);
                 settled = converged && change <= CONE_TOLERANCE * largest(&round);
-                radii = anderson.next(&radii, image);
+                radii = if change > last_change {
+                    // A round that made things worse (the map switched active sets, or the
+                    // extrapolation overshot): restart Anderson from a damped plain update,
+                    // which stops a two-round oscillation.
+                    anderson = Anderson::default();
+                    radii.iter().zip(&image).map(|(r, g)| 0.5 * (r + g)).collect()
+                } else {
+                    anderson.next(&radii, image)
+                };
+                last_change = change;
                 f = Some(round);
             }
         }
