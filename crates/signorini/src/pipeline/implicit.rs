@@ -352,6 +352,8 @@ struct Problem<'s> {
     mass: Vec<Matrix6<f64>>,
     /// ν_free of the island's bodies.
     free: DVector<f64>,
+    /// ‖M ν_free‖ (N s), a scale of the momentum residual.
+    momentum: f64,
     /// Positions of the normal elements in the island's element list.
     normals: Vec<usize>,
     pairs: Vec<Pair>,
@@ -389,15 +391,18 @@ impl<'s> Problem<'s> {
                 ElementLaw::Friction { .. } => {} // the pair is kept at its first tangent
             }
         }
-        Problem {
+        let mut problem = Problem {
             system,
             island,
             local,
             mass,
             free,
+            momentum: 0.0,
             normals,
             pairs,
-        }
+        };
+        problem.momentum = problem.apply_mass(&problem.free).norm();
+        problem
     }
 
     /// Solve the island (rounds of cone radii, a Newton solve each) and write its forces.
@@ -450,6 +455,11 @@ impl<'s> Problem<'s> {
     fn active_set(&self, nu: &mut DVector<f64>) -> (usize, Option<Vec<f64>>) {
         let mut modes = self.initial_modes();
         let mut history = vec![None; modes.len()];
+        let at_state = self.velocities(
+            &self
+                .system
+                .island_vector(&self.island.bodies, &self.system.velocity),
+        );
         for pass in 1..=MAX_PASSES {
             let (rows, mut x) = self.linear_system(&modes);
             if !self.solve_hessian(&rows, &mut x) {
@@ -467,7 +477,7 @@ impl<'s> Problem<'s> {
                     }
                 })
                 .collect();
-            if !self.update_modes(&u, &f, (&mut modes, &mut history)) {
+            if !self.update_modes((&u, &at_state), &f, (&mut modes, &mut history)) {
                 return (pass, Some(f));
             }
         }
@@ -508,14 +518,14 @@ impl<'s> Problem<'s> {
         (rows, rhs)
     }
 
-    /// The modes of the next pass from this pass's velocities `u` and forces `f`; true when a
+    /// The modes of the next pass from this pass's velocities `u` (and the state's, `at_state`) and forces `f`; true when a
     /// mode changed. A normal element is on where its linear law pushes, off where it would pull
     /// (a primal–dual active set); a friction pair sticks while its sticking force w = g − D u is
     /// inside the cone μ f_n, else slides as f = s w with s = μ f_n / |w| (the return map at this
     /// pass's w), by a secant step on s until it settles to [`SLIDING_TOLERANCE`].
     fn update_modes(
         &self,
-        u: &[f64],
+        (u, at_state): (&[f64], &[f64]),
         f: &[f64],
         (modes, history): (&mut [Mode], &mut [SlideHistory]),
     ) -> bool {
@@ -528,11 +538,6 @@ impl<'s> Problem<'s> {
                 Mode::Off
             };
         }
-        let at_state = self.velocities(
-            &self
-                .system
-                .island_vector(&self.island.bodies, &self.system.velocity),
-        );
         for p in &self.pairs {
             let limit = p.mu * f[p.normal].max(0.0);
             let (w1, w2) = self.sticking(p, u);
@@ -545,7 +550,7 @@ impl<'s> Problem<'s> {
                 // already sliding; its w at the state's velocities is the better one.
                 let size = match mode {
                     Mode::Implicit => {
-                        let (s1, s2) = self.sticking(p, &at_state);
+                        let (s1, s2) = self.sticking(p, at_state);
                         size.max(s1.hypot(s2))
                     }
                     _ => size,
@@ -646,8 +651,7 @@ impl<'s> Problem<'s> {
                 .add_transposed(&self.system.rows[i], self.system.h * fk, &mut contact);
         }
         let gradient = &inertial - &contact;
-        let momentum = self.apply_mass(&self.free).norm();
-        let scale = inertial.norm().max(contact.norm()).max(momentum);
+        let scale = inertial.norm().max(contact.norm()).max(self.momentum);
         let relative = if scale > 0.0 {
             gradient.norm() / scale
         } else {
