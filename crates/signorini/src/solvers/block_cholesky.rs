@@ -1,6 +1,6 @@
 //! Cholesky factorization of a symmetric positive definite matrix of 6 × 6 blocks whose block
-//! sparsity is a graph of bodies (the linearly implicit penalty step's M + h Σ D JᵀJ couples
-//! each body to the bodies it touches, `pipeline::implicit`).
+//! sparsity is a graph of bodies (the linearly implicit penalty step's M + h Σ D JᵀJ and the
+//! convex contact step's M + Σ D_e A_eᵀA_e couple each body to the bodies it touches).
 //!
 //! Right-looking block elimination in minimum-degree order: the node with the fewest remaining
 //! neighbours goes next (ties: the lowest index), so a chain (a stack of boxes) eliminates from
@@ -11,22 +11,48 @@
 //!   L_ik = A_ik L_kk⁻ᵀ,     A_ij ← A_ij − L_ik L_jkᵀ   for every pair of neighbours i, j of k
 //! ```
 //!
-//! (i = j updates the diagonal; i ≠ j may create a block, the fill). Neighbour lists are kept
-//! sorted, so the arithmetic, and the answer, do not depend on anything but the input.
-//! For a few hundred bodies of a few neighbours each the cost is a few thousand 6 × 6 products,
-//! where a general sparse factorization spends longer finding its ordering than this does
-//! factoring (faer's, measured on the 10-box stack: 3× slower than a dense factorization).
+//! (i = j updates the diagonal; i ≠ j may create a block, the fill).
+//!
+//! The work is split in two. [`BlockPattern`] (symbolic, from the graph alone) finds the order,
+//! the blocks of L below each diagonal block with the fill, and the block each update lands on;
+//! [`BlockPattern::factor`] (numeric) then runs the elimination on flat buffers with no search
+//! and no allocation. A Newton solve whose matrices share one graph and differ in their values
+//! (`solvers::convex`: the active rows change, the bodies' contact graph does not) builds the
+//! pattern once and factors many times; [`BlockCholesky`] does both for a single matrix.
+//! Neighbour lists are kept sorted, so the arithmetic, and the answer, depend on nothing but the
+//! input. For a few hundred bodies of a few neighbours each the cost is a few thousand 6 × 6
+//! products, where a general sparse factorization spends longer finding its ordering than this
+//! does factoring (faer's, measured on the 10-box stack: 3× slower than a dense factorization).
+use crate::util::hash::FastMap;
 use nalgebra::{Matrix6, Vector6};
 
-/// The L factor of a block matrix (see the module documentation).
+/// The symbolic factorization of a block graph (module documentation): elimination order, the
+/// blocks of L, and where each elimination update lands.
 #[derive(Clone, Debug)]
-pub struct BlockCholesky {
+pub struct BlockPattern {
     /// Nodes in elimination order.
     order: Vec<usize>,
-    /// L_kk of each node (lower triangular), by node.
-    diagonal: Vec<Matrix6<f64>>,
-    /// (i, L_ik) of each node k's neighbours at its elimination, by node.
-    below: Vec<Vec<(usize, Matrix6<f64>)>>,
+    /// Node k's blocks of L are `slots[start[k]..start[k + 1]]`, in elimination order of their
+    /// rows: block x stands for L_{row[x], k} (and, before the factorization, A_{row[x], k}).
+    start: Vec<usize>,
+    /// The node i of each block (its block row).
+    row: Vec<usize>,
+    /// For node k, its pairs x < y of blocks in order: the block A_{row[y], row[x]} that
+    /// L_{row[y], k} L_{row[x], k}ᵀ is taken from (one entry per pair, `pairs_start[k]..`).
+    pair_target: Vec<usize>,
+    pairs_start: Vec<usize>,
+    /// Block of the pair (earlier, later) in elimination order.
+    slot_of: FastMap<(usize, usize), usize>,
+    /// Rank of each node in the order.
+    rank: Vec<usize>,
+}
+
+/// Where an off-diagonal block A_pq goes in a [`BlockPattern`]'s buffer: `slot`, and whether
+/// the block stored there is A_pq (`transposed == false`) or A_qp = A_pqᵀ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    pub slot: usize,
+    pub transposed: bool,
 }
 
 /// Why a block matrix could not be factored.
@@ -34,6 +60,180 @@ pub struct BlockCholesky {
 pub enum BlockCholeskyError {
     #[error("the block matrix is not positive definite (pivot block of node {node})")]
     NotPositiveDefinite { node: usize },
+}
+
+impl BlockPattern {
+    /// The pattern of an n-node matrix whose off-diagonal blocks are at `pairs` (i ≠ j, either
+    /// orientation; repeats and i = j are ignored).
+    pub fn new(n: usize, pairs: impl IntoIterator<Item = (usize, usize)>) -> Self {
+        let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, j) in pairs {
+            if i != j {
+                insert_sorted(&mut adj[i], j);
+                insert_sorted(&mut adj[j], i);
+            }
+        }
+        // Minimum-degree elimination on the graph, recording each node's neighbours at its turn.
+        let mut eliminated = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        let mut neighbours_at: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for _ in 0..n {
+            let k = (0..n)
+                .filter(|&k| !eliminated[k])
+                .min_by_key(|&k| (adj[k].len(), k))
+                .expect("a node is left");
+            eliminated[k] = true;
+            order.push(k);
+            let neighbours = std::mem::take(&mut adj[k]);
+            for (x, &i) in neighbours.iter().enumerate() {
+                remove_sorted(&mut adj[i], k);
+                for &j in &neighbours[x + 1..] {
+                    insert_sorted(&mut adj[i], j);
+                    insert_sorted(&mut adj[j], i);
+                }
+            }
+            neighbours_at[k] = neighbours;
+        }
+        let mut rank = vec![0; n];
+        for (r, &k) in order.iter().enumerate() {
+            rank[k] = r;
+        }
+        // Blocks of L, node by node, each node's rows in elimination order.
+        let mut start = vec![0; n + 1];
+        let mut row = Vec::new();
+        let mut slot_of = FastMap::default();
+        for k in 0..n {
+            let list = &mut neighbours_at[k];
+            list.sort_unstable_by_key(|&i| rank[i]);
+            start[k] = row.len();
+            for &i in list.iter() {
+                slot_of.insert((k, i), row.len());
+                row.push(i);
+            }
+        }
+        start[n] = row.len();
+        let mut pair_target = Vec::new();
+        let mut pairs_start = vec![0; n + 1];
+        for k in 0..n {
+            pairs_start[k] = pair_target.len();
+            let rows = &row[start[k]..start[k + 1]];
+            for (x, &i) in rows.iter().enumerate() {
+                for &j in &rows[x + 1..] {
+                    // rank i < rank j: the block A_ji sits with node i.
+                    pair_target.push(slot_of[&(i, j)]);
+                }
+            }
+        }
+        pairs_start[n] = pair_target.len();
+        BlockPattern {
+            order,
+            start,
+            row,
+            pair_target,
+            pairs_start,
+            slot_of,
+            rank,
+        }
+    }
+
+    /// Nodes.
+    pub fn n(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Blocks of L below its diagonal (a tree of n nodes has n − 1; more is fill): the length
+    /// of the buffer [`factor`](Self::factor) takes.
+    pub fn blocks(&self) -> usize {
+        self.row.len()
+    }
+
+    /// Where the block A_pq (p ≠ q, an edge of the graph) goes; None for a pair not in it.
+    pub fn slot(&self, p: usize, q: usize) -> Option<Slot> {
+        let (first, second) = if self.rank[p] < self.rank[q] { (p, q) } else { (q, p) };
+        // The block stored with `first` is A_{second, first}: A_pq itself when q is first.
+        self.slot_of.get(&(first, second)).map(|&slot| Slot {
+            slot,
+            transposed: first == p,
+        })
+    }
+
+    /// Factor in place: on entry `diagonal[k]` = A_kk (symmetric) and `below` holds the
+    /// off-diagonal blocks at their slots (zero where the matrix has none); on return
+    /// `diagonal[k]` = L_kk⁻¹ and `below` = the blocks of L, for [`solve`](Self::solve).
+    pub fn factor(
+        &self,
+        diagonal: &mut [Matrix6<f64>],
+        below: &mut [Matrix6<f64>],
+    ) -> Result<(), BlockCholeskyError> {
+        debug_assert_eq!(diagonal.len(), self.n());
+        debug_assert_eq!(below.len(), self.blocks());
+        for &k in &self.order {
+            let l_kk = diagonal[k]
+                .cholesky()
+                .ok_or(BlockCholeskyError::NotPositiveDefinite { node: k })?
+                .l();
+            let l_inv = l_kk
+                .solve_lower_triangular(&Matrix6::identity())
+                .expect("L_kk has a positive diagonal");
+            let l_inv_t = l_inv.transpose();
+            diagonal[k] = l_inv;
+            let blocks = self.start[k]..self.start[k + 1];
+            // L_ik = A_ik L_kk⁻ᵀ; A_ii ← A_ii − L_ik L_ikᵀ.
+            for x in blocks.clone() {
+                let l_ik = below[x] * l_inv_t;
+                below[x] = l_ik;
+                diagonal[self.row[x]] -= l_ik * l_ik.transpose();
+            }
+            // A_ji ← A_ji − L_jk L_ikᵀ for every pair rank i < rank j.
+            let mut target = self.pair_target[self.pairs_start[k]..self.pairs_start[k + 1]].iter();
+            for x in blocks.clone() {
+                let l_ik = below[x];
+                for y in x + 1..blocks.end {
+                    let t = *target.next().expect("one target per pair");
+                    let update = below[y] * l_ik.transpose();
+                    below[t] -= update;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// b ← A⁻¹ b, b stacked by node (6 per node), from [`factor`](Self::factor)'s buffers.
+    pub fn solve(&self, diagonal: &[Matrix6<f64>], below: &[Matrix6<f64>], b: &mut [f64]) {
+        let block = |b: &[f64], k: usize| Vector6::from_column_slice(&b[6 * k..6 * k + 6]);
+        let store = |b: &mut [f64], k: usize, v: &Vector6<f64>| {
+            b[6 * k..6 * k + 6].copy_from_slice(v.as_slice())
+        };
+        // L y = b, in elimination order.
+        for &k in &self.order {
+            let y = diagonal[k] * block(b, k);
+            store(b, k, &y);
+            for x in self.start[k]..self.start[k + 1] {
+                let i = self.row[x];
+                let bi = block(b, i) - below[x] * y;
+                store(b, i, &bi);
+            }
+        }
+        // Lᵀ x = y, in reverse.
+        for &k in self.order.iter().rev() {
+            let mut y = block(b, k);
+            for x in self.start[k]..self.start[k + 1] {
+                y -= below[x].transpose() * block(b, self.row[x]);
+            }
+            let x = diagonal[k].transpose() * y;
+            store(b, k, &x);
+        }
+    }
+}
+
+/// The factor of one matrix: its [`BlockPattern`] and numeric blocks.
+#[derive(Clone, Debug)]
+pub struct BlockCholesky {
+    pattern: BlockPattern,
+    /// L_kk⁻¹ of each node.
+    diagonal: Vec<Matrix6<f64>>,
+    /// The blocks of L, at the pattern's slots.
+    below: Vec<Matrix6<f64>>,
 }
 
 impl BlockCholesky {
@@ -44,111 +244,49 @@ impl BlockCholesky {
         diagonal: Vec<Matrix6<f64>>,
         off_diagonal: &[(usize, usize, Matrix6<f64>)],
     ) -> Result<Self, BlockCholeskyError> {
-        let n = diagonal.len();
-        let mut diag = diagonal;
-        // Neighbour lists, sorted by node: node i's holds (j, A_ij).
-        let mut adj: Vec<Vec<(usize, Matrix6<f64>)>> = vec![Vec::new(); n];
+        let pattern = BlockPattern::new(diagonal.len(), off_diagonal.iter().map(|&(i, j, _)| (i, j)));
+        let mut below = vec![Matrix6::zeros(); pattern.blocks()];
         for &(i, j, a) in off_diagonal {
-            add_block(&mut adj[i], j, &a);
-            add_block(&mut adj[j], i, &a.transpose());
+            let Some(Slot { slot, transposed }) = pattern.slot(i, j) else {
+                continue;
+            };
+            below[slot] += if transposed { a.transpose() } else { a };
         }
-        let mut eliminated = vec![false; n];
-        let mut order = Vec::with_capacity(n);
-        let mut l_diag = vec![Matrix6::zeros(); n];
-        let mut below = vec![Vec::new(); n];
-        for _ in 0..n {
-            let k = (0..n)
-                .filter(|&k| !eliminated[k])
-                .min_by_key(|&k| (adj[k].len(), k))
-                .expect("a node is left");
-            eliminated[k] = true;
-            order.push(k);
-            let l_kk = diag[k]
-                .cholesky()
-                .ok_or(BlockCholeskyError::NotPositiveDefinite { node: k })?
-                .l();
-            let neighbours = std::mem::take(&mut adj[k]);
-            // L_ik = A_ik L_kk⁻ᵀ, i.e. L_kk L_ikᵀ = A_ki (node k's list holds the blocks A_ki).
-            let l_ik: Vec<(usize, Matrix6<f64>)> = neighbours
-                .iter()
-                .map(|(i, a_ki)| {
-                    let t = l_kk
-                        .solve_lower_triangular(a_ki)
-                        .expect("L_kk has a positive diagonal");
-                    (*i, t.transpose())
-                })
-                .collect();
-            for (x, &(i, l_i)) in l_ik.iter().enumerate() {
-                remove_block(&mut adj[i], k);
-                diag[i] -= l_i * l_i.transpose();
-                for &(j, l_j) in &l_ik[x + 1..] {
-                    let update = -(l_i * l_j.transpose());
-                    add_block(&mut adj[i], j, &update);
-                    add_block(&mut adj[j], i, &update.transpose());
-                }
-            }
-            l_diag[k] = l_kk;
-            below[k] = l_ik;
-        }
+        let mut diagonal = diagonal;
+        pattern.factor(&mut diagonal, &mut below)?;
         Ok(BlockCholesky {
-            order,
-            diagonal: l_diag,
+            pattern,
+            diagonal,
             below,
         })
     }
 
     /// Nodes.
     pub fn n(&self) -> usize {
-        self.order.len()
+        self.pattern.n()
     }
 
     /// Blocks of L below its diagonal (a tree of n nodes has n − 1; more is fill).
     pub fn fill_blocks(&self) -> usize {
-        self.below.iter().map(Vec::len).sum()
+        self.pattern.blocks()
     }
 
     /// b ← A⁻¹ b, b stacked by node (6 per node).
     pub fn solve(&self, b: &mut [f64]) {
-        let block = |b: &[f64], k: usize| Vector6::from_column_slice(&b[6 * k..6 * k + 6]);
-        let store = |b: &mut [f64], k: usize, v: &Vector6<f64>| {
-            b[6 * k..6 * k + 6].copy_from_slice(v.as_slice())
-        };
-        // L y = b, in elimination order.
-        for &k in &self.order {
-            let y = self.diagonal[k]
-                .solve_lower_triangular(&block(b, k))
-                .expect("L_kk has a positive diagonal");
-            store(b, k, &y);
-            for (i, l_ik) in &self.below[k] {
-                let bi = block(b, *i) - l_ik * y;
-                store(b, *i, &bi);
-            }
-        }
-        // Lᵀ x = y, in reverse.
-        for &k in self.order.iter().rev() {
-            let mut y = block(b, k);
-            for (i, l_ik) in &self.below[k] {
-                y -= l_ik.transpose() * block(b, *i);
-            }
-            let x = self.diagonal[k]
-                .tr_solve_lower_triangular(&y)
-                .expect("L_kk has a positive diagonal");
-            store(b, k, &x);
-        }
+        self.pattern.solve(&self.diagonal, &self.below, b);
     }
 }
 
-/// list[j] += a, keeping `list` sorted by node.
-fn add_block(list: &mut Vec<(usize, Matrix6<f64>)>, j: usize, a: &Matrix6<f64>) {
-    match list.binary_search_by_key(&j, |(n, _)| *n) {
-        Ok(x) => list[x].1 += a,
-        Err(x) => list.insert(x, (j, *a)),
+/// Insert j into the sorted `list` unless present.
+fn insert_sorted(list: &mut Vec<usize>, j: usize) {
+    if let Err(x) = list.binary_search(&j) {
+        list.insert(x, j);
     }
 }
 
-/// Remove node j from `list`.
-fn remove_block(list: &mut Vec<(usize, Matrix6<f64>)>, j: usize) {
-    if let Ok(x) = list.binary_search_by_key(&j, |(n, _)| *n) {
+/// Remove j from the sorted `list`.
+fn remove_sorted(list: &mut Vec<usize>, j: usize) {
+    if let Ok(x) = list.binary_search(&j) {
         list.remove(x);
     }
 }

@@ -35,8 +35,12 @@
 //! M (ν − ν*) − Σ_e A_eᵀ f_e with f_e = max(0, λ_e − D_e g_e), its (generalized) Hessian
 //! H = M + Σ_{f_e > 0} D_e A_eᵀ A_e. Each Newton step solves H d = −∇L with a block Cholesky
 //! factorization over the nodes' contact graph (`block_cholesky.rs`: 6 × nodes unknowns whatever
-//! the number of rows) and takes the exact minimiser of L along d (L' along d is continuous,
-//! increasing and piecewise linear; its root is found by walking its breakpoints in order). A
+//! the number of rows; the graph's symbolic pattern is built once per solve, and the sum
+//! G = Σ D_e A_eᵀ A_e follows the active set by adding and removing the rows that changed
+//! sides, rather than being summed afresh at each step) and takes the exact minimiser of L
+//! along d (L' along d is continuous, increasing and piecewise linear; its root is found by
+//! walking its breakpoints in order, only those before t = 1 when L'(1) ≥ 0; c_e = λ_e − D_e g_e
+//! then moves by −t D_e A_e d, the slopes the line search computed). A
 //! step whose active set {f_e > 0} at the new ν is the one its H was built on lands on the
 //! subproblem's minimiser, which ends the subproblem; on a resting pile that is the first step.
 //!
@@ -99,7 +103,7 @@
 //! `Singular` when H could not be factored (only round-off on a wildly scaled problem: M is
 //! positive definite); `Malformed` for a non-finite or mis-shaped input. The answer is always the
 //! last iterate.
-use super::block_cholesky::BlockCholesky;
+use super::block_cholesky::{BlockCholeskyError, BlockPattern, Slot};
 use super::Status;
 use crate::dynamics::jacobian::JacobianRow;
 use nalgebra::{Matrix6, Vector6};
@@ -225,6 +229,10 @@ struct Solver<'a> {
     self_delassus: Vec<f64>,
     /// ‖q‖∞ = max_e |A_e ν* + b_e| (m/s), the residual's scale.
     scale: f64,
+    /// H's block graph (the nodes the rows join), factored numerically at each Newton step.
+    pattern: BlockPattern,
+    /// Where each two-node row's block of H goes in the pattern.
+    slots: Vec<Option<Slot>>,
 }
 
 impl<'a> Solver<'a> {
@@ -251,12 +259,20 @@ impl<'a> Solver<'a> {
             .zip(p.bias)
             .map(|(r, b)| (r.dot(p.free_velocity) + b).abs())
             .fold(0.0, f64::max);
+        let pair = |r: &JacobianRow| match r.blocks.as_slice() {
+            [(a, _), (b, _)] => Some((a / 6, b / 6)),
+            _ => None,
+        };
+        let pattern = BlockPattern::new(p.mass.len(), p.rows.iter().filter_map(pair));
+        let slots = p.rows.iter().map(|r| pair(r).and_then(|(a, b)| pattern.slot(a, b))).collect();
         Solver {
             p,
             inverse,
             penalty,
             self_delassus,
             scale,
+            pattern,
+            slots,
         }
     }
 
@@ -440,19 +456,21 @@ impl<'a> Solver<'a> {
         limit: usize,
         enough: f64,
     ) -> Result<(usize, bool), usize> {
-        let nodes = self.p.mass.len();
         let mut steps = 0;
         // Buffers kept across the Newton steps.
         let mut c = Vec::with_capacity(self.p.rows.len());
         self.trial(lambda, nu, &mut c);
-        let mut active: Vec<bool> = Vec::with_capacity(c.len());
+        // The rows in G = Σ D_e A_eᵀ A_e (H = M + G), kept by adding and removing the rows
+        // that changed sides since the last step.
+        let mut hessian = Hessian::new(self);
         // −∇L, then the Newton step solved in place.
         let mut d = vec![0.0; nu.len()];
-        let mut off_diagonal = Vec::new();
-        let mut events = Vec::new();
+        let (mut events, mut slope) = (Vec::new(), Vec::new());
+        // Whether the last step went at least half way (a truncated step is far from the
+        // minimiser, so the balance is not worth checking).
+        let mut check_balance = true;
         while steps < limit {
-            active.clear();
-            active.extend(c.iter().map(|&x| x > 0.0));
+            let active = |e: usize| c[e] > 0.0;
             // −∇L = Σ A_eᵀ f_e − M (ν − ν*).
             let minus_gradient = &mut d;
             for (k, m) in self.p.mass.iter().enumerate() {
@@ -463,62 +481,37 @@ impl<'a> Solver<'a> {
                 }
             }
             for (e, row) in self.p.rows.iter().enumerate() {
-                if active[e] {
+                if active(e) {
                     add_transposed(row, c[e], minus_gradient);
                 }
             }
             // Close enough: the update from ν leaves its impulses balancing ν to `enough`.
-            if self.balance(minus_gradient) <= enough {
+            if check_balance && self.balance(minus_gradient) <= enough {
                 return Ok((steps, true));
             }
-            // H = M + Σ_active D_e A_eᵀ A_e, block by block.
-            let mut diagonal: Vec<Matrix6<f64>> = self.p.mass.to_vec();
-            off_diagonal.clear();
-            for (e, row) in self.p.rows.iter().enumerate() {
-                if !active[e] {
-                    continue;
-                }
-                let d = self.penalty[e];
-                let block = |(o, b): &(usize, [f64; 6])| (o / 6, Vector6::from_column_slice(b));
-                match row.blocks.as_slice() {
-                    [one] => {
-                        let (k, v) = block(one);
-                        diagonal[k] += d * v * v.transpose();
-                    }
-                    [first, second] => {
-                        let ((p, vp), (q, vq)) = (block(first), block(second));
-                        diagonal[p] += d * vp * vp.transpose();
-                        diagonal[q] += d * vq * vq.transpose();
-                        let block = d * vp * vq.transpose();
-                        // The edges of one contact, and the contacts of one pair, come in a row:
-                        // one block per run (the factorization would add them up one by one).
-                        match off_diagonal.last_mut() {
-                            Some((lp, lq, sum)) if (*lp, *lq) == (p, q) => *sum += block,
-                            _ => off_diagonal.push((p, q, block)),
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            let Ok(h) = BlockCholesky::factor(diagonal, &off_diagonal) else {
+            hessian.follow(self, &c);
+            if hessian.factor(self).is_err() {
                 return Err(steps);
-            };
-            debug_assert_eq!(h.n(), nodes);
+            }
             if d.iter().all(|&g| g == 0.0) {
                 return Ok((steps, true));
             }
-            h.solve(&mut d);
+            hessian.solve(self, &mut d);
             steps += 1;
-            let t = self.line_search(nu, &d, &c, &mut events);
+            let t = self.line_search(nu, &d, &c, &mut events, &mut slope);
             if !t.is_finite() {
                 return Err(steps);
             }
             nu.iter_mut().zip(&d).for_each(|(v, dv)| *v += t * dv);
-            self.trial(lambda, nu, &mut c);
+            // c_e(ν + t d) = c_e(ν) − t D_e A_e d.
+            for ((ce, s), de) in c.iter_mut().zip(&slope).zip(&self.penalty) {
+                *ce -= t * de * s;
+            }
+            check_balance = t >= 0.5;
             // No row changed sides along the step, so the line search stopped in its first
             // segment, where L is the quadratic H was built on: at its minimiser (t = 1 up to
             // round-off), the subproblem's.
-            let same = c.iter().zip(&active).all(|(&x, &a)| (x > 0.0) == a);
+            let same = c.iter().zip(&hessian.rows).all(|(&x, &a)| (x > 0.0) == a);
             // A step below round-off of ν: rows sitting at c_e ≈ 0 may flip sides forever.
             let size = |x: &[f64]| x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
             if same || t * size(&d) <= 1e-15 * size(nu) {
@@ -538,6 +531,7 @@ impl<'a> Solver<'a> {
         d: &[f64],
         c: &[f64],
         events: &mut Vec<Reverse<Breakpoint>>,
+        slope: &mut Vec<f64>,
     ) -> f64 {
         let (mut a0, mut a1) = (0.0, 0.0);
         for (k, m) in self.p.mass.iter().enumerate() {
@@ -547,11 +541,15 @@ impl<'a> Solver<'a> {
             a0 += md.dot(&dv);
             a1 += md.dot(&dk);
         }
+        // φ'(1), to know whether breakpoints beyond t = 1 can matter.
+        let mut at_one = a0 + a1;
         // Breakpoints (t_e, ±(row's terms)): the row is active on t < t_e when s_e > 0, on
         // t > t_e when s_e < 0.
         events.clear();
+        slope.clear();
         for (e, row) in self.p.rows.iter().enumerate() {
             let s = row.dot(d);
+            slope.push(s);
             let de = self.penalty[e];
             if s == 0.0 || de == 0.0 {
                 // Constant in t: its term −s f_e vanishes (s = 0) or it has no penalty.
@@ -562,10 +560,16 @@ impl<'a> Solver<'a> {
                 a0 -= s * c[e];
                 a1 += de * s * s;
             }
+            at_one -= s * (c[e] - de * s).max(0.0);
             let t = c[e] / (de * s);
             if t > 0.0 {
                 events.push(Reverse(Breakpoint { t, e, s }));
             }
+        }
+        // φ' is increasing: with φ'(1) ≥ 0 the root is at most 1, and only the breakpoints
+        // before 1 can move it (most rows' lie far beyond on a Newton step).
+        if at_one >= 0.0 {
+            events.retain(|b| b.0.t < 1.0);
         }
         // In increasing t (ties by row), popped one at a time: the root usually lies before the
         // first breakpoint or a few past it, so a heap (O(E) to build) beats sorting them all.
@@ -605,6 +609,82 @@ impl<'a> Solver<'a> {
         } else {
             f64::NAN
         }
+    }
+}
+
+/// H = M + G, G = Σ_{e in rows} D_e A_eᵀ A_e, over a subproblem's Newton steps: G is kept in
+/// the pattern's blocks and follows the active set by adding the rows that became active and
+/// removing those that left (on a settling pile a few of a thousand a step), instead of being
+/// summed afresh at each step.
+struct Hessian {
+    /// Whether each row is in G.
+    rows: Vec<bool>,
+    g_diagonal: Vec<Matrix6<f64>>,
+    g_below: Vec<Matrix6<f64>>,
+    /// H, then its factor (`BlockPattern::factor`'s buffers).
+    diagonal: Vec<Matrix6<f64>>,
+    below: Vec<Matrix6<f64>>,
+}
+
+impl Hessian {
+    fn new(solver: &Solver) -> Self {
+        let (n, blocks) = (solver.p.mass.len(), solver.pattern.blocks());
+        Hessian {
+            rows: vec![false; solver.p.rows.len()],
+            g_diagonal: vec![Matrix6::zeros(); n],
+            g_below: vec![Matrix6::zeros(); blocks],
+            diagonal: vec![Matrix6::zeros(); n],
+            below: vec![Matrix6::zeros(); blocks],
+        }
+    }
+
+    /// Bring G to the rows with c_e > 0.
+    fn follow(&mut self, solver: &Solver, c: &[f64]) {
+        for (e, &ce) in c.iter().enumerate() {
+            let active = ce > 0.0;
+            if active != self.rows[e] {
+                self.rows[e] = active;
+                let sign = if active { 1.0 } else { -1.0 };
+                self.add_row(solver, e, sign * solver.penalty[e]);
+            }
+        }
+    }
+
+    /// G += w A_eᵀ A_e.
+    fn add_row(&mut self, solver: &Solver, e: usize, w: f64) {
+        let block = |(o, b): &(usize, [f64; 6])| (o / 6, Vector6::from_column_slice(b));
+        match solver.p.rows[e].blocks.as_slice() {
+            [one] => {
+                let (k, v) = block(one);
+                self.g_diagonal[k] += w * v * v.transpose();
+            }
+            [first, second] => {
+                let ((p, vp), (q, vq)) = (block(first), block(second));
+                self.g_diagonal[p] += w * vp * vp.transpose();
+                self.g_diagonal[q] += w * vq * vq.transpose();
+                let slot = solver.slots[e].expect("a two-node row has its block in the pattern");
+                if slot.transposed {
+                    self.g_below[slot.slot] += w * vq * vp.transpose();
+                } else {
+                    self.g_below[slot.slot] += w * vp * vq.transpose();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Factor H = M + G.
+    fn factor(&mut self, solver: &Solver) -> Result<(), BlockCholeskyError> {
+        for ((h, m), g) in self.diagonal.iter_mut().zip(solver.p.mass).zip(&self.g_diagonal) {
+            *h = m + g;
+        }
+        self.below.copy_from_slice(&self.g_below);
+        solver.pattern.factor(&mut self.diagonal, &mut self.below)
+    }
+
+    /// b ← H⁻¹ b.
+    fn solve(&self, solver: &Solver, b: &mut [f64]) {
+        solver.pattern.solve(&self.diagonal, &self.below, b);
     }
 }
 
