@@ -274,9 +274,9 @@ impl BlockCholesky {
 
 /// L⁻¹ for the Cholesky factor L (lower triangular, positive diagonal) of a symmetric 6 × 6
 /// block A = L Lᵀ; None unless A is positive definite (a pivot ≤ 0 or not finite). Written out
-/// for the fixed size, with the same operations in the same order as nalgebra's `cholesky`
-/// followed by its triangular solve of the identity (the 64-box bin's trajectory is the same to
-/// the bit), without their generic loops: on the bin's first 2 s under `anitescu-convex` (a
+/// for the fixed size, computing what nalgebra's `cholesky` followed by its triangular solve of
+/// the identity did (the 64-box bin's trajectory came out the same to the bit) without their
+/// generic loops: on the bin's first 2 s under `anitescu-convex` (a
 /// block factored per node at every Newton step) the factorization's share of the run fell from
 /// 22.8 % to 18.0 % of the time before (`perf record`, one run each).
 fn inverse_cholesky_factor(a: &Matrix6<f64>) -> Option<Matrix6<f64>> {
