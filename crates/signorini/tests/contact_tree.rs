@@ -445,6 +445,9 @@ fn penalty_braked_wheel_slides_to_rest_without_gaining_energy() {
             kinetic = ke;
         },
     );
+    println!(
+        "braked wheel: E0 {e0} J, final E {last} J, largest one-step change {worst_rise:e} J, kinetic {k0} -> {kinetic} J"
+    );
     assert!(
         worst_rise <= 1e-12,
         "energy rose by {worst_rise} J in a step"
