@@ -38,8 +38,8 @@
 //! a step). A point with f_n⁰ = 0 (separating fast) has no friction this step.
 //!
 //! **Joint limits**: a limit is a unilateral constraint on one coordinate, as in the LCP model
-//! (`lcp.rs`) and as MuJoCo and Drumwright's penalty method treat limits, like contacts, as
-//! constraints rather than springs. With v_pen = A⁻¹ b the velocities above and E the limit rows
+//! (`lcp.rs`) and as MuJoCo treats limits (constraints of its solver, like contacts) rather than
+//! springs (Drumwright 2008 does not say how its penalty method treats limits). With v_pen = A⁻¹ b the velocities above and E the limit rows
 //! (+e_j for ψ = q − lo, −e_j for ψ = hi − q, each taken when ψ < `limit_activation`):
 //!
 //! ```text
