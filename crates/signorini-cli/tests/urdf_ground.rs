@@ -265,9 +265,10 @@ fn the_diff_drive_robot_comes_to_rest_without_creeping_under_penalty() {
     // Unactuated on level ground it must come to rest. The explicit penalty step crept along x
     // at 5.0 mm/s for ever (friction's slope on a wheel's 0.25 kg rim mass past semi-implicit
     // Euler's bound: the wheel rate flipped sign every step, ratcheting the base). Now each
-    // wheel starts on a vertex of its 16-gon, an unstable equilibrium that the landing's
-    // 0.2 mm sinking tips: the robot rolls back slowly (growing as e^(0.9 t), 0.5 mm/s at 5 s)
-    // onto a flat, reached at ~9 s, where it rests (measured 1e-15 m/s). Asserted: < 1e-5 m/s
+    // wheel starts on a vertex of its 16-gon (pivoting on it lowers the axle: read as an
+    // unstable equilibrium, docs/multibody.md) that the landing's 0.2 mm sinking tips: the
+    // robot rolls back slowly (growing as ≈ e^(0.9 t), 0.7 mm/s at 5 s) onto a flat, reached at
+    // ~9 s, where it rests (measured 1e-15 m/s). Asserted: < 1e-5 m/s
     // over the last second of 10 s, and no period-2 oscillation (a few sign changes of a wheel's
     // rate, not one a step).
     let (header, rows) = trajectory(&out);
