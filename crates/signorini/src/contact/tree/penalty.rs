@@ -39,8 +39,9 @@
 //!
 //! **Joint limits**: a limit is a unilateral constraint on one coordinate, as in the LCP model
 //! (`lcp.rs`) and as MuJoCo treats limits (constraints of its solver, like contacts) rather than
-//! springs (Drumwright 2008 does not say how its penalty method treats limits). With v_pen = A⁻¹ b the velocities above and E the limit rows
-//! (+e_j for ψ = q − lo, −e_j for ψ = hi − q, each taken when ψ < `limit_activation`):
+//! springs (Drumwright 2008 does not say how its penalty method treats limits). With
+//! v_pen = A⁻¹ b the velocities above and E the limit rows (+e_j for ψ = q − lo, −e_j for
+//! ψ = hi − q, each taken when ψ < `limit_activation`):
 //!
 //! ```text
 //!   v⁺ = v_pen + A⁻¹ Eᵀ λ,    0 ≤ λ ⊥ E v⁺ + ψ̃/h ≥ 0          (Stewart & Trinkle 1996, eq. 21,
@@ -279,7 +280,8 @@ impl TreePenalty {
     }
 
     /// A = base_a + h Σ Jᵀ W J and b = base_b + h Σ Jᵀ n k d over the active points, W =
-    /// (c + h k) n nᵀ + d_t (I − n nᵀ) (module doc).
+    /// (c + h k) n nᵀ + d_t (I − n nᵀ): Drumwright 2008 eq. 3 and regularized Coulomb friction
+    /// linearized at the end of the step (module doc).
     fn assemble(
         &self,
         base_a: &DMatrix<f64>,
@@ -325,8 +327,9 @@ impl TreePenalty {
         any
     }
 
-    /// The limit rows' LCP with the step's matrix A (factored in `chol`), its impulses added to
-    /// `v_new` (module doc); its figures into `stats`.
+    /// The limit rows' LCP with the step's matrix A (factored in `chol`): Stewart & Trinkle
+    /// 1996 eq. 21 on the limit rows only, A in place of H; its impulses added to `v_new`
+    /// (module doc), its figures into `stats`.
     fn limit_impulses(
         &mut self,
         chol: &Cholesky<f64, Dyn>,
