@@ -349,10 +349,14 @@ fn prepare_run(path: &Path, o: &Overrides, robot_args: &RobotArgs) -> Result<Tre
     }
     if !robot_args.no_ground {
         let (model, friction) = contact_model(o)?;
-        if o.integrator.as_deref() == Some("rk4") && model.name() == "stewart-trinkle" {
+        if o.integrator.as_deref() == Some("rk4") {
             eprintln!(
-                "note: `stewart-trinkle` is velocity-level time stepping; it integrates by \
-                 semi-implicit Euler and ignores --integrator rk4"
+                "note: `{}` integrates by its own {} and ignores --integrator rk4",
+                model.name(),
+                match model.name() {
+                    "stewart-trinkle" => "semi-implicit Euler (velocity-level time stepping)",
+                    _ => "linearly implicit Euler (the penalty forces at the end of the step)",
+                }
             );
         }
         let height = robot_args.height.unwrap_or(0.0);

@@ -1,7 +1,8 @@
 //! `signorini run robot.urdf` on the ground plane (src/urdf.rs, the library's
 //! simulation::multibody_run with contact::tree): the diff-drive robot stands on its wheels for
-//! 1 s under both tree models without a solver failure and with bounded penetration; the arm on
-//! a fixed base runs under the LCP with its joint limits kept; a solver failure stops the run
+//! 1 s under both tree models without a solver failure and with bounded penetration, and under
+//! penalty comes to rest without creeping (10 s); the arm on a fixed base runs under both
+//! models with its joint limits kept; a solver failure stops the run
 //! (exit 1, the residual) unless `on_failure=continue`; an unsupported model, an unknown
 //! parameter, and contact flags with --no-ground exit 2 with the list of what is supported.
 mod common;
@@ -165,13 +166,64 @@ fn the_arm_on_a_fixed_base_runs_on_the_ground_with_its_limits_kept() {
     // linear in q, so only the solver's tolerance, 1e-8 scaled by |q| ≤ a few m/s, times h,
     // remains: 1e-9 bounds it).
     let (header, rows) = trajectory(&out);
-    let limits = [
-        ("q_elbow", -2.5, 2.5),
-        ("q_shoulder_lift", -2.0, 2.0),
-        ("q_finger_left_joint", 0.0, 0.02),
-        ("q_finger_right_joint", 0.0, 0.02),
-    ];
-    for (name, lo, hi) in limits {
+    for (name, lo, hi) in ARM_LIMITS {
+        let c = col(&header, name);
+        for row in &rows {
+            assert!(
+                row[c] >= lo - 1e-9 && row[c] <= hi + 1e-9,
+                "{name} = {}",
+                row[c]
+            );
+        }
+    }
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let limit_rows = metrics
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(8).unwrap().parse::<usize>().unwrap())
+        .max()
+        .unwrap();
+    assert!(limit_rows > 0, "no joint limit was ever active");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The joints of arm.urdf with limits (rad or m).
+const ARM_LIMITS: [(&str, f64, f64); 4] = [
+    ("q_elbow", -2.5, 2.5),
+    ("q_shoulder_lift", -2.0, 2.0),
+    ("q_finger_left_joint", 0.0, 0.02),
+    ("q_finger_right_joint", 0.0, 0.02),
+];
+
+#[test]
+fn the_arm_on_a_fixed_base_keeps_its_limits_under_penalty() {
+    let dir = temp("arm-penalty");
+    let out = dir.join("out");
+    let o = signorini(
+        &dir,
+        &[
+            "run",
+            s(&robot("arm.urdf")),
+            "--fixed-base",
+            "--model",
+            "multi-point",
+            "--duration",
+            "1",
+            "--out",
+            s(&out),
+        ],
+    );
+    // Before the limits were enforced under penalty this run stopped at step 677 (the fingers
+    // flew out, 1.4e3 J).
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    let sm = summary(&out);
+    assert_eq!(sm["status"], "completed");
+    assert_eq!(sm["contact"]["model"], "multi-point");
+    assert_eq!(sm["integrator"], "linearly-implicit-euler");
+    // The penalty model's limits are rows of an LCP with the step's matrix: as under the LCP
+    // model, a row linear in q leaves only the solver's tolerance (1e-8 scaled) times h.
+    let (header, rows) = trajectory(&out);
+    for (name, lo, hi) in ARM_LIMITS {
         let c = col(&header, name);
         for row in &rows {
             assert!(
@@ -193,6 +245,53 @@ fn the_arm_on_a_fixed_base_runs_on_the_ground_with_its_limits_kept() {
 }
 
 #[test]
+fn the_diff_drive_robot_comes_to_rest_without_creeping_under_penalty() {
+    let dir = temp("creep");
+    let out = dir.join("out");
+    let o = signorini(
+        &dir,
+        &[
+            "run",
+            s(&robot("diff_drive.urdf")),
+            "--model",
+            "multi-point",
+            "--duration",
+            "10",
+            "--out",
+            s(&out),
+        ],
+    );
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    // Unactuated on level ground it must come to rest. The explicit penalty step crept along x
+    // at 5.0 mm/s for ever (friction's slope on a wheel's 0.25 kg rim mass past semi-implicit
+    // Euler's bound: the wheel rate flipped sign every step, ratcheting the base). Now each
+    // wheel starts on a vertex of its 16-gon (pivoting on it lowers the axle: read as an
+    // unstable equilibrium, docs/multibody.md) that the landing's 0.2 mm sinking tips: the
+    // robot rolls back slowly (growing as ≈ e^(0.9 t), 0.7 mm/s at 5 s) onto a flat, reached at
+    // ~9 s, where it rests (measured 1e-15 m/s). Asserted: < 1e-5 m/s
+    // over the last second of 10 s, and no period-2 oscillation (a few sign changes of a wheel's
+    // rate, not one a step).
+    let (header, rows) = trajectory(&out);
+    let (t, x, y) = (
+        col(&header, "time"),
+        col(&header, "x_base_footprint"),
+        col(&header, "y_base_footprint"),
+    );
+    let last = rows.last().unwrap();
+    assert!((last[t] - 10.0).abs() < 1e-9, "{}", last[t]);
+    let before = rows
+        .iter()
+        .find(|r| (r[t] - 9.0).abs() < 1e-6)
+        .expect("a row at t = 9 s");
+    let creep = (last[x] - before[x]).hypot(last[y] - before[y]) / 1.0;
+    assert!(creep < 1e-5, "creep {creep} m/s over the last second");
+    let w = col(&header, "v_left_wheel_joint");
+    let flips = rows.windows(2).filter(|p| p[0][w] * p[1][w] < 0.0).count();
+    assert!(flips <= 10, "the wheel's rate changed sign {flips} times");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn unsupported_models_and_parameters_exit_2_with_the_list() {
     let dir = temp("flags");
     let arm = robot("diff_drive.urdf");
@@ -207,7 +306,7 @@ fn unsupported_models_and_parameters_exit_2_with_the_list() {
         ),
         (
             vec!["--model", "multi-point", "--param", "stiff=3"],
-            "its parameters are: stiffness, damping, omega_h, damping_ratio, slip_speed",
+            "its parameters are: stiffness, damping, omega_h, damping_ratio, slip_speed, limit_activation",
         ),
         (
             vec!["--param", "tolerance=tight"],

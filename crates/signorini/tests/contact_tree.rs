@@ -1,6 +1,8 @@
 //! Contact of trees with the ground (`contact::tree`): the point Jacobian against forward
 //! kinematics and finite differences, penalty contact's rest depth, Stewart–Trinkle's resting
-//! height, Coulomb friction's stick and slide, and a joint limit in the LCP.
+//! height, Coulomb friction's stick and slide, a joint limit in the LCP; under penalty a
+//! revolute and a prismatic limit held, and a braked wheel sliding to rest without gaining
+//! energy (kinetic + gravity + the springs' elastic energy non-increasing every step).
 mod common;
 #[path = "common/multibody.rs"]
 mod mb;
@@ -11,8 +13,8 @@ use signorini::contact::tree::{
     point_jacobian, LinkShape, TreeLcp, TreeLcpParams, TreePenalty, TreePenaltyParams,
 };
 use signorini::geometry::{Pose, Shape};
-use signorini::multibody::algorithms::forward_kinematics;
-use signorini::multibody::{Controls, JointKind, Link, MbIntegrator, Tree, Workspace};
+use signorini::multibody::algorithms::{forward_kinematics, kinetic_energy, potential_energy};
+use signorini::multibody::{Controls, JointKind, Link, Tree, Workspace};
 use signorini::util::rng::Rng;
 use signorini::DVec3;
 
@@ -102,15 +104,7 @@ fn penalty_box_comes_to_rest_at_the_weight_over_four_springs() {
     let controls = Controls::new(&tree);
     for _ in 0..3000 {
         model
-            .step(
-                &tree,
-                &mut ws,
-                &shapes,
-                (&mut q, &mut v),
-                &controls,
-                h,
-                MbIntegrator::SemiImplicitEuler,
-            )
+            .step(&tree, &mut ws, &shapes, (&mut q, &mut v), &controls, h)
             .unwrap();
     }
     // At rest the four corners share the weight: 4 k d = m g.
@@ -252,6 +246,10 @@ fn tree_model_parameters_are_set_by_name_and_checked() {
         (penalty.omega_h, penalty.damping_ratio, penalty.slip_speed),
         (0.25, 0.25, 0.25)
     );
+    assert_eq!(
+        (penalty.limit_activation, penalty.max_recovery_speed),
+        (0.25, 0.25)
+    );
     // Unknown names list the parameters; wrong kinds and unknown solvers say what is expected;
     // ranges are checked where the model is built.
     let e = lcp.set("stiffness", &ParamInput::Number(1.0)).unwrap_err();
@@ -291,4 +289,171 @@ fn tree_model_parameters_are_set_by_name_and_checked() {
     assert!(TreePenalty::new(penalty, &tree, 1e-3)
         .unwrap_err()
         .contains("omega_h"));
+}
+
+/// Run `steps` penalty steps of h = 1 ms with default parameters; `each` sees every state.
+fn penalty_run(
+    tree: &Tree,
+    shapes: &[LinkShape],
+    (q, v): (&mut [f64], &mut [f64]),
+    controls: &Controls,
+    steps: usize,
+    mut each: impl FnMut(&TreePenalty, &[f64], &[f64]),
+) {
+    let h = 1e-3;
+    let mut model = TreePenalty::new(TreePenaltyParams::default(), tree, h).unwrap();
+    let mut ws = Workspace::new(tree);
+    for _ in 0..steps {
+        model
+            .step(tree, &mut ws, shapes, (q, v), controls, h)
+            .unwrap();
+        each(&model, q, v);
+    }
+}
+
+#[test]
+fn penalty_revolute_limit_stops_the_pendulum_at_the_limit() {
+    // The LCP test's rod (1 m, hinge, limits [0.2, 0.6] rad, released at 0.5 rad) under the
+    // penalty model, whose limits are rows of a small LCP with the step's matrix
+    // (contact::tree::penalty's module doc): q is linear in v, so q⁺ = q + h v⁺ stops at the
+    // limit to the LCP's tolerance (1e-8 scaled, of |v| ≤ 2 rad/s, times h): 1e-9 rad bounds it.
+    let link = rod("rod", None, DVec3::ZERO, 1.0, 1.0).limits(0.2, 0.6);
+    let tree = Tree::new(vec![link], G).unwrap();
+    let (mut q, mut v) = (vec![0.5], vec![0.0]);
+    let (mut lowest, mut highest) = (f64::INFINITY, f64::NEG_INFINITY);
+    let controls = Controls::new(&tree);
+    penalty_run(&tree, &[], (&mut q, &mut v), &controls, 3000, |_, q, _| {
+        lowest = lowest.min(q[0]);
+        highest = highest.max(q[0]);
+    });
+    assert!(
+        lowest >= 0.2 - 1e-9 && highest <= 0.6 + 1e-9,
+        "{lowest} {highest}"
+    );
+    assert!(
+        (q[0] - 0.2).abs() <= 1e-9 && v[0].abs() <= 1e-9,
+        "{q:?} {v:?}"
+    );
+}
+
+#[test]
+fn penalty_prismatic_limit_holds_a_finger_thrown_against_both_ends() {
+    // A 50 g finger on a vertical slider with limits [0, 0.02] m (arm.urdf's fingers), thrown
+    // up at 2 m/s from the middle: it stops at the upper limit, falls onto the lower one and
+    // rests there. Without limits it would rise 2²/(2 g) = 0.2 m. Tolerance as for the
+    // revolute limit: the LCP's 1e-8 (scaled) times h, on a linear coordinate.
+    let m = 0.05;
+    let link = Link::new(
+        "finger",
+        None,
+        JointKind::Prismatic { axis: DVec3::Z },
+        m,
+        DVec3::ZERO,
+        box_inertia(m, 0.01, 0.01, 0.04),
+    )
+    .limits(0.0, 0.02);
+    let tree = Tree::new(vec![link], G).unwrap();
+    let (mut q, mut v) = (vec![0.01], vec![2.0]);
+    let (mut lowest, mut highest) = (f64::INFINITY, f64::NEG_INFINITY);
+    let controls = Controls::new(&tree);
+    penalty_run(&tree, &[], (&mut q, &mut v), &controls, 1000, |_, q, _| {
+        lowest = lowest.min(q[0]);
+        highest = highest.max(q[0]);
+    });
+    assert!(
+        lowest >= -1e-9 && highest <= 0.02 + 1e-9,
+        "{lowest} {highest}"
+    );
+    assert!(
+        highest >= 0.02 - 1e-9,
+        "never reached the upper limit: {highest}"
+    );
+    assert!(q[0].abs() <= 1e-9 && v[0].abs() <= 1e-9, "{q:?} {v:?}");
+}
+
+#[test]
+fn penalty_braked_wheel_slides_to_rest_without_gaining_energy() {
+    // A wheel on a planar carriage: slides along x and z (2.5 kg each) carry a 0.5 kg wheel of
+    // radius 0.1 m (I = 0.0025 kg m², diff_drive.urdf's) on an axle along y with a brake
+    // (damping 0.05 N m s). Its contact is the sphere's lowest point, so the gap is linear in q
+    // and H is constant: for this linear system the linearly implicit step is backward Euler,
+    // whose energy E = ½ vᵀ H v + M g z + ½ k d² changes by −½ ΔvᵀHΔv − ½ k (h v_n⁺)² − h c v_n⁺²
+    // − h d_t |v_t⁺|² − h d ω⁺² ≤ 0 each step. Tolerance: round-off of E ≈ 5 J, 1e-12 J. The
+    // rim's effective mass is 1 / (1/M + r²/I) = 0.24 kg: friction's slope μ f_n / ε times h
+    // over it is 11, far past the explicit step's bound 2 (the diff drive's creep).
+    let (r, mw, iw) = (0.1, 0.5, 0.0025);
+    let carriage = |name: &str, parent, axis| {
+        Link::new(
+            name,
+            parent,
+            JointKind::Prismatic { axis },
+            2.5,
+            DVec3::ZERO,
+            box_inertia(2.5, 0.2, 0.2, 0.2),
+        )
+    };
+    let wheel = Link::new(
+        "wheel",
+        Some(1),
+        JointKind::Revolute { axis: DVec3::Y },
+        mw,
+        DVec3::ZERO,
+        signorini::DMat3::from_diagonal(DVec3::new(0.6 * iw, iw, 0.6 * iw)),
+    )
+    .damping(0.05);
+    let links = vec![
+        carriage("x", None, DVec3::X),
+        carriage("z", Some(0), DVec3::Z),
+        wheel,
+    ];
+    let tree = Tree::new(links, G).unwrap();
+    let total = 5.5;
+    let shapes = vec![LinkShape {
+        link: 2,
+        pose: Pose::IDENTITY,
+        shape: Shape::Sphere { radius: r },
+        friction: 0.5,
+    }];
+    let k = TreePenalty::new(TreePenaltyParams::default(), &tree, 1e-3)
+        .unwrap()
+        .stiffness;
+    // At rest on its spring: depth M g / k; sliding at 0.5 m/s, not turning.
+    let mut q = vec![0.0, r - total * 9.81 / k, 0.0];
+    let mut v = vec![0.5, 0.0, 0.0];
+    let mut ws = Workspace::new(&tree);
+    let mut energy = |q: &[f64], v: &[f64]| {
+        let d = (r - q[1]).max(0.0);
+        let kinetic = kinetic_energy(&tree, &mut ws, q, v).unwrap();
+        (
+            kinetic,
+            kinetic + potential_energy(&tree, &mut ws, q).unwrap() + 0.5 * k * d * d,
+        )
+    };
+    let (k0, e0) = energy(&q, &v);
+    let (mut last, mut worst_rise, mut kinetic) = (e0, f64::NEG_INFINITY, k0);
+    let controls = Controls::new(&tree);
+    penalty_run(
+        &tree,
+        &shapes,
+        (&mut q, &mut v),
+        &controls,
+        5000,
+        |_, q, v| {
+            let (ke, e) = energy(q, v);
+            worst_rise = worst_rise.max(e - last);
+            last = e;
+            kinetic = ke;
+        },
+    );
+    println!(
+        "braked wheel: E0 {e0} J, final E {last} J, largest one-step change {worst_rise:e} J, kinetic {k0} -> {kinetic} J"
+    );
+    assert!(
+        worst_rise <= 1e-12,
+        "energy rose by {worst_rise} J in a step"
+    );
+    // Rolling, the brake removes kinetic energy at the rate 2 d / (M r² + I) = 1.74 /s (backward
+    // Euler's 1/(1 + h λ) a step is within 1 % of it over 5 s); the slide (≈ 0.1 s) only removes
+    // some: after 5 s at most e^(−1.74 · 4.5) = 4e-4 of the start remains. Asserted 1e-3.
+    assert!(kinetic <= 1e-3 * k0, "kinetic {kinetic} J of {k0} J");
 }

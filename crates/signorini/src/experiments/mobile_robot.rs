@@ -15,7 +15,7 @@ use crate::contact::tree::{
 };
 use crate::geometry::Shape;
 use crate::multibody::urdf::UrdfRobot;
-use crate::multibody::{Controls, MbIntegrator, PdActuator, Tree, Workspace};
+use crate::multibody::{Controls, PdActuator, Tree, Workspace};
 use std::time::Instant;
 
 /// Steps of the paper's runs.
@@ -116,7 +116,7 @@ pub fn run(robot: &UrdfRobot, model: Model, steps: usize) -> RobotRun {
     for _ in 0..steps {
         let r: Result<TreeStepStats, String> = match model {
             Model::Penalty => penalty
-                .step(tree, &mut ws, &shapes, (&mut q, &mut v), &controls, TIME_STEP, MbIntegrator::SemiImplicitEuler)
+                .step(tree, &mut ws, &shapes, (&mut q, &mut v), &controls, TIME_STEP)
                 .map_err(|e| e.to_string()),
             Model::StewartTrinkle => lcp
                 .step(tree, &mut ws, &shapes, (&mut q, &mut v), &controls, TIME_STEP)

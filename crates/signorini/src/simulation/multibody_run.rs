@@ -48,8 +48,9 @@ pub enum TreeContactModel {
     /// `stewart-trinkle`: the velocity-level LCP on the tree (`contact::tree::lcp`), joint
     /// limits as rows of the same LCP; integrates by semi-implicit Euler.
     StewartTrinkle(TreeLcpParams),
-    /// `multi-point`: penalty at every contact point (`contact::tree::penalty`), τ = Jᵀ f held
-    /// over a step of the run's integrator.
+    /// `multi-point`: penalty at every contact point (`contact::tree::penalty`), its forces
+    /// linearly implicit, joint limits as rows of a small LCP; integrates by its own linearly
+    /// implicit Euler (q⁺ = q ⊕ h v⁺).
     MultiPoint(TreePenaltyParams),
 }
 
@@ -382,15 +383,28 @@ impl TreeRun {
         Stepper::new(self).map(|_| ())
     }
 
-    /// The integrator the run steps by: the LCP's own semi-implicit Euler under
-    /// `stewart-trinkle`, else `integrator`.
+    /// The integrator the run steps by: the contact model's own under `stewart-trinkle`
+    /// (semi-implicit Euler) and `multi-point` (linearly implicit Euler: semi-implicit Euler's
+    /// position update q ⊕ h v⁺ with the forces at the end of the step), else `integrator`.
     pub fn effective_integrator(&self) -> MbIntegrator {
         match &self.ground {
-            Some(TreeGround {
-                model: TreeContactModel::StewartTrinkle(_),
-                ..
-            }) => MbIntegrator::SemiImplicitEuler,
-            _ => self.integrator,
+            Some(_) => MbIntegrator::SemiImplicitEuler,
+            None => self.integrator,
+        }
+    }
+
+    /// The integrator's name in `summary.json`.
+    fn integrator_name(&self) -> &'static str {
+        match (&self.ground, self.effective_integrator()) {
+            (
+                Some(TreeGround {
+                    model: TreeContactModel::MultiPoint(_),
+                    ..
+                }),
+                _,
+            ) => "linearly-implicit-euler",
+            (_, MbIntegrator::Rk4) => "rk4",
+            (_, MbIntegrator::SemiImplicitEuler) => "semi-implicit-euler",
         }
     }
 }
@@ -624,14 +638,10 @@ fn advance(
     };
     let (tree, c) = (&run.tree, &run.controls);
     let shapes = run.ground.as_ref().map_or(&[][..], |g| &g.shapes[..]);
-    // Penalty gains derived from the whole tree's mass are too stiff for a light link that
-    // touches alone (contact::tree::penalty's module doc).
+    // The penalty step is stable for any gains; what can still go wrong is a limit LCP no
+    // solver solves or a motion too fast for h.
     let penalty_hint = match stepper {
-        Stepper::Penalty(_) => {
-            "; under multi-point, a link much lighter than the robot touching alone makes the \
-             derived stiffness too high: lower --param omega_h (default 0.1) or set --param \
-             stiffness"
-        }
+        Stepper::Penalty(_) => "; under multi-point, a smaller --dt or lower --param omega_h",
         _ => "",
     };
     let stats = match stepper {
@@ -639,7 +649,7 @@ fn advance(
             .map(|_| TreeStepStats::default())
             .map_err(|e| blowup(&e))?,
         Stepper::Penalty(p) => p
-            .step(tree, ws, shapes, (q1, v1), c, h, run.integrator)
+            .step(tree, ws, shapes, (q1, v1), c, h)
             .map_err(|e| blowup(&e) + penalty_hint)?,
         Stepper::Lcp(l) => l.step(tree, ws, shapes, (q1, v1), c, h).map_err(|e| {
             format!(
@@ -882,10 +892,7 @@ fn write_summary(cfg: &RunConfig, run: &TreeRun, s: &TreeRunSummary) -> Result<(
             Some(_) => "articulated tree on a ground plane",
         },
         "contact": contact_json(run, s),
-        "integrator": match run.effective_integrator() {
-            MbIntegrator::Rk4 => "rk4",
-            MbIntegrator::SemiImplicitEuler => "semi-implicit-euler",
-        },
+        "integrator": run.integrator_name(),
         "time_step": run.time_step,
         "duration": run.duration,
         "gravity": g.to_array(),

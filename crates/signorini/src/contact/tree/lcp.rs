@@ -85,15 +85,31 @@ pub enum TreeContactError {
     SingularMass,
 }
 
-/// A unilateral row of the step: a contact's normal or a joint limit.
+/// A joint limit's unilateral row: +e_j (lower) or −e_j (upper) on one degree of freedom.
 #[derive(Clone, Copy, Debug)]
-struct Limit {
+pub(super) struct Limit {
     /// Degree of freedom (index in v).
-    dof: usize,
+    pub(super) dof: usize,
     /// +1: lower limit (q − lo ≥ 0), −1: upper (hi − q ≥ 0).
-    sign: f64,
+    pub(super) sign: f64,
     /// rad or m.
-    gap: f64,
+    pub(super) gap: f64,
+}
+
+/// The limits of revolute and prismatic joints whose gap at q is below `activation` (rad or m)
+/// into `out` (cleared first), in link order, lower before upper: deterministic. Also the
+/// penalty model's (`penalty.rs`).
+pub(super) fn joint_limits(tree: &Tree, q: &[f64], activation: f64, out: &mut Vec<Limit>) {
+    out.clear();
+    for (i, link) in tree.links().iter().enumerate() {
+        let Some((lo, hi)) = link.limits else { continue };
+        let (qi, dof) = (q[tree.q_offset(i)], tree.v_offset(i));
+        for (sign, gap) in [(1.0, qi - lo), (-1.0, hi - qi)] {
+            if gap < activation {
+                out.push(Limit { dof, sign, gap });
+            }
+        }
+    }
 }
 
 /// The LCP contact model of one tree, with its solver chain and scratch.
@@ -231,16 +247,7 @@ impl TreeLcp {
 
     /// The joint limits within `limit_activation` of q.
     fn collect_limits(&mut self, tree: &Tree, q: &[f64]) {
-        self.limits.clear();
-        for (i, link) in tree.links().iter().enumerate() {
-            let Some((lo, hi)) = link.limits else { continue };
-            let (qi, dof) = (q[tree.q_offset(i)], tree.v_offset(i));
-            for (sign, gap) in [(1.0, qi - lo), (-1.0, hi - qi)] {
-                if gap < self.params.limit_activation {
-                    self.limits.push(Limit { dof, sign, gap });
-                }
-            }
-        }
+        joint_limits(tree, q, self.params.limit_activation, &mut self.limits);
     }
 
     /// G: the contacts' normal rows, the limits' rows, then k friction rows per contact with

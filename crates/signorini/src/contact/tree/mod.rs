@@ -3,8 +3,9 @@
 //! coordinates (`ground::point_jacobian`), and two models that step a tree with them:
 //!
 //! - `penalty.rs`: a spring–damper normal force with regularized Coulomb friction at every
-//!   contact point, applied as τ = Jᵀ f and integrated by the tree's integrator (the
-//!   multi-point penalty of Drumwright 2008, Section III, without its integral term);
+//!   contact point (the multi-point penalty of Drumwright 2008, Section III, without its
+//!   integral term), τ = Jᵀ f taken linearly implicitly in v (H + h Jᵀ D J + h² Jᵀ K J), joint
+//!   limits as unilateral rows of a small LCP with that matrix;
 //! - `lcp.rs`: Stewart–Trinkle's velocity-level LCP (1996, eqs. 21–23, as
 //!   `contact::stewart_trinkle` poses it for free bodies) with the joint-space mass matrix H of
 //!   CRBA in place of M: W = J H⁻¹ Jᵀ, H factored once a step; joint limits are unilateral rows
@@ -33,13 +34,13 @@ pub struct TreeStepStats {
     pub penetrating: usize,
     /// The deepest penetration at the start of the step (m, ≥ 0).
     pub max_penetration: f64,
-    /// Joint-limit rows in the LCP (0 for penalty).
+    /// Joint-limit rows in the LCP (penalty: in its limit LCP).
     pub limit_rows: usize,
-    /// Unknowns of the step's LCP (0 for penalty).
+    /// Unknowns of the step's LCP (penalty: of its limit LCP; 0 without one).
     pub lcp_rows: usize,
-    /// The scaled residual of the LCP's answer (0 for penalty).
+    /// The scaled residual of the LCP's answer (0 without one).
     pub residual: f64,
-    /// The solver whose answer was used ("" without an LCP: penalty, or no rows).
+    /// The solver whose answer was used ("" without an LCP).
     pub solver: &'static str,
     /// Its iterations or pivots (0 without an LCP).
     pub iterations: usize,

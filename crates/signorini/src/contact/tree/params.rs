@@ -49,6 +49,8 @@ pub const PENALTY_PARAMS: &[TreeParamSpec] = &[
     spec("omega_h", "-", "0.1", "omega h of the derived stiffness, in (0, 1]"),
     spec("damping_ratio", "-", "0.5", "damping ratio of the derived damping, >= 0"),
     spec("slip_speed", "m/s", "0.01", "regularization of Coulomb friction, > 0"),
+    spec("limit_activation", "rad or m", "0.1", "joint limits with gap below this enter the step's limit LCP, >= 0"),
+    spec("max_recovery_speed", "rad/s or m/s", "0.5", "bound of the speed at which a limit's violation is removed, > 0"),
 ];
 
 /// "a, b, c": the names of `specs`.
@@ -133,6 +135,8 @@ impl TreePenaltyParams {
             "omega_h" => self.omega_h = number(name, value)?,
             "damping_ratio" => self.damping_ratio = number(name, value)?,
             "slip_speed" => self.slip_speed = number(name, value)?,
+            "limit_activation" => self.limit_activation = number(name, value)?,
+            "max_recovery_speed" => self.max_recovery_speed = number(name, value)?,
             _ => return Err(unknown(name, "multi-point", PENALTY_PARAMS)),
         }
         Ok(())
