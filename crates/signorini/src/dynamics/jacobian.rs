@@ -184,17 +184,23 @@ impl InverseMass {
 pub fn delassus(rows: &[JacobianRow], inv_mass: &InverseMass) -> nalgebra::DMatrix<f64> {
     let n = rows.len();
     let mut w = nalgebra::DMatrix::zeros(n, n);
-    let by_body = DelassusRows::new(rows, inv_mass);
-    let (mut cols, mut values) = (Vec::new(), Vec::new());
-    for r in 0..n {
-        cols.clear();
-        values.clear();
-        by_body.append_row(r, &mut cols, &mut values);
-        for (&s, &v) in cols.iter().zip(&values) {
-            w[(r, s)] = v;
-        }
-    }
+    delassus_into(rows, inv_mass, &mut w, 0);
     w
+}
+
+/// [`delassus`] written into the block of `w` at rows and columns `at..at + rows.len()` (the
+/// same entries, bit for bit; entries of rows that share no body are left as they are): a
+/// larger matrix that holds W as a block is assembled without a second n × n matrix and copy.
+pub fn delassus_into(
+    rows: &[JacobianRow],
+    inv_mass: &InverseMass,
+    w: &mut nalgebra::DMatrix<f64>,
+    at: usize,
+) {
+    let by_body = DelassusRows::new(rows, inv_mass);
+    for r in 0..rows.len() {
+        by_body.visit_row(r, |s, v| w[(at + r, at + s)] = v);
+    }
 }
 
 /// W = G M⁻¹ Gᵀ row by row, for sparse assembly: row r's nonzeros are the rows s that share a
@@ -245,14 +251,22 @@ impl<'a> DelassusRows<'a> {
     /// Append the nonzeros of row `r` of W to (`cols`, `values`), by increasing column. O(the
     /// row's nonzeros): the lists of the row's (at most two) bodies are merged.
     pub fn append_row(&self, r: usize, cols: &mut Vec<usize>, values: &mut Vec<f64>) {
+        self.visit_row(r, |s, v| {
+            cols.push(s);
+            values.push(v);
+        });
+    }
+
+    /// Call `f(s, W_rs)` for the nonzeros of row `r` of W, by increasing column (the entries
+    /// [`append_row`](Self::append_row) appends, bit for bit, without the lists).
+    pub fn visit_row(&self, r: usize, mut f: impl FnMut(usize, f64)) {
         let dot = |b: &[f64; 6], mb: &[f64; 6]| (0..6).map(|k| b[k] * mb[k]).sum::<f64>();
         let blocks = &self.rows[r].blocks;
         match blocks.as_slice() {
             [] => {}
             [(o, b)] => {
                 for (s, mb) in self.body(o / 6) {
-                    cols.push(*s);
-                    values.push(0.0 + dot(b, mb));
+                    f(*s, 0.0 + dot(b, mb));
                 }
             }
             [first, second] => {
@@ -268,16 +282,13 @@ impl<'a> DelassusRows<'a> {
                     let s1 = l1.get(i).map_or(usize::MAX, |e| e.0);
                     let s2 = l2.get(j).map_or(usize::MAX, |e| e.0);
                     if s1 < s2 {
-                        cols.push(s1);
-                        values.push(0.0 + dot(b1, &l1[i].1));
+                        f(s1, 0.0 + dot(b1, &l1[i].1));
                         i += 1;
                     } else if s2 < s1 {
-                        cols.push(s2);
-                        values.push(0.0 + dot(b2, &l2[j].1));
+                        f(s2, 0.0 + dot(b2, &l2[j].1));
                         j += 1;
                     } else {
-                        cols.push(s1);
-                        values.push(0.0 + dot(b1, &l1[i].1) + dot(b2, &l2[j].1));
+                        f(s1, 0.0 + dot(b1, &l1[i].1) + dot(b2, &l2[j].1));
                         i += 1;
                         j += 1;
                     }
@@ -426,6 +437,19 @@ pub fn cross_delassus(
     inv_mass: &InverseMass,
 ) -> nalgebra::DMatrix<f64> {
     let mut w = nalgebra::DMatrix::zeros(rows_x.len(), rows_y.len());
+    cross_delassus_into(rows_x, rows_y, inv_mass, &mut w, (0, 0));
+    w
+}
+
+/// [`cross_delassus`] added into the block of `w` whose top-left entry is `at` (row, column): a
+/// block of zeros receives the same entries, bit for bit.
+pub fn cross_delassus_into(
+    rows_x: &[JacobianRow],
+    rows_y: &[JacobianRow],
+    inv_mass: &InverseMass,
+    w: &mut nalgebra::DMatrix<f64>,
+    (r0, c0): (usize, usize),
+) {
     let mut by_body: Vec<Vec<(usize, [f64; 6])>> = vec![Vec::new(); inv_mass.blocks.len()];
     for (c, row) in rows_y.iter().enumerate() {
         for (o, b) in &row.blocks {
@@ -435,11 +459,10 @@ pub fn cross_delassus(
     for (r, row) in rows_x.iter().enumerate() {
         for (o, b) in &row.blocks {
             for (c, mb) in &by_body[o / 6] {
-                w[(r, *c)] += (0..6).map(|k| b[k] * mb[k]).sum::<f64>();
+                w[(r0 + r, c0 + *c)] += (0..6).map(|k| b[k] * mb[k]).sum::<f64>();
             }
         }
     }
-    w
 }
 
 /// diag(m I, J) as a 6 × 6 block (kg, kg m²): a rigid body's mass matrix for its generalized

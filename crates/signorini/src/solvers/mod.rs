@@ -73,9 +73,18 @@ impl Problem {
         if self.free > n {
             return Err(format!("{} free rows in a problem of {n} rows", self.free));
         }
-        // Chunks folded without a branch (vectorized), the test per chunk: O(n²) for a dense M,
-        // so it must not cost more than reading it.
-        let finite = |s: &[f64]| s.chunks(16).all(|c| c.iter().fold(true, |a, v| a & v.is_finite()));
+        // Chunks folded without a branch, the test per chunk: O(n²) for a dense M, so it must
+        // not cost more than reading it. A value is not finite exactly when its exponent bits are
+        // all ones; the integer test vectorizes (the float `is_finite` fold ran at ~4
+        // instructions an entry: 6 % of a PEG step on the 10-box stack).
+        const EXPONENT: u64 = 0x7ff0_0000_0000_0000;
+        let finite = |s: &[f64]| {
+            s.chunks(64).all(|c| {
+                c.iter()
+                    .fold(0u64, |a, v| a | u64::from(v.to_bits() & EXPONENT == EXPONENT))
+                    == 0
+            })
+        };
         if !finite(self.m.as_slice()) || !finite(self.q.as_slice()) {
             return Err("M or q has a non-finite entry".into());
         }

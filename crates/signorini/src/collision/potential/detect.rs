@@ -11,7 +11,7 @@
 //!     merge_into(out)
 //! ```
 use super::edge::{edge_groups, WorldEdge};
-use super::merge::merge_into;
+use super::merge::{merge_into, MergeBuffers};
 use super::placed::{Motion, Side, World};
 use super::vertex::vertex_groups;
 use super::{Group, PotentialParams, PotentialSet};
@@ -30,6 +30,8 @@ pub struct Scratch {
     pub(super) groups: Vec<Group>,
     /// B's world edges (`edge_groups`).
     pub(super) edges: Vec<WorldEdge>,
+    /// `merge_into`'s buffers.
+    pub(super) merge: MergeBuffers,
 }
 
 /// Potential contacts and groups of every polytope piece pair `(body_a, piece_a, body_b,

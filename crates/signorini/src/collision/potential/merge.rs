@@ -16,7 +16,9 @@ pub(super) fn merge_into(
     let contacts = &scratch.contacts;
     let n = contacts.len();
     // Canonical representative of each contact: the first equal one.
-    let mut canon: Vec<usize> = (0..n).collect();
+    let canon = &mut scratch.merge.canon;
+    canon.clear();
+    canon.extend(0..n);
     for i in 0..n {
         for j in 0..i {
             if canon[j] != j {
@@ -42,25 +44,34 @@ pub(super) fn merge_into(
         g.candidates.sort_unstable();
         g.candidates.dedup();
     }
-    // A group implied by another (a subset of its members, or an equal earlier one) goes.
+    // A group implied by another (a subset of its members, or an equal earlier one) goes. The
+    // members are distinct, so a subset is no longer: the sizes are compared first.
     let implied = |i: usize| {
+        let mine = &groups[i].members;
         groups.iter().enumerate().any(|(j, other)| {
             j != i
-                && other.members.iter().all(|m| groups[i].members.contains(m))
-                && (other.members.len() < groups[i].members.len() || j < i)
+                && (other.members.len() < mine.len()
+                    || (other.members.len() == mine.len() && j < i))
+                && other.members.iter().all(|m| mine.contains(m))
         })
     };
-    let keep: Vec<bool> = (0..groups.len()).map(|i| !implied(i)).collect();
+    let keep = &mut scratch.merge.keep;
+    keep.clear();
+    keep.extend((0..groups.len()).map(|i| !implied(i)));
     // Applicability of a merged contact: the best of those merged into it.
-    let mut appl = scratch.applicability.clone();
+    let appl = &mut scratch.merge.applicability;
+    appl.clear();
+    appl.extend_from_slice(&scratch.applicability);
     for i in 0..n {
         if canon[i] != i {
             appl[canon[i]] = appl[canon[i]].max(scratch.applicability[i]);
         }
     }
     // Append the contacts the kept groups use, in order, and remap.
-    let mut index = vec![usize::MAX; n];
-    for (g, _) in groups.iter().zip(&keep).filter(|(_, k)| **k) {
+    let index = &mut scratch.merge.index;
+    index.clear();
+    index.resize(n, usize::MAX);
+    for (g, _) in groups.iter().zip(keep.iter()).filter(|(_, k)| **k) {
         for &m in &g.members {
             index[m] = 0;
         }
@@ -72,7 +83,7 @@ pub(super) fn merge_into(
             out.applicability.push(appl[i]);
         }
     }
-    for (mut g, k) in groups.drain(..).zip(keep) {
+    for (mut g, &k) in groups.drain(..).zip(keep.iter()) {
         if !k {
             continue;
         }
@@ -82,4 +93,13 @@ pub(super) fn merge_into(
         out.groups.push(g);
     }
     scratch.groups = groups;
+}
+
+/// `merge_into`'s buffers, kept between pairs (no allocation per pair).
+#[derive(Clone, Debug, Default)]
+pub(super) struct MergeBuffers {
+    canon: Vec<usize>,
+    keep: Vec<bool>,
+    applicability: Vec<f64>,
+    index: Vec<usize>,
 }

@@ -138,13 +138,15 @@ pub(super) fn vertex_groups(
         let first = out.contacts.len();
         // A vertex already inside Y (behind every face plane) must get out: its members are the
         // boundary faces within σ of its shallowest way out, wherever the sweep goes.
-        let shallowest = (0..y.p.faces.len())
-            .map(|f| y.w.normals[f].dot(p) - y.w.offsets[f])
-            .fold(f64::NEG_INFINITY, f64::max);
-        let exit = (0..y.p.faces.len())
-            .filter(|&f| !y.w.covered[f])
-            .map(|f| y.w.normals[f].dot(p) - y.w.offsets[f])
-            .fold(f64::NEG_INFINITY, f64::max);
+        // (Both maxima in one pass over the faces, in face order.)
+        let (mut shallowest, mut exit) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for f in 0..y.p.faces.len() {
+            let gap = y.w.normals[f].dot(p) - y.w.offsets[f];
+            shallowest = shallowest.max(gap);
+            if !y.w.covered[f] {
+                exit = exit.max(gap);
+            }
+        }
         let inside = shallowest < 0.0;
         for f in 0..y.p.faces.len() {
             if y.w.covered[f] {

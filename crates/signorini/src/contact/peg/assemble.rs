@@ -32,7 +32,7 @@ use super::constraints::{Constraint, What};
 use super::prediction::carried;
 use crate::collision::Contact;
 use crate::contact::{cone, contact_jacobian_row, VelocityProblem};
-use crate::dynamics::jacobian::{cross_delassus, delassus, row_difference, JacobianRow};
+use crate::dynamics::jacobian::{cross_delassus_into, delassus_into, row_difference, JacobianRow};
 use crate::dynamics::{Model, State};
 use crate::geometry::Pose;
 use crate::solvers::Problem;
@@ -238,13 +238,12 @@ fn matrix(
     let nt = nf * k;
     let ns = slack.rows.len();
     let inv = problem.inverse_mass();
-    let w = delassus(rows, inv);
-    let wd = cross_delassus(&slack.rows, rows, inv);
-    let (nr, c0) = (np + nt, np + nt + nf);
+    let c0 = np + nt + nf;
     let n = c0 + ns;
+    // W and W_Δ written straight into M's blocks (no n × n copy).
     let mut m = DMatrix::zeros(n, n);
-    m.view_mut((0, 0), (nr, nr)).copy_from(&w);
-    m.view_mut((c0, 0), (ns, nr)).copy_from(&wd);
+    delassus_into(rows, inv, &mut m, 0);
+    cross_delassus_into(&slack.rows, rows, inv, &mut m, (c0, 0));
     let mut q = DVector::zeros(n);
     for (r, row) in rows.iter().enumerate() {
         q[r] = row.dot(nu_free);

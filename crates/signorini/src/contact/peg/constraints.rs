@@ -22,6 +22,7 @@ use crate::collision::Contact;
 use crate::contact::time_stepping;
 use crate::dynamics::{Model, State};
 use crate::geometry::{Feature, Shape};
+use crate::util::hash::FastSet;
 
 /// What a constraint is, across steps (for warm starts).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -190,7 +191,7 @@ impl Peg {
         // that the ψ/h term pushes the pieces apart whatever let them in. They are frictionless:
         // a recovery contact against a group on the same vertex, with friction on both, locked
         // into a squeeze of 3700 N s each way and spun a body to 1.2e3 rad/s (pour, h = 2 ms).
-        let primaries: std::collections::HashSet<Key> = out
+        let primaries: FastSet<Key> = out
             .iter()
             .map(|c| {
                 key(

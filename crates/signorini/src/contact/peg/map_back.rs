@@ -59,8 +59,13 @@ pub(super) fn count_traps(
     passes: usize,
 ) -> PegStats {
     let (np, nt, nf, ns) = (constraints.len(), lcp.nt, lcp.frictional.len(), lcp.ns);
-    // Traps: the primary of a several-member constraint ended beyond its plane.
-    let w = &lcp.problem.m * z + &lcp.problem.q;
+    // Traps: the primary of a several-member constraint ended beyond its plane (w = M z + q,
+    // an n × n product, only when some constraint has several members).
+    let w = if constraints.iter().any(|c| c.multi) {
+        &lcp.problem.m * z + &lcp.problem.q
+    } else {
+        DVector::zeros(0)
+    };
     let mut stats = PegStats {
         slacks: ns,
         passes,

@@ -31,6 +31,7 @@ use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::Pose;
 use crate::solvers::sparse::SparseProblem;
 use crate::solvers::Problem;
+use crate::util::hash::FastSet;
 use glam::DVec3;
 use nalgebra::DVector;
 use rayon::prelude::*;
@@ -208,7 +209,7 @@ impl Peg {
         if energy > PASS_ENERGY_RATIO * first + f64::EPSILON {
             return None;
         }
-        let known: std::collections::HashSet<Key> = constraints.iter().map(|c| c.key).collect();
+        let known: FastSet<Key> = constraints.iter().map(|c| c.key).collect();
         let mut extra: Vec<Constraint> = self
             .constraints(model, &probe, contacts, distance)
             .into_iter()
