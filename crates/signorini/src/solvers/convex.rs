@@ -295,6 +295,8 @@ impl<'a> Solver<'a> {
         self.set_penalty(rho);
         // r before the last multiplier update.
         let mut last = start;
+        // How close to its minimiser a subproblem must end (module documentation, "Subproblems").
+        let enough = GRADIENT_FRACTION * options.tolerance;
         loop {
             let residual = self.residual(&nu, &lambda);
             let done = |status| ConvexSolve {
@@ -319,7 +321,6 @@ impl<'a> Solver<'a> {
                 rho = (rho * PENALTY_GROWTH).min(PENALTY);
                 self.set_penalty(rho);
             }
-                let enough = GRADIENT_FRACTION * options.tolerance;
             match self.minimise(&lambda, &mut nu, options.max_iterations - iterations, enough) {
                 Ok((steps, true)) => iterations += steps,
                 // Stopped short of the subproblem's minimiser: the multipliers of this ν are the
@@ -384,29 +385,34 @@ impl<'a> Solver<'a> {
     /// make: how far λ is from balancing ν (0 at a subproblem's minimiser, up to round-off).
     fn imbalance(&self, nu: &[f64], lambda: &[f64]) -> f64 {
         let error: Vec<f64> = self.velocity_of(lambda).iter().zip(nu).map(|(m, v)| m - v).collect();
-        let worst = self.p.rows.iter().map(|row| row.dot(&error).abs()).fold(0.0, f64::max);
+        self.along_rows(&error)
+    }
+
+    /// max_e |A_e δ| / ‖q‖∞ for a velocity change δ.
+    fn along_rows(&self, delta: &[f64]) -> f64 {
+        let worst = self.p.rows.iter().map(|row| row.dot(delta).abs()).fold(0.0, f64::max);
+        self.scaled(worst)
+    }
+
+    /// A velocity over ‖q‖∞ (as it is where ‖q‖∞ = 0).
+    fn scaled(&self, v: f64) -> f64 {
         if self.scale > 0.0 {
-            worst / self.scale
+            v / self.scale
         } else {
-            worst
+            v
         }
     }
 
     /// max_e |A_e M⁻¹ g| / ‖q‖∞ for g = −∇L(ν; λ): the imbalance of the multipliers
     /// max(0, c) that an update at ν would set, since M⁻¹(−∇L) = ν(max(0, c)) − ν (0 at the
     /// subproblem's minimiser).
-    fn balance(&self, minus_gradient: &[f64]) -> f64 {
-        let mut delta = vec![0.0; minus_gradient.len()];
+    /// `delta`: a buffer kept by the caller across Newton steps.
+    fn balance(&self, minus_gradient: &[f64], delta: &mut [f64]) -> f64 {
         for (k, m_inv) in self.inverse.iter().enumerate() {
             let y = m_inv * Vector6::from_column_slice(&minus_gradient[6 * k..6 * k + 6]);
             delta[6 * k..6 * k + 6].copy_from_slice(y.as_slice());
         }
-        let worst = self.p.rows.iter().map(|row| row.dot(&delta).abs()).fold(0.0, f64::max);
-        if self.scale > 0.0 {
-            worst / self.scale
-        } else {
-            worst
-        }
+        self.along_rows(delta)
     }
 
     /// D_e = ρ / W_ee for every row that moves something.
@@ -429,11 +435,7 @@ impl<'a> Solver<'a> {
             }
             r = r.max(m);
         }
-        if self.scale > 0.0 {
-            r / self.scale
-        } else {
-            r
-        }
+        self.scaled(r)
     }
 
     /// c_e = λ_e − D_e g_e(ν) of every row: f_e = max(0, c_e).
@@ -466,6 +468,7 @@ impl<'a> Solver<'a> {
         // −∇L, then the Newton step solved in place.
         let mut d = vec![0.0; nu.len()];
         let (mut events, mut slope) = (Vec::new(), Vec::new());
+        let mut delta = vec![0.0; nu.len()];
         // Whether the last step went at least half way (a truncated step is far from the
         // minimiser, so the balance is not worth checking).
         let mut check_balance = true;
@@ -486,7 +489,7 @@ impl<'a> Solver<'a> {
                 }
             }
             // Close enough: the update from ν leaves its impulses balancing ν to `enough`.
-            if check_balance && self.balance(minus_gradient) <= enough {
+            if check_balance && self.balance(minus_gradient, &mut delta) <= enough {
                 return Ok((steps, true));
             }
             hessian.follow(self, &c);
