@@ -90,11 +90,19 @@ impl FromIterator<RowBlock> for RowBlocks {
 
 impl JacobianRow {
     /// J·ν for a dense generalized velocity.
+    #[inline]
     pub fn dot(&self, nu: &[f64]) -> f64 {
-        self.blocks
-            .iter()
-            .map(|(o, b)| (0..6).map(|k| b[k] * nu[o + k]).sum::<f64>())
-            .sum()
+        // The sums of `Iterator::sum` (from −0.0, in order), one bounds check per block.
+        let mut total = -0.0;
+        for (o, b) in self.blocks.iter() {
+            let x = &nu[*o..*o + 6];
+            let mut block = -0.0;
+            for k in 0..6 {
+                block += b[k] * x[k];
+            }
+            total += block;
+        }
+        total
     }
 }
 

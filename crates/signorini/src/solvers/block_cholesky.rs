@@ -170,14 +170,14 @@ impl BlockPattern {
         for &k in &self.order {
             let l_inv = inverse_cholesky_factor(&diagonal[k])
                 .ok_or(BlockCholeskyError::NotPositiveDefinite { node: k })?;
-            let l_inv_t = l_inv.transpose();
             diagonal[k] = l_inv;
             let blocks = self.start[k]..self.start[k + 1];
-            // L_ik = A_ik L_kk⁻ᵀ; A_ii ← A_ii − L_ik L_ikᵀ.
+            // L_ik = A_ik L_kk⁻ᵀ; A_ii ← A_ii − L_ik L_ikᵀ (its lower triangle: the pivot
+            // reads no other).
             for x in blocks.clone() {
-                let l_ik = below[x] * l_inv_t;
+                let l_ik = times_lower_transpose(&below[x], &l_inv);
                 below[x] = l_ik;
-                diagonal[self.row[x]] -= l_ik * l_ik.transpose();
+                subtract_gram_lower(&mut diagonal[self.row[x]], &l_ik);
             }
             // A_ji ← A_ji − L_jk L_ikᵀ for every pair rank i < rank j.
             let mut target = self.pair_target[self.pairs_start[k]..self.pairs_start[k + 1]].iter();
@@ -185,8 +185,8 @@ impl BlockPattern {
                 let l_ik = below[x];
                 for y in x + 1..blocks.end {
                     let t = *target.next().expect("one target per pair");
-                    let update = below[y] * l_ik.transpose();
-                    below[t] -= update;
+                    let l_jk = below[y];
+                    subtract_times_transpose(&mut below[t], &l_jk, &l_ik);
                 }
             }
         }
@@ -311,6 +311,69 @@ fn inverse_cholesky_factor(a: &Matrix6<f64>) -> Option<Matrix6<f64>> {
         }
     }
     Some(x)
+}
+
+/// T ← T − A Bᵀ, each entry of A Bᵀ summed over k in order from the k = 0 product (as
+/// nalgebra's product sums it, so the answer is the same to the bit), column by column: the
+/// factorization's inner loop, written out for 6 × 6 blocks.
+#[inline]
+fn subtract_times_transpose(t: &mut Matrix6<f64>, a: &Matrix6<f64>, b: &Matrix6<f64>) {
+    let (a, b) = (a.as_slice(), b.as_slice());
+    for (j, target) in t.as_mut_slice().chunks_exact_mut(6).enumerate() {
+        // Column j of A Bᵀ = Σ_k (column k of A) B_jk; B_jk sits at 6 k + j.
+        let mut column = [0.0f64; 6];
+        let w = b[j];
+        for i in 0..6 {
+            column[i] = a[i] * w;
+        }
+        for k in 1..6 {
+            let w = b[6 * k + j];
+            for i in 0..6 {
+                column[i] += a[6 * k + i] * w;
+            }
+        }
+        for i in 0..6 {
+            target[i] -= column[i];
+        }
+    }
+}
+
+/// A Lᵀ for a lower triangular L, summed as [`subtract_times_transpose`] sums A Bᵀ, without
+/// the products by L's zeros above its diagonal.
+#[inline]
+fn times_lower_transpose(a: &Matrix6<f64>, l: &Matrix6<f64>) -> Matrix6<f64> {
+    let (a, l) = (a.as_slice(), l.as_slice());
+    let mut c = [0.0f64; 36];
+    for (j, column) in c.chunks_exact_mut(6).enumerate() {
+        // Column j of A Lᵀ = Σ_{k ≤ j} (column k of A) L_jk.
+        let w = l[j];
+        for i in 0..6 {
+            column[i] = a[i] * w;
+        }
+        for k in 1..=j {
+            let w = l[6 * k + j];
+            for i in 0..6 {
+                column[i] += a[6 * k + i] * w;
+            }
+        }
+    }
+    Matrix6::from_column_slice(&c)
+}
+
+/// The lower triangle of D ← D − A Aᵀ (each entry as [`subtract_times_transpose`] sums it); the upper
+/// triangle is left as it was.
+#[inline]
+fn subtract_gram_lower(d: &mut Matrix6<f64>, a: &Matrix6<f64>) {
+    let a = a.as_slice();
+    for j in 0..6 {
+        for i in j..6 {
+            let mut sum = a[i] * a[j];
+            for k in 1..6 {
+                sum += a[6 * k + i] * a[6 * k + j];
+            }
+            d[(i, j)] -= sum;
+        }
+    }
 }
 
 /// Insert j into the sorted `list` unless present.

@@ -550,23 +550,27 @@ impl<'a> Solver<'a> {
         // t > t_e when s_e < 0.
         events.clear();
         slope.clear();
-        for (e, row) in self.p.rows.iter().enumerate() {
+        slope.resize(c.len(), 0.0);
+        let rows = self.p.rows.iter().zip(&self.penalty).zip(c).zip(slope.iter_mut());
+        for (e, (((row, &de), &ce), slope)) in rows.enumerate() {
             let s = row.dot(d);
-            slope.push(s);
-            let de = self.penalty[e];
+            *slope = s;
             if s == 0.0 || de == 0.0 {
                 // Constant in t: its term −s f_e vanishes (s = 0) or it has no penalty.
                 continue;
             }
-            let active_at_zero = c[e] > 0.0 || (c[e] == 0.0 && s < 0.0);
+            let active_at_zero = ce > 0.0 || (ce == 0.0 && s < 0.0);
             if active_at_zero {
-                a0 -= s * c[e];
+                a0 -= s * ce;
                 a1 += de * s * s;
             }
-            at_one -= s * (c[e] - de * s).max(0.0);
-            let t = c[e] / (de * s);
-            if t > 0.0 {
-                events.push(Reverse(Breakpoint { t, e, s }));
+            at_one -= s * (ce - de * s).max(0.0);
+            // t_e > 0 only where c_e and s_e have one sign (D_e > 0).
+            if (ce > 0.0) == (s > 0.0) && ce != 0.0 {
+                let t = ce / (de * s);
+                if t > 0.0 {
+                    events.push(Reverse(Breakpoint { t, e, s }));
+                }
             }
         }
         // φ' is increasing: with φ'(1) ≥ 0 the root is at most 1, and only the breakpoints
