@@ -355,3 +355,36 @@ fn without_damping_the_block_gains_no_energy() {
         "energy gained: {worst:.3e} of E0, bound {bound:.3e}"
     );
 }
+
+#[test]
+fn a_block_dropped_on_a_fixed_box_rests_on_its_top_face() {
+    // The bundled drop (2 s) onto a fixed 0.6 m × 0.6 m × 0.2 m box (top face at z = 0.2 m) turned
+    // 30° about z, the ground below it: the block lands on the box's top face and rests there.
+    let text = std::fs::read_to_string(example()).unwrap()
+        .replace("position = [0.0, 0.0, 0.1]", "position = [0.0, 0.0, 0.3]")
+        + "\n[[body]]\nname = \"table\"\nfixed = true\nshape = { type = \"box\", size = [0.6, 0.6, 0.2] }\nposition = [0.0, 0.0, 0.1]\norientation = { axis = [0.0, 0.0, 1.0], angle_deg = 30.0 }\n";
+    let desc = parse_scene(&text, "table.toml").unwrap();
+    let built = deformable_worlds(&desc).unwrap();
+    assert!(built.ignored.is_empty(), "{:?}", built.ignored);
+    let mut w = built.worlds.into_iter().next().unwrap();
+    assert_eq!((w.planes.len(), w.polytopes.len()), (1, 1));
+    let d = &desc.deformables[0];
+    let h = desc.simulation.settings.time_step;
+    let mut integ = Integrator::default();
+    for _ in 0..200_000 {
+        integ.step(&mut w, d.integrator, h, false).unwrap();
+    }
+    let m = w.free_mass();
+    let z = w.x.iter().zip(&w.mass).map(|(x, m)| x.z * m).sum::<f64>() / m;
+    let bound = m * G / d.contact.stiffness;
+    let deepest = w.max_penetration();
+    let max_speed = w.v.iter().map(|v| v.length()).fold(0.0, f64::max);
+    println!("centroid z {z:.6e} m, deepest {deepest:.3e} m (bound {bound:.3e}), max speed {max_speed:.3e} m/s");
+    // Resting on the top face (z = 0.2 m): the centroid half the block's height above it, less
+    // the sinking and the block's sag (each below 1 mm, as on the ground).
+    assert!((z - 0.25).abs() < 1e-3, "centroid z {z}");
+    // The same bound as on the ground: the contact forces at rest sum to M g.
+    assert!(deepest > 0.0 && deepest <= bound, "{deepest} vs {bound}");
+    assert!(max_speed < 1e-4, "{max_speed}");
+    assert_eq!(w.contacts(), 9);
+}

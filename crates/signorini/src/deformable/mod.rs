@@ -19,7 +19,7 @@ pub mod integrate;
 pub mod world;
 
 pub use connector::{Linear, Shear, Torsion};
-pub use contact::{Plane, PlaneContact};
+pub use contact::{Plane, PlaneContact, Polytope};
 pub use generate::{add_box, BoxSpec, Clamp, DeformableMaterial};
 pub use integrate::{
     AdaptiveDeformable, DeformableError, DeformableIntegrator, DeformableStep, Integrator,

@@ -3,13 +3,14 @@
 //! gravity and its fixed half-spaces as the ground planes they touch (docs/deformable.md,
 //! "Scene files").
 //!
-//! Contact with rigid bodies is one-way and limited to fixed half-space shapes: a fixed body
-//! whose shape (or piece) is a `halfspace` becomes a `deformable::Plane` with the same outward
-//! normal and surface. Other rigid bodies are not seen by the deformables (listed in
-//! [`DeformableWorlds::ignored`] for the caller to say so).
+//! Contact with rigid bodies is one-way and limited to fixed half-spaces and boxes: a fixed
+//! body whose shape (or piece) is a `halfspace` becomes a `deformable::Plane` with the same
+//! outward normal and surface, a `box` a `deformable::Polytope` of its six faces. Other rigid
+//! bodies are not seen by the deformables (listed in [`DeformableWorlds::ignored`] for the
+//! caller to say so).
 use super::desc::{BodyShapeDesc, SceneDesc, ShapeDesc};
 use super::SceneError;
-use crate::deformable::{add_box, Plane, World, WorldSettings};
+use crate::deformable::{add_box, Plane, Polytope, World, WorldSettings};
 use glam::{DQuat, DVec3};
 
 /// The deformable worlds of a scene and what they do not see.
@@ -31,36 +32,48 @@ fn plane(n: DVec3, position: DVec3, orientation: DQuat) -> Plane {
     }
 }
 
-/// The fixed half-spaces of the scene as planes, and the names of the bodies left out.
-fn planes(desc: &SceneDesc) -> (Vec<Plane>, Vec<String>) {
-    let mut planes = Vec::new();
-    let mut ignored = Vec::new();
+/// The six faces of a box of edge lengths `size` at pose (`position`, `orientation`).
+fn box_faces(size: DVec3, position: DVec3, orientation: DQuat) -> Polytope {
+    let faces = (0..3)
+        .flat_map(|d| [1.0, -1.0].map(|sign| (d, sign)))
+        .map(|(d, sign)| {
+            let n = DVec3::AXES[d] * sign;
+            plane(n, position + orientation * (n * size[d] / 2.0), orientation)
+        })
+        .collect();
+    Polytope { faces }
+}
+
+/// What the deformables touch: the fixed half-spaces as planes, the fixed boxes as polytopes,
+/// and the names of the bodies left out.
+fn obstacles(desc: &SceneDesc) -> (Vec<Plane>, Vec<Polytope>, Vec<String>) {
+    let (mut planes, mut polytopes, mut ignored) = (Vec::new(), Vec::new(), Vec::new());
     for b in &desc.bodies {
+        // (shape, position, orientation) of each convex piece in the world.
+        let pieces: Vec<(&ShapeDesc, DVec3, DQuat)> = match &b.shape {
+            BodyShapeDesc::Single(s) => vec![(&s.shape, b.position, b.orientation)],
+            BodyShapeDesc::Compound(ps) => ps
+                .iter()
+                .map(|p| {
+                    let at = b.position + b.orientation * p.position;
+                    (&p.shape.shape, at, b.orientation * p.orientation)
+                })
+                .collect(),
+        };
         let mut seen = false;
-        if b.is_fixed() {
-            match &b.shape {
-                BodyShapeDesc::Single(s) => {
-                    if let ShapeDesc::HalfSpace { normal } = s.shape {
-                        planes.push(plane(normal, b.position, b.orientation));
-                        seen = true;
-                    }
-                }
-                BodyShapeDesc::Compound(ps) => {
-                    for p in ps {
-                        if let ShapeDesc::HalfSpace { normal } = p.shape.shape {
-                            let at = b.position + b.orientation * p.position;
-                            planes.push(plane(normal, at, b.orientation * p.orientation));
-                            seen = true;
-                        }
-                    }
-                }
+        for (shape, at, rot) in pieces.into_iter().filter(|_| b.is_fixed()) {
+            match *shape {
+                ShapeDesc::HalfSpace { normal } => planes.push(plane(normal, at, rot)),
+                ShapeDesc::Box { size } => polytopes.push(box_faces(size, at, rot)),
+                _ => continue,
             }
+            seen = true;
         }
         if !seen {
             ignored.push(b.name.clone());
         }
     }
-    (planes, ignored)
+    (planes, polytopes, ignored)
 }
 
 /// Build the scene's deformables. Errors name the file, line and key: a body the generator
@@ -70,7 +83,7 @@ fn planes(desc: &SceneDesc) -> (Vec<Plane>, Vec<String>) {
 /// symplectic Euler).
 pub fn deformable_worlds(desc: &SceneDesc) -> Result<DeformableWorlds, SceneError> {
     let file = &desc.file;
-    let (planes, ignored) = planes(desc);
+    let (planes, polytopes, ignored) = obstacles(desc);
     let mut worlds = Vec::with_capacity(desc.deformables.len());
     for d in &desc.deformables {
         if desc.simulation.settings.adaptive.is_some() {
@@ -88,6 +101,7 @@ pub fn deformable_worlds(desc: &SceneDesc) -> Result<DeformableWorlds, SceneErro
             contact: d.contact,
         });
         world.planes = planes.clone();
+        world.polytopes = polytopes.clone();
         add_box(&mut world, &d.spec).map_err(|e| {
             SceneError::new(
                 file,
