@@ -222,6 +222,14 @@ fn each_bad_value_is_refused_at_its_line_and_key() {
             "{e}"
         );
     }
+    // A position where the cells are lost in round-off (the Gershgorin bound would be infinite).
+    let e = error(&format!("{BASE}position = [1e308, 0.0, 0.0]\n"));
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (14, "deformable[0].position"),
+        "{e}"
+    );
+    assert!(e.message.contains("lost in round-off"), "{e}");
     // A zero cell count: at the item.
     let e = error(&BASE.replace("[10, 1, 1]", "[0, 1, 1]"));
     assert_eq!(

@@ -50,6 +50,19 @@ impl<'a, 'i> Parser<'a, 'i> {
         })?;
         let divisions = r.req("divisions", "[3, 3, 3]", divisions)?;
         let position = r.vec3("position", DVec3::ZERO)?;
+        // The particles' spacing must survive round-off at this position: f64's relative step
+        // 2.2e-16 times 1e12 leaves 2e-4 of a cell.
+        let cell = (0..3)
+            .map(|k| size[k] / divisions[k] as f64)
+            .fold(f64::INFINITY, f64::min);
+        let reach = position.abs().max_element() + size.max_element();
+        if reach > cell * 1e12 {
+            let msg = format!(
+                "at this position ({reach:e} m from the origin) the cells of {cell:e} m are lost in round-off"
+            );
+            let hint = format!("keep each coordinate of position below {:e} m", cell * 1e12);
+            return Err(r.err("position", msg, hint));
+        }
         let velocity = r.vec3("velocity", DVec3::ZERO)?;
         let d = DeformableMaterial::default();
         let young = r.num("young", d.young, Check::Positive)?;
