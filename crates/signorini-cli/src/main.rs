@@ -15,6 +15,7 @@ macro_rules! say {
     }};
 }
 
+mod deformable;
 mod experiment;
 mod planar;
 mod sweep;
@@ -578,13 +579,17 @@ fn cmd_run(
             Err(e) => eprintln!("note: no replay page: {e}"),
         }
     }
-    run_outcome(
+    let rigid = run_outcome(
         summary
             .interrupted
             .then_some((summary.simulated_time, summary.steps)),
         summary.error,
         &out_dir,
-    )
+    );
+    if rigid.is_err() || sim.scene().desc.deformables.is_empty() {
+        return rigid;
+    }
+    deformable::run(&sim.scene().desc, sim.planned_steps(), &out_dir, interrupt)
 }
 
 /// How a run that wrote its files ends: exit 130 when it was interrupted at (t (s), step), 1
@@ -644,7 +649,7 @@ fn cmd_check(path: &Path) -> Result<(), Failure> {
     let m = sim.model();
     let pieces: usize = m.bodies.iter().map(|b| b.pieces.len()).sum();
     say!(
-        "{}: ok — {} bodies ({} dynamic, {} pieces), {} scheduled forces, model {}, {} ({})",
+        "{}: ok — {} bodies ({} dynamic, {} pieces), {} scheduled forces, model {}, {} ({}){}",
         sim.scene().desc.file,
         m.bodies.len(),
         m.bodies.iter().filter(|b| !b.fixed).count(),
@@ -658,9 +663,25 @@ fn cmd_check(path: &Path) -> Result<(), Failure> {
                 m.settings.duration, a.min_time_step, a.max_time_step
             ),
         },
-        m.settings.integrator.name()
+        m.settings.integrator.name(),
+        deformables_note(&sim.scene().desc)
     );
     Ok(())
+}
+
+/// `; N deformables (P particles)` for `check`, empty without deformables.
+fn deformables_note(desc: &scene::SceneDesc) -> String {
+    if desc.deformables.is_empty() {
+        return String::new();
+    }
+    match scene::deformable_worlds(desc) {
+        Ok(d) => format!(
+            "; {} deformables ({} particles)",
+            d.worlds.len(),
+            d.worlds.iter().map(|w| w.x.len()).sum::<usize>()
+        ),
+        Err(e) => format!("; deformables: {e}"),
+    }
 }
 
 fn cmd_export(path: &Path, mjcf: &Path) -> Result<(), Failure> {

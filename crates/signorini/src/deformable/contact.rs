@@ -38,6 +38,31 @@ impl Plane {
     }
 }
 
+/// A fixed convex polytope, the intersection of the half-spaces of its faces (outward unit
+/// normals). A particle's signed distance to it is taken as φ(x) = max_f (n_f·x − d_f): exact
+/// inside and over a face, below the true distance near an edge or a corner outside (where the
+/// particle is treated as touching the face's extended plane, a band of the particle's radius at
+/// most). φ is convex and piecewise linear, so the penalty ½ λ (r − φ)² is a potential whose
+/// gradient is the face law of the deepest face: the contact force of the face `active` returns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Polytope {
+    pub faces: Vec<Plane>,
+}
+
+impl Polytope {
+    /// The face of largest n_f·x − d_f (the first on a tie), the one the particle touches.
+    pub fn active(&self, x: DVec3) -> Option<&Plane> {
+        let mut best: Option<(&Plane, f64)> = None;
+        for f in &self.faces {
+            let phi = f.normal.dot(x) - f.offset;
+            if best.is_none_or(|(_, b)| phi > b) {
+                best = Some((f, phi));
+            }
+        }
+        best.map(|(f, _)| f)
+    }
+}
+
 /// The penalty law's parameters (SI units).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlaneContact {

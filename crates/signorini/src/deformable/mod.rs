@@ -5,13 +5,13 @@
 //! - `generate.rs`: a box (rod, plate) discretised into particles and connectors, and the
 //!   identification of masses, λ and μ from E, ν, ρ and a retardation time.
 //! - `world.rs`: particles, connectors, gravity, point loads, drag, planes; forces and energies.
-//! - `contact.rs`: particle–half-space penalty contact (Hunt–Crossley, regularised Coulomb).
+//! - `contact.rs`: particle–half-space and particle–convex-polytope penalty contact
+//!   (Hunt–Crossley, regularised Coulomb).
 //! - `integrate.rs`: Taylor (Deguet eqs. 10–11), symplectic Euler and Verlet steps, and Deguet's
 //!   energy-based adaptive step (§4.2).
 //!
-//! Layering: on `dynamics` (adaptive settings) and `pipeline` (adaptive statistics). Not yet read
-//! by `scene` or `simulation` (no scene format for deformables yet): the library API and its
-//! validation tests (`tests/deformable_*.rs`) are the way in.
+//! Layering: on `dynamics` (adaptive settings) and `pipeline` (adaptive statistics). Read by
+//! `scene` (`[[deformable]]` tables, `scene/deformable.rs`) and run by `signorini run`.
 pub mod connector;
 pub mod contact;
 pub mod generate;
@@ -19,7 +19,7 @@ pub mod integrate;
 pub mod world;
 
 pub use connector::{Linear, Shear, Torsion};
-pub use contact::{Plane, PlaneContact};
+pub use contact::{Plane, PlaneContact, Polytope};
 pub use generate::{add_box, BoxSpec, Clamp, DeformableMaterial};
 pub use integrate::{
     AdaptiveDeformable, DeformableError, DeformableIntegrator, DeformableStep, Integrator,

@@ -9,7 +9,7 @@
 //!   m_i a_i = Σ connectors + m_i g + f_i (point load) − γ m_i v_i (drag) + contact
 //! ```
 use super::connector::{Linear, Shear, Torsion};
-use super::contact::{Plane, PlaneContact};
+use super::contact::{Plane, PlaneContact, Polytope};
 use super::generate::DeformableMaterial;
 use super::integrate::DeformableError;
 use glam::DVec3;
@@ -67,6 +67,8 @@ pub struct World {
     pub torsion: Vec<Torsion>,
     pub shear: Vec<Shear>,
     pub planes: Vec<Plane>,
+    /// Fixed convex polytopes (each touched through its deepest face, `Polytope::active`).
+    pub polytopes: Vec<Polytope>,
     pub bodies: Vec<BodyInfo>,
     pub settings: WorldSettings,
 }
@@ -152,7 +154,8 @@ impl World {
                 return fail(format!("{name} must be ≥ 0 and finite ({unit}), got {v}"));
             }
         }
-        for (k, pl) in self.planes.iter().enumerate() {
+        let faces = self.polytopes.iter().flat_map(|p| p.faces.iter());
+        for (k, pl) in self.planes.iter().chain(faces).enumerate() {
             if !(pl.normal.is_finite() && (pl.normal.length() - 1.0).abs() < 1e-9 && pl.offset.is_finite()) {
                 return fail(format!(
                     "plane {k} needs a unit normal and a finite offset (m), got normal {} offset {}",
@@ -161,6 +164,14 @@ impl World {
             }
         }
         Ok(())
+    }
+
+    /// The surfaces a particle at `x` may touch: every plane, and the active face of every
+    /// polytope (`Polytope::active`).
+    pub fn surfaces(&self, x: DVec3) -> impl Iterator<Item = &Plane> {
+        self.planes
+            .iter()
+            .chain(self.polytopes.iter().filter_map(move |p| p.active(x)))
     }
 
     /// Number of particles that move.
@@ -201,8 +212,8 @@ impl World {
                 f.other[p] += s.damping;
             }
         }
-        for plane in &self.planes {
-            for p in (0..n).filter(|&p| !self.fixed[p]) {
+        for p in (0..n).filter(|&p| !self.fixed[p]) {
+            for plane in self.surfaces(x[p]) {
                 if let Some((elastic, other)) =
                     self.settings.contact.force(plane, x[p], v[p], self.radius[p])
                 {
@@ -230,15 +241,13 @@ impl World {
             .map(|p| -self.mass[p] * g.dot(x[p]))
             .sum();
         let springs = self.elastic_energy(x);
-        let contact: f64 = self
-            .planes
-            .iter()
-            .flat_map(|pl| {
-                (0..x.len())
-                    .filter(|&p| !self.fixed[p])
-                    .map(move |p| (pl, p))
+        let contact: f64 = (0..x.len())
+            .filter(|&p| !self.fixed[p])
+            .map(|p| {
+                self.surfaces(x[p])
+                    .map(|pl| self.settings.contact.energy(pl, x[p], self.radius[p]))
+                    .sum::<f64>()
             })
-            .map(|(pl, p)| self.settings.contact.energy(pl, x[p], self.radius[p]))
             .sum();
         gravity + springs + contact
     }
@@ -266,8 +275,8 @@ impl World {
     /// Deepest penetration of any free particle into any plane (m; 0 when none).
     pub fn max_penetration(&self) -> f64 {
         let mut deepest: f64 = 0.0;
-        for pl in &self.planes {
-            for p in (0..self.x.len()).filter(|&p| !self.fixed[p]) {
+        for p in (0..self.x.len()).filter(|&p| !self.fixed[p]) {
+            for pl in self.surfaces(self.x[p]) {
                 deepest = deepest.max(pl.penetration(self.x[p], self.radius[p]));
             }
         }
@@ -277,9 +286,10 @@ impl World {
     /// Particles touching a plane.
     pub fn contacts(&self) -> usize {
         let mut n = 0;
-        for pl in &self.planes {
-            n += (0..self.x.len())
-                .filter(|&p| !self.fixed[p] && pl.penetration(self.x[p], self.radius[p]) > 0.0)
+        for p in (0..self.x.len()).filter(|&p| !self.fixed[p]) {
+            n += self
+                .surfaces(self.x[p])
+                .filter(|pl| pl.penetration(self.x[p], self.radius[p]) > 0.0)
                 .count();
         }
         n
@@ -315,9 +325,11 @@ impl World {
                 row[p] += 4.0 * c.stiffness / (l * l);
             }
         }
-        if !self.planes.is_empty() {
+        // One contact spring per plane and polytope a particle may touch at once.
+        let surfaces = self.planes.len() + self.polytopes.len();
+        if surfaces > 0 {
             for r in row.iter_mut() {
-                *r += self.settings.contact.stiffness;
+                *r += surfaces as f64 * self.settings.contact.stiffness;
             }
         }
         (0..self.x.len())

@@ -34,6 +34,8 @@ pub fn build(desc: SceneDesc) -> Result<Scene, SceneError> {
     };
 
     validate_contact(&desc, None)?;
+    // The deformables are built again to run (`deformable_worlds`); here only checked.
+    super::deformable::deformable_worlds(&desc)?;
     let materials: Vec<Material> = desc
         .materials
         .iter()

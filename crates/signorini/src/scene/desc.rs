@@ -20,6 +20,8 @@ pub struct SceneDesc {
     pub random_forces: Vec<RandomForcesDesc>,
     pub spawns: Vec<SpawnDesc>,
     pub output: OutputDesc,
+    /// The `[[deformable]]` entries, in file order (docs/deformable.md).
+    pub deformables: Vec<DeformableDesc>,
 }
 
 impl SceneDesc {
@@ -427,4 +429,23 @@ impl Default for OutputDesc {
             key: "output".into(),
         }
     }
+}
+
+/// `[[deformable]]`: a box (a rod, a plate) of particles and connectors (Deguet, Joukhadar &
+/// Laugier 1998; docs/deformable.md, docs/scene-format.md). SI units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeformableDesc {
+    /// The box, material, pose, velocity and clamp (`deformable::BoxSpec`).
+    pub spec: crate::deformable::BoxSpec,
+    /// Penalty contact with the scene's fixed half-spaces.
+    pub contact: crate::deformable::PlaneContact,
+    /// Mass-proportional drag γ (1/s, ≥ 0).
+    pub drag: f64,
+    pub integrator: crate::deformable::DeformableIntegrator,
+    /// Time between rows of particle positions, s (> 0).
+    pub particle_interval: f64,
+    pub line: usize,
+    pub key: String,
+    /// Lines of the keys given.
+    pub key_lines: KeyLines,
 }

@@ -5,12 +5,14 @@
 //! description into a runnable [`Scene`]. The format is documented in `docs/scene-format.md`.
 
 mod build;
+mod deformable;
 mod desc;
 mod error;
 mod parse;
 mod planar;
 
 pub use build::{build, load, Scene};
+pub use deformable::{deformable_worlds, DeformableWorlds};
 pub use desc::*;
 pub use error::{line_of, LineIndex, SceneError};
 pub use parse::{

@@ -174,6 +174,7 @@ impl ModelBuilder {
             random_forces: Vec::new(),
             spawns: Vec::new(),
             output: OutputDesc::default(),
+            deformables: Vec::new(),
         };
         Ok(scene::build(desc)?)
     }

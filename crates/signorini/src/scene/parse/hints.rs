@@ -62,14 +62,22 @@ pub(super) fn unit_of(name: &str) -> Option<&'static str> {
         | "min_time_step"
         | "max_time_step"
         | "trajectory_interval"
-        | "release_interval" => "in s",
+        | "release_interval"
+        | "particle_interval"
+        | "damping" => "in s",
+        "young" => "in Pa",
+        "contact_stiffness" => "in N/m",
+        "contact_damping" => "in N*s/m^2",
+        "drag" => "in 1/s",
+        "slip_speed" => "in m/s",
+        "tip_load" => "in N",
         "energy_tolerance" => "in J",
         "mass" => "in kg",
         "density" => "in kg/m^3",
         "radius" | "height" | "size" | "spacing" | "jitter" | "activation_distance" => "in m",
         "max_speed" => "in m/s",
         "magnitude" => "in N",
-        "friction" | "restitution" | "weights" => "dimensionless",
+        "friction" | "restitution" | "weights" | "poisson" => "dimensionless",
         _ => return None,
     })
 }

@@ -20,8 +20,10 @@
 //! - `bodies.rs`: `[[material]]`, `[[body]]` and references to them.
 //! - `forces.rs`: `[[force]]` and `[[random_forces]]`.
 //! - `spawn.rs`: `[[spawn]]`.
+//! - `deformable.rs`: `[[deformable]]`.
 
 mod bodies;
+mod deformable;
 mod forces;
 mod hints;
 mod planar;
@@ -55,9 +57,9 @@ mod keys {
         }
     }
 
-    pub const ROOT: &[&str] = &["simulation", "contact", "material", "body", "force", "random_forces", "spawn", "output"];
+    pub const ROOT: &[&str] = &["simulation", "contact", "material", "body", "force", "random_forces", "spawn", "output", "deformable"];
     /// Top-level keys that hold arrays of tables (`[[name]]`).
-    pub const ARRAY_SECTIONS: &[&str] = &["material", "body", "force", "random_forces", "spawn"];
+    pub const ARRAY_SECTIONS: &[&str] = &["material", "body", "force", "random_forces", "spawn", "deformable"];
     pub const SIMULATION: &[&str] = &["dimension", "time_step", "duration", "gravity", "integrator", "activation_distance", "max_speed",
                                       "face_preference", "adaptive"];
     pub const ADAPTIVE: &[&str] = &["energy_tolerance", "min_time_step", "max_time_step"];
@@ -70,6 +72,9 @@ mod keys {
                                          "point_min", "point_max"];
     pub const SPAWN: &[&str] = &["name", "count", "seed", "lattice", "spacing", "origin", "jitter", "random_orientation",
                                  "velocity", "material", "mass", "density", "shapes", "weights", "release_interval"];
+    pub const DEFORMABLE: &[&str] = &["name", "size", "divisions", "position", "velocity", "young", "poisson", "density",
+                                      "damping", "clamp", "tip_load", "drag", "integrator", "contact_stiffness",
+                                      "contact_damping", "friction", "slip_speed", "particle_interval"];
     pub const OUTPUT: &[&str] = &["trajectory_interval"];
     pub const ORIENTATION: &[&str] = &["axis", "angle", "angle_deg", "rpy", "rpy_deg"];
     pub const SHAPE_TYPES: &[&str] = &["sphere", "box", "cylinder", "convex", "halfspace"];

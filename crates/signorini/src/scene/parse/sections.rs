@@ -61,6 +61,7 @@ impl<'a, 'i> Parser<'a, 'i> {
                 random_forces: Vec::new(),
                 spawns: Vec::new(),
                 output: OutputDesc::default(),
+                deformables: Vec::new(),
             },
         }
     }
@@ -92,6 +93,7 @@ impl<'a, 'i> Parser<'a, 'i> {
                 ("force", Some(i)) => self.force(i, v)?,
                 ("random_forces", Some(i)) => self.random_forces(i, v)?,
                 ("spawn", Some(i)) => self.spawn(i, v)?,
+                ("deformable", Some(i)) => self.deformable(i, v)?,
                 // Not an array (arrays were split into their entries above): fails.
                 (s, None) if keys::ARRAY_SECTIONS.contains(&s) => _ = tables(self.cx, v, s)?,
                 (s, _) => {

@@ -1,0 +1,138 @@
+//! `[[deformable]]` tables: a box (rod, plate) of particles and connectors (Deguet, Joukhadar &
+//! Laugier 1998; docs/deformable.md), its material, pose, clamp and penalty contact.
+use glam::DVec3;
+
+use super::super::desc::*;
+use super::hints::choices_hint;
+use super::reader::Reader;
+use super::sections::Parser;
+use super::values::{array_n, int, vec3_checked, Check};
+use super::{keys, Cx, Res, Value};
+use crate::deformable::{BoxSpec, Clamp, DeformableIntegrator, DeformableMaterial, PlaneContact};
+
+/// Most cells of one deformable (as `deformable::generate::check`).
+const MAX_CELLS: i64 = 2_000_000;
+/// The clamp choices: the face held fixed, by axis and side.
+const CLAMPS: &[&str] = &["none", "-x", "+x", "-y", "+y", "-z", "+z"];
+
+/// `divisions = [n_x, n_y, n_z]`: cells along each axis, 1..=10000 each.
+fn divisions(cx: &Cx, v: &Value, key: &str) -> Res<[usize; 3]> {
+    let a = array_n(cx, v, key, 3, "[n_x, n_y, n_z]")?;
+    let mut out = [0usize; 3];
+    for (i, (o, e)) in out.iter_mut().zip(a).enumerate() {
+        *o = int(cx, e, &format!("{key}[{i}]"), 1, 10_000)? as usize;
+    }
+    if out.iter().map(|&n| n as i64).product::<i64>() > MAX_CELLS {
+        return Err(cx.err(
+            v.span().start,
+            key,
+            format!("{out:?} makes more than {MAX_CELLS} cells"),
+            "use fewer cells: each is a particle with up to a dozen connectors",
+        ));
+    }
+    Ok(out)
+}
+
+impl<'a, 'i> Parser<'a, 'i> {
+    pub(super) fn deformable(&mut self, i: usize, v: &'a Value<'i>) -> Res<()> {
+        let key = format!("deformable[{i}]");
+        let mut r = Reader::open(self.cx, v, &key, keys::DEFORMABLE)?;
+        let name = r.req_name("name")?;
+        if let Some(first) = self.scene.deformables.iter().find(|d| d.spec.name == name) {
+            let hint = format!(
+                "deformable names must be unique (they name the output files); `{name}` is first defined at line {}",
+                first.line
+            );
+            return Err(r.err("name", format!("duplicate deformable name `{name}`"), hint));
+        }
+        let size = r.req("size", "[0.1, 0.1, 0.1]", |cx, v, k| {
+            vec3_checked(cx, v, k, Check::Positive)
+        })?;
+        let divisions = r.req("divisions", "[3, 3, 3]", divisions)?;
+        let position = r.vec3("position", DVec3::ZERO)?;
+        // The particles' spacing must survive round-off at this position: f64's relative step
+        // 2.2e-16 times 1e12 leaves 2e-4 of a cell.
+        let cell = (0..3)
+            .map(|k| size[k] / divisions[k] as f64)
+            .fold(f64::INFINITY, f64::min);
+        let reach = position.abs().max_element() + size.max_element();
+        if reach > cell * 1e12 {
+            let msg = format!(
+                "at this position ({reach:e} m from the origin) the cells of {cell:e} m are lost in round-off"
+            );
+            let hint = format!("keep each coordinate of position below {:e} m", cell * 1e12);
+            return Err(r.err("position", msg, hint));
+        }
+        let velocity = r.vec3("velocity", DVec3::ZERO)?;
+        let d = DeformableMaterial::default();
+        let young = r.num("young", d.young, Check::Positive)?;
+        let poisson = r.num("poisson", d.poisson, Check::Finite)?;
+        if !(0.0..0.5).contains(&poisson) {
+            let msg = format!("poisson = {poisson} is outside [0, 0.5)");
+            return Err(r.err(
+                "poisson",
+                msg,
+                "give a Poisson ratio ≥ 0 and < 0.5, e.g. 0.3",
+            ));
+        }
+        let material = DeformableMaterial {
+            young,
+            poisson,
+            density: r.num("density", d.density, Check::Positive)?,
+            damping: r.num("damping", d.damping, Check::NonNegative)?,
+        };
+        let clamp_name = r.string("clamp", "none")?;
+        let clamp = match CLAMPS.iter().position(|c| *c == clamp_name) {
+            Some(0) => None,
+            Some(k) => Some(Clamp {
+                axis: (k - 1) / 2,
+                positive: k % 2 == 0,
+            }),
+            None => {
+                let msg = format!("unknown clamp `{clamp_name}`");
+                return Err(r.err("clamp", msg, choices_hint(&clamp_name, CLAMPS, "clamps")));
+            }
+        };
+        let tip_load = r.vec3("tip_load", DVec3::ZERO)?;
+        if clamp.is_none() && tip_load != DVec3::ZERO {
+            let hint = "add `clamp = \"-x\"` (or another face): the load acts on the face opposite the clamped one";
+            return Err(r.err("tip_load", "tip_load needs a clamp", hint));
+        }
+        let drag = r.num("drag", 0.0, Check::NonNegative)?;
+        let scheme = r.string("integrator", DeformableIntegrator::Verlet.name())?;
+        let integrator = DeformableIntegrator::from_name(&scheme).ok_or_else(|| {
+            let hint = choices_hint(&scheme, &DeformableIntegrator::NAMES, "integrators");
+            r.err("integrator", format!("unknown integrator `{scheme}`"), hint)
+        })?;
+        let c = PlaneContact::default();
+        let contact = PlaneContact {
+            stiffness: r.num("contact_stiffness", c.stiffness, Check::Positive)?,
+            damping: r.num("contact_damping", c.damping, Check::NonNegative)?,
+            friction: r.num("friction", c.friction, Check::NonNegative)?,
+            slip_speed: r.num("slip_speed", c.slip_speed, Check::Positive)?,
+        };
+        let particle_interval = r.num("particle_interval", 0.01, Check::Positive)?;
+        let key_lines = r.key_lines();
+        r.finish()?;
+        self.scene.deformables.push(DeformableDesc {
+            spec: BoxSpec {
+                name,
+                size,
+                divisions,
+                position,
+                velocity,
+                material,
+                clamp,
+                tip_load,
+            },
+            contact,
+            drag,
+            integrator,
+            particle_interval,
+            line: self.cx.line(v.span().start),
+            key,
+            key_lines,
+        });
+        Ok(())
+    }
+}
