@@ -194,10 +194,16 @@ pub(crate) fn run(
     let text =
         serde_json::to_string_pretty(&serde_json::Value::Array(summaries)).map_err(input_error)?;
     std::fs::write(dir.join("deformables.json"), text + "\n").map_err(input_error)?;
-    say!(
-        "wrote {}/{{deformables.json, deformable_<name>.csv, deformable_<name>_particles.csv}}",
-        dir.display()
-    );
+    let files: Vec<String> = std::iter::once("deformables.json".to_string())
+        .chain(desc.deformables.iter().flat_map(|d| {
+            let name = &d.spec.name;
+            [
+                format!("deformable_{name}.csv"),
+                format!("deformable_{name}_particles.csv"),
+            ]
+        }))
+        .collect();
+    say!("wrote {}/{{{}}}", dir.display(), files.join(", "));
     match failed {
         None => Ok(()),
         Some(e) => Err(Failure {
