@@ -538,7 +538,8 @@ fn cmd_run(
         summary.steps_per_second,
         summary.max_penetration,
         summary.mean_penetration,
-        summary.final_kinetic_energy
+        // + 0.0: no moving body sums to −0.0, printed as "-0.000e0".
+        summary.final_kinetic_energy + 0.0
     );
     for w in summary.warnings() {
         eprintln!("warning: {w}");
