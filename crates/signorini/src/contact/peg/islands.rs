@@ -136,7 +136,7 @@ pub(super) fn assemble_island(
     let own_mu: Vec<f64> = island.iter().map(|&j| mu[j]).collect();
     let lcp = assemble(problem, &own, &own_mu, k, about, max_recovery_speed);
     let global = layout.global(island, constraints);
-    debug_assert_eq!(global.len(), lcp.problem.len());
+    debug_assert_eq!(global.len(), lcp.len());
     IslandLcp {
         lcp,
         constraints: own,
@@ -164,11 +164,12 @@ pub(super) fn combine(
     let mut rows = vec![empty; impulse_rows];
     for (part, z_part) in parts {
         let g = &part.global;
+        let dense = part.lcp.problem();
         for (r, &gr) in g.iter().enumerate() {
-            q[gr] = part.lcp.problem.q[r];
+            q[gr] = part.lcp.q[r];
             zz[gr] = z_part[r];
             for (c, &gc) in g.iter().enumerate() {
-                m[(gr, gc)] = part.lcp.problem.m[(r, c)];
+                m[(gr, gc)] = dense.m[(r, c)];
             }
             if gr < impulse_rows {
                 rows[gr] = part.lcp.rows[r].clone();
@@ -178,13 +179,7 @@ pub(super) fn combine(
     let frictional: Vec<usize> = (0..constraints.len())
         .filter(|&j| layout.frictional_rank[j].is_some())
         .collect();
-    let lcp = StepLcp {
-        problem: Problem::lcp(m, q),
-        rows,
-        frictional,
-        nt: layout.nt,
-        ns,
-    };
+    let lcp = StepLcp::given(Problem::lcp(m, q), rows, frictional, layout.nt, ns);
     (lcp, zz)
 }
 
@@ -237,7 +232,7 @@ pub fn check_islands(
                 None,
                 recovery,
             );
-            let z = Lemke.solve(&part.lcp.problem, None, &options).z;
+            let z = Lemke.solve(part.lcp.problem(), None, &options).z;
             (part, z)
         })
         .collect();
@@ -245,10 +240,10 @@ pub fn check_islands(
     IslandCheck {
         islands: islands.len(),
         constraints: constraints.len(),
-        same_problem: combined.problem == whole.problem
+        same_problem: combined.problem() == whole.problem()
             && combined.rows == whole.rows
             && combined.frictional == whole.frictional
             && (combined.nt, combined.ns) == (whole.nt, whole.ns),
-        residual: residual(&whole.problem, &z),
+        residual: residual(whole.problem(), &z),
     }
 }
