@@ -30,7 +30,6 @@ use crate::dynamics::jacobian::add_row_forces;
 use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::Pose;
 use crate::solvers::sparse::SparseProblem;
-use crate::solvers::Problem;
 use crate::util::hash::FastSet;
 use glam::DVec3;
 use nalgebra::DVector;
