@@ -345,6 +345,45 @@ impl<'a> DelassusRows<'a> {
         w
     }
 
+    /// Entry (x, c) of X M⁻¹ Gᵀ for a row `x` outside G (PEG's slack rows Δ) and row `c` of G,
+    /// summed as [`cross_delassus_into`] sums it (x's blocks in stored order, from 0.0): bit for
+    /// bit the entry it writes. O(log of the rows touching each of x's bodies).
+    pub fn cross_entry(&self, x: &JacobianRow, c: usize) -> f64 {
+        let dot = |b: &[f64; 6], mb: &[f64; 6]| (0..6).map(|k| b[k] * mb[k]).sum::<f64>();
+        let mut sum = 0.0;
+        for (o, b) in &x.blocks {
+            let list = self.body(o / 6);
+            if let Ok(k) = list.binary_search_by_key(&c, |e| e.0) {
+                sum += dot(b, &list[k].1);
+            }
+        }
+        sum
+    }
+
+    /// v = M⁻¹ Gᵀ z per body (m/s and rad/s per unit of z), O(rows): W z = G v, and X M⁻¹ Gᵀ z
+    /// = X v for any other row X ([`row_times`](Self::row_times)).
+    pub fn velocity(&self, z: &[f64]) -> Vec<[f64; 6]> {
+        (0..self.start.len() - 1)
+            .map(|b| {
+                let mut acc = [0.0; 6];
+                for (s, mb) in self.body(b) {
+                    for k in 0..6 {
+                        acc[k] += z[*s] * mb[k];
+                    }
+                }
+                acc
+            })
+            .collect()
+    }
+
+    /// Row `x` times the per-body velocity `v` of [`velocity`](Self::velocity).
+    pub fn row_times(x: &JacobianRow, v: &[[f64; 6]]) -> f64 {
+        x.blocks
+            .iter()
+            .map(|(o, b)| (0..6).map(|k| b[k] * v[o / 6][k]).sum::<f64>())
+            .sum()
+    }
+
     /// W z (`z` of one entry per row), as G (M⁻¹ (Gᵀ z)): O(rows), W never formed.
     pub fn mul(&self, z: &[f64]) -> Vec<f64> {
         // v_body = M⁻¹ Σ_s z_s G_s,bodyᵀ: the M⁻¹-weighted blocks already stored per body.

@@ -32,15 +32,26 @@ use super::constraints::{Constraint, What};
 use super::prediction::carried;
 use crate::collision::Contact;
 use crate::contact::{cone, contact_jacobian_row, VelocityProblem};
-use crate::dynamics::jacobian::{cross_delassus_into, delassus_into, row_difference, JacobianRow};
+use crate::dynamics::jacobian::{
+    cross_delassus_into, delassus_into, row_difference, DelassusRows, InverseMass, JacobianRow,
+};
 use crate::dynamics::{Model, State};
 use crate::geometry::Pose;
+use crate::solvers::sparse::LcpMatrix;
 use crate::solvers::Problem;
 use nalgebra::{DMatrix, DVector};
+use std::sync::OnceLock;
 
-/// PEG's time-stepping LCP of one step.
+/// PEG's time-stepping LCP of one step. q is always formed (O(n)); the dense matrix M only when
+/// something asks for it ([`problem`](Self::problem)): a step whose warm start holds reads M
+/// through [`operator`](Self::operator) (W from the Jacobian rows, never stored) instead.
 pub(super) struct StepLcp {
-    pub(super) problem: Problem,
+    /// q of the LCP (m/s).
+    pub(super) q: DVector<f64>,
+    /// (M, q), formed on first use (from `parts`, or given by `islands::combine`).
+    dense: OnceLock<Problem>,
+    /// What M is made of; None when `dense` was given.
+    parts: Option<Parts>,
     /// Rows of the forces: the primaries' normals, then k tangent rows per frictional primary.
     pub(super) rows: Vec<JacobianRow>,
     /// Constraints with μ > 0, in row order.
@@ -49,6 +60,222 @@ pub(super) struct StepLcp {
     pub(super) nt: usize,
     /// Slack variables (non-primary members).
     pub(super) ns: usize,
+}
+
+/// What M is made of besides the force rows: M⁻¹, μ, k and the slack rows.
+struct Parts {
+    inverse_mass: InverseMass,
+    mu: Vec<f64>,
+    k: usize,
+    slack: SlackRows,
+}
+
+impl StepLcp {
+    /// The LCP (M, q) given whole (`islands::combine`).
+    pub(super) fn given(
+        problem: Problem,
+        rows: Vec<JacobianRow>,
+        frictional: Vec<usize>,
+        nt: usize,
+        ns: usize,
+    ) -> Self {
+        StepLcp {
+            q: problem.q.clone(),
+            dense: OnceLock::from(problem),
+            parts: None,
+            rows,
+            frictional,
+            nt,
+            ns,
+        }
+    }
+
+    /// Rows (= unknowns) of the LCP.
+    pub(super) fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    /// The dense LCP (M, q), assembled on first use: entry for entry what `assemble` stored
+    /// before the operator existed.
+    pub(super) fn problem(&self) -> &Problem {
+        self.dense.get_or_init(|| {
+            let parts = self.parts.as_ref().expect("an LCP without parts is given whole");
+            Problem::lcp(self.dense_matrix(parts), self.q.clone())
+        })
+    }
+
+    /// M through the rows, never stored, when the LCP was assembled from its parts (None when
+    /// given whole).
+    pub(super) fn operator(&self) -> Option<PegOperator<'_>> {
+        let parts = self.parts.as_ref()?;
+        Some(PegOperator::new(self, parts))
+    }
+
+    /// Are q, the force rows and the slack rows finite? (The operator's counterpart of
+    /// `Problem::check`'s finiteness test: W's entries are sums of products of these and M⁻¹;
+    /// an overflow to ∞ in a product of finite values makes the warm start's residual ∞, a miss,
+    /// and the chain's own check then reports it.)
+    pub(super) fn finite(&self) -> bool {
+        let row_finite = |r: &JacobianRow| (&r.blocks).into_iter().all(|(_, b)| b.iter().all(|x| x.is_finite()));
+        self.q.iter().all(|x| x.is_finite())
+            && self.rows.iter().all(row_finite)
+            && self
+                .parts
+                .as_ref()
+                .is_none_or(|p| p.slack.rows.iter().all(row_finite))
+    }
+
+    /// The matrix of the module documentation, dense (W and W_Δ written straight into M's
+    /// blocks, no n × n copy).
+    fn dense_matrix(&self, parts: &Parts) -> DMatrix<f64> {
+        let Parts {
+            inverse_mass: inv,
+            mu,
+            k,
+            slack,
+        } = parts;
+        let (rows, k, n) = (&self.rows, *k, self.len());
+        let np = rows.len() - self.nt;
+        let c0 = np + self.nt + self.frictional.len();
+        let mut m = DMatrix::zeros(n, n);
+        delassus_into(rows, inv, &mut m, 0);
+        cross_delassus_into(&slack.rows, rows, inv, &mut m, (c0, 0));
+        // Friction: as Stewart–Trinkle.
+        for (f, &j) in self.frictional.iter().enumerate() {
+            let sigma = np + self.nt + f;
+            for i in 0..k {
+                let t = np + f * k + i;
+                m[(t, sigma)] = 1.0;
+                m[(sigma, t)] = -1.0;
+            }
+            m[(sigma, j)] = mu[j];
+        }
+        // Slack chains: E_P (eq. 24) and the lower-triangular ones L (eq. 20).
+        for s in 0..slack.rows.len() {
+            let j = slack.owner[s];
+            m[(j, c0 + s)] = 1.0;
+            for s2 in slack.chain_start[s]..=s {
+                m[(c0 + s, c0 + s2)] = 1.0;
+            }
+        }
+        m
+    }
+}
+
+/// PEG's LCP matrix read through W = G M⁻¹ Gᵀ and W_Δ = Δ M⁻¹ Gᵀ ([`DelassusRows`]) and the
+/// constant blocks (E, μ, E_P, L) without being stored ([`LcpMatrix`]): what Lemke's warm start
+/// reads (principal systems and products), as `stewart-trinkle`'s `StepOperator`. Its entries
+/// are bit for bit the dense matrix's ([`StepLcp::problem`]); its products M z + q are summed in
+/// another order than the dense product (they decide only whether the warm start is accepted,
+/// against the solver tolerance).
+pub(super) struct PegOperator<'a> {
+    w: DelassusRows<'a>,
+    lcp: &'a StepLcp,
+    parts: &'a Parts,
+    /// np: normal rows; m: impulse rows (np + nt); c0: the first slack unknown.
+    np: usize,
+    m: usize,
+    c0: usize,
+}
+
+impl<'a> PegOperator<'a> {
+    fn new(lcp: &'a StepLcp, parts: &'a Parts) -> Self {
+        let m = lcp.rows.len();
+        PegOperator {
+            w: DelassusRows::new(&lcp.rows, &parts.inverse_mass),
+            lcp,
+            parts,
+            np: m - lcp.nt,
+            m,
+            c0: m + lcp.frictional.len(),
+        }
+    }
+}
+
+impl LcpMatrix for PegOperator<'_> {
+    fn n(&self) -> usize {
+        self.lcp.len()
+    }
+
+    /// The entry `StepLcp::problem` stores (bit for bit).
+    fn get(&self, r: usize, c: usize) -> f64 {
+        let (np, m, c0, k) = (self.np, self.m, self.c0, self.parts.k);
+        let slack = &self.parts.slack;
+        let one = |b: bool| f64::from(u8::from(b));
+        if r < m {
+            return if c < m {
+                self.w.entry(r, c)
+            } else if c < c0 {
+                // A tangent row's +1 at its constraint's σ.
+                one(r >= np && c == m + (r - np) / k)
+            } else {
+                // E_P: a primary's +1 at its slacks.
+                one(slack.owner[c - c0] == r)
+            };
+        }
+        if r < c0 {
+            let f = r - m;
+            let j = self.lcp.frictional[f];
+            return if c == j {
+                self.parts.mu[j]
+            } else if (np + f * k..np + (f + 1) * k).contains(&c) {
+                -1.0
+            } else {
+                0.0
+            };
+        }
+        let s = r - c0;
+        if c < m {
+            self.w.cross_entry(&slack.rows[s], c)
+        } else if c < c0 {
+            0.0
+        } else {
+            // L: lower triangular within the chain.
+            let s2 = c - c0;
+            one(s2 <= s && s2 >= slack.chain_start[s])
+        }
+    }
+
+    /// W_αα from the rows' bodies ([`DelassusRows::principal_block`]), the rest from
+    /// [`get`](LcpMatrix::get): bit for bit what `get` gives everywhere.
+    fn principal_submatrix(&self, alpha: &[usize]) -> DMatrix<f64> {
+        let m = self.m;
+        let impulses = alpha.partition_point(|&r| r < m);
+        let mut out = DMatrix::zeros(alpha.len(), alpha.len());
+        out.view_mut((0, 0), (impulses, impulses))
+            .copy_from(&self.w.principal_block(&alpha[..impulses]));
+        for (i, &r) in alpha.iter().enumerate() {
+            for (j, &c) in alpha.iter().enumerate() {
+                if r >= m || c >= m {
+                    out[(i, j)] = self.get(r, c);
+                }
+            }
+        }
+        out
+    }
+
+    fn mul_add(&self, z: &DVector<f64>, q: &DVector<f64>) -> DVector<f64> {
+        let (np, m, c0, k) = (self.np, self.m, self.c0, self.parts.k);
+        let slack = &self.parts.slack;
+        let v = self.w.velocity(&z.as_slice()[..m]);
+        let mut out = q.clone();
+        for (r, row) in self.lcp.rows.iter().enumerate() {
+            out[r] += DelassusRows::row_times(row, &v);
+            if r >= np {
+                out[r] += z[m + (r - np) / k];
+            }
+        }
+        for (f, &j) in self.lcp.frictional.iter().enumerate() {
+            let beta: f64 = (0..k).map(|i| z[np + f * k + i]).sum();
+            out[m + f] += self.parts.mu[j] * z[j] - beta;
+        }
+        for (s, row) in slack.rows.iter().enumerate() {
+            out[slack.owner[s]] += z[c0 + s];
+            let chain: f64 = (slack.chain_start[s]..=s).map(|s2| z[c0 + s2]).sum();
+            out[c0 + s] += DelassusRows::row_times(row, &v) + chain;
+        }
+        out
+    }
 }
 
 /// Assemble the LCP of the module documentation in z = (p, β, σ, c). With `about` = ν*, every
@@ -80,11 +307,18 @@ pub(super) fn assemble(
         .collect();
     let ns = slack.rows.len();
     StepLcp {
-        problem: matrix(problem, &rows, &force_gap, &frictional, mu, k, &slack),
+        q: vector(problem, &rows, &force_gap, nf, &slack),
+        dense: OnceLock::new(),
         rows,
         frictional,
         nt,
         ns,
+        parts: Some(Parts {
+            inverse_mass: problem.inverse_mass().clone(),
+            mu: mu.to_vec(),
+            k,
+            slack,
+        }),
     }
 }
 
@@ -192,6 +426,8 @@ struct SlackRows {
     gap: Vec<f64>,
     /// The constraint of each.
     owner: Vec<usize>,
+    /// The first slack row of each one's chain (its constraint's first).
+    chain_start: Vec<usize>,
 }
 
 /// Difference rows Δ = G_P − G_K (eq. 42) and their gaps ψ_P − ψ_K, chain by chain.
@@ -204,79 +440,50 @@ fn slack_rows(
     let mut diff = Vec::new();
     let mut diff_gap = Vec::new();
     let mut owner = Vec::new();
+    let mut chain_start = Vec::new();
     for (j, c) in constraints.iter().enumerate() {
+        let start = owner.len();
         for o in &c.others {
             let o = at.moved(c.key.4, o);
             let row = at.row(&o, o.normal);
             diff_gap.push(primary_gap[j] - at.gap(&o, &row));
             diff.push(row_difference(&rows[j], &row));
             owner.push(j);
+            chain_start.push(start);
         }
     }
     SlackRows {
         rows: diff,
         gap: diff_gap,
         owner,
+        chain_start,
     }
 }
 
-/// The LCP matrix and vector of the module documentation from the force rows `rows` (np normal
-/// rows, then the tangent rows of the `frictional` constraints), the primaries' gaps (above
-/// their constraints' recovery floors) and the slack rows.
-fn matrix(
+/// The LCP vector q of the module documentation from the force rows `rows` (np normal rows,
+/// then the tangent rows), the primaries' gaps (above their constraints' recovery floors) and
+/// the slack rows: q = (G_P ν_ℓ + ψ_P/h, D ν_ℓ, 0, Δ ν_ℓ + (ψ_P − ψ_K)/h) (m/s).
+fn vector(
     problem: &VelocityProblem,
     rows: &[JacobianRow],
     primary_gap: &[f64],
-    frictional: &[usize],
-    mu: &[f64],
-    k: usize,
+    nf: usize,
     slack: &SlackRows,
-) -> Problem {
+) -> DVector<f64> {
     let (h, nu_free) = (problem.h, problem.free_velocity());
-    let np = primary_gap.len();
-    let nf = frictional.len();
-    let nt = nf * k;
     let ns = slack.rows.len();
-    let inv = problem.inverse_mass();
-    let c0 = np + nt + nf;
-    let n = c0 + ns;
-    // W and W_Δ written straight into M's blocks (no n × n copy).
-    let mut m = DMatrix::zeros(n, n);
-    delassus_into(rows, inv, &mut m, 0);
-    cross_delassus_into(&slack.rows, rows, inv, &mut m, (c0, 0));
-    let mut q = DVector::zeros(n);
+    // The σ rows (one per frictional primary, q = 0) sit between the impulse rows and the
+    // slacks.
+    let c0 = rows.len() + nf;
+    let mut q = DVector::zeros(c0 + ns);
     for (r, row) in rows.iter().enumerate() {
         q[r] = row.dot(nu_free);
     }
     for (j, g) in primary_gap.iter().enumerate() {
         q[j] += g / h;
     }
-    // Friction: as Stewart–Trinkle.
-    for (f, &j) in frictional.iter().enumerate() {
-        let sigma = np + nt + f;
-        for i in 0..k {
-            let t = np + f * k + i;
-            m[(t, sigma)] = 1.0;
-            m[(sigma, t)] = -1.0;
-        }
-        m[(sigma, j)] = mu[j];
+    for s in 0..ns {
+        q[c0 + s] = slack.rows[s].dot(nu_free) + slack.gap[s] / h;
     }
-    // Slack chains: E_P (eq. 24) and the lower-triangular ones L (eq. 20).
-    let mut start = 0;
-    while start < ns {
-        let j = slack.owner[start];
-        let mut end = start;
-        while end < ns && slack.owner[end] == j {
-            end += 1;
-        }
-        for s in start..end {
-            m[(j, c0 + s)] = 1.0;
-            for s2 in start..=s {
-                m[(c0 + s, c0 + s2)] = 1.0;
-            }
-            q[c0 + s] = slack.rows[s].dot(nu_free) + slack.gap[s] / h;
-        }
-        start = end;
-    }
-    Problem::lcp(m, q)
+    q
 }

@@ -136,7 +136,7 @@ pub(super) fn assemble_island(
     let own_mu: Vec<f64> = island.iter().map(|&j| mu[j]).collect();
     let lcp = assemble(problem, &own, &own_mu, k, about, max_recovery_speed);
     let global = layout.global(island, constraints);
-    debug_assert_eq!(global.len(), lcp.problem.len());
+    debug_assert_eq!(global.len(), lcp.len());
     IslandLcp {
         lcp,
         constraints: own,
@@ -164,11 +164,12 @@ pub(super) fn combine(
     let mut rows = vec![empty; impulse_rows];
     for (part, z_part) in parts {
         let g = &part.global;
+        let dense = part.lcp.problem();
         for (r, &gr) in g.iter().enumerate() {
-            q[gr] = part.lcp.problem.q[r];
+            q[gr] = part.lcp.q[r];
             zz[gr] = z_part[r];
             for (c, &gc) in g.iter().enumerate() {
-                m[(gr, gc)] = part.lcp.problem.m[(r, c)];
+                m[(gr, gc)] = dense.m[(r, c)];
             }
             if gr < impulse_rows {
                 rows[gr] = part.lcp.rows[r].clone();
@@ -178,13 +179,7 @@ pub(super) fn combine(
     let frictional: Vec<usize> = (0..constraints.len())
         .filter(|&j| layout.frictional_rank[j].is_some())
         .collect();
-    let lcp = StepLcp {
-        problem: Problem::lcp(m, q),
-        rows,
-        frictional,
-        nt: layout.nt,
-        ns,
-    };
+    let lcp = StepLcp::given(Problem::lcp(m, q), rows, frictional, layout.nt, ns);
     (lcp, zz)
 }
 
@@ -200,6 +195,14 @@ pub struct IslandCheck {
     pub constraints: usize,
     pub same_problem: bool,
     pub residual: f64,
+    /// Every entry of the whole LCP's matrix-free operator (`assemble::PegOperator`), and its
+    /// principal submatrices on all rows and on every other row, bit for bit the dense matrix's.
+    pub operator_entries_match: bool,
+    /// max |M z + q by the operator − by the dense matrix| / (‖M‖∞‖z‖∞ + ‖q‖∞), z the islands'
+    /// answer (dimensionless: the two sum in different orders).
+    pub operator_product_error: f64,
+    /// Slack rows of the whole LCP (the operator's W_Δ, E_P and L blocks are exercised).
+    pub slack_rows: usize,
 }
 
 /// [`IslandCheck`] of the state `state` of `model` with the narrow phase's `contacts`.
@@ -237,18 +240,47 @@ pub fn check_islands(
                 None,
                 recovery,
             );
-            let z = Lemke.solve(&part.lcp.problem, None, &options).z;
+            let z = Lemke.solve(part.lcp.problem(), None, &options).z;
             (part, z)
         })
         .collect();
     let (combined, z) = combine(&constraints, &mu, k, &parts);
+    let (operator_entries_match, operator_product_error) = check_operator(&whole, &z);
     IslandCheck {
         islands: islands.len(),
         constraints: constraints.len(),
-        same_problem: combined.problem == whole.problem
+        same_problem: combined.problem() == whole.problem()
             && combined.rows == whole.rows
             && combined.frictional == whole.frictional
             && (combined.nt, combined.ns) == (whole.nt, whole.ns),
-        residual: residual(&whole.problem, &z),
+        residual: residual(whole.problem(), &z),
+        operator_entries_match,
+        operator_product_error,
+        slack_rows: whole.ns,
     }
+}
+
+/// [`IslandCheck`]'s operator fields for `lcp` (assembled from its parts) at the answer `z`.
+#[cfg(feature = "internals")]
+fn check_operator(lcp: &StepLcp, z: &DVector<f64>) -> (bool, f64) {
+    use crate::solvers::sparse::LcpMatrix;
+    let op = lcp.operator().expect("assembled from its parts");
+    let dense = lcp.problem();
+    let n = lcp.len();
+    let same = |a: f64, b: f64| a.to_bits() == b.to_bits();
+    let mut entries = (0..n).all(|r| (0..n).all(|c| same(op.get(r, c), dense.m[(r, c)])));
+    for alpha in [(0..n).collect::<Vec<_>>(), (0..n).step_by(2).collect()] {
+        let sub = op.principal_submatrix(&alpha);
+        entries &= (0..alpha.len()).all(|i| {
+            (0..alpha.len()).all(|j| same(sub[(i, j)], dense.m[(alpha[i], alpha[j])]))
+        });
+    }
+    let by_op = op.mul_add(z, &lcp.q);
+    let by_dense = &dense.m * z + &dense.q;
+    let norm_m = (0..n)
+        .map(|r| dense.m.row(r).iter().map(|x| x.abs()).sum::<f64>())
+        .fold(0.0, f64::max);
+    let scale = norm_m * z.amax() + lcp.q.amax();
+    let error = (by_op - by_dense).amax() / scale.max(f64::MIN_POSITIVE);
+    (entries, error)
 }

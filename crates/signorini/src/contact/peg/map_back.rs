@@ -62,7 +62,8 @@ pub(super) fn count_traps(
     // Traps: the primary of a several-member constraint ended beyond its plane (w = M z + q,
     // an n × n product, only when some constraint has several members).
     let w = if constraints.iter().any(|c| c.multi) {
-        &lcp.problem.m * z + &lcp.problem.q
+        let dense = lcp.problem();
+        &dense.m * z + &dense.q
     } else {
         DVector::zeros(0)
     };
@@ -198,8 +199,8 @@ impl Peg {
         k: usize,
     ) -> (DVector<f64>, Vec<bool>) {
         let (np, nt, nf) = (constraints.len(), lcp.nt, lcp.frictional.len());
-        let mut warm = DVector::zeros(lcp.problem.len());
-        let mut proposed = vec![false; lcp.problem.len()];
+        let mut warm = DVector::zeros(lcp.len());
+        let mut proposed = vec![false; lcp.len()];
         let mut slack = np + nt + nf;
         for (j, c) in constraints.iter().enumerate() {
             if let Some(prev) = self.previous.get(&c.key) {

@@ -30,7 +30,6 @@ use crate::dynamics::jacobian::add_row_forces;
 use crate::dynamics::{Model, State, Wrench};
 use crate::geometry::Pose;
 use crate::solvers::sparse::SparseProblem;
-use crate::solvers::Problem;
 use crate::util::hash::FastSet;
 use glam::DVec3;
 use nalgebra::DVector;
@@ -255,7 +254,7 @@ impl Peg {
         }
         let lcp = assemble(problem, constraints, &mu, k, about, self.max_recovery_speed);
         let (np, nt, nf, ns) = (constraints.len(), lcp.nt, lcp.frictional.len(), lcp.ns);
-        let n = lcp.problem.len();
+        let n = lcp.len();
         if n > self.max_rows {
             return Err(self.too_large(problem, n, np, ns));
         }
@@ -264,7 +263,7 @@ impl Peg {
         // One island: the step's LCP is this one (`solve_lcp` sends a large one to the sparse
         // path, without resting faces).
         let (z, report) =
-            self.solve_lcp(&lcp.problem, (&warm, &proposed), self.least_norm, || {
+            self.solve_lcp(&lcp, (&warm, &proposed), self.least_norm, || {
                 format!(
                 "PEG LCP of {n} rows ({np} constraints, {nf} with friction, {ns} slack variables)"
             )
@@ -308,12 +307,12 @@ impl Peg {
                 part.lcp.frictional.len(),
                 part.lcp.ns,
             );
-            let n = part.lcp.problem.len();
+            let n = part.lcp.len();
             if n > self.max_rows {
                 return Err(self.too_large(problem, n, np, ns));
             }
             let (warm, proposed) = self.warm_start(&part.constraints, &part.lcp, k);
-            let (z, solved) = self.solve_lcp(&part.lcp.problem, (&warm, &proposed), least_norm, || {
+            let (z, solved) = self.solve_lcp(&part.lcp, (&warm, &proposed), least_norm, || {
                 format!(
                     "PEG LCP of {n} rows ({np} constraints, {nf} with friction, {ns} slack variables), island {} of {count}",
                     i + 1
@@ -375,7 +374,7 @@ impl Peg {
     /// free rows).
     fn solve_lcp(
         &self,
-        lcp: &Problem,
+        lcp: &StepLcp,
         (warm, proposed): (&DVector<f64>, &[bool]),
         least_norm: bool,
         what: impl FnOnce() -> String,
@@ -383,22 +382,26 @@ impl Peg {
         if self.solvers.is_large(lcp.len()) {
             return self
                 .solvers
-                .solve_sparse(&SparseProblem::from_dense(lcp), warm, what);
+                .solve_sparse(&SparseProblem::from_dense(lcp.problem()), warm, what);
         }
         // On a step of resting faces (`least_norm`), Lemke's warm start with the proposed rows
-        // (`SolverChain::warm_start`); a miss goes to the chain, whose Lemke tries the support
+        // (`SolverChain::warm_start`) on the operator (M never formed: `PegOperator`); a miss
+        // goes to the chain on the dense matrix, assembled then, whose Lemke tries the support
         // of `warm` alone before pivoting, and counts as an attempt.
         let tried =
-            least_norm && self.solvers.warm_start_applies(lcp.len(), warm) && lcp.check().is_ok();
+            least_norm && self.solvers.warm_start_applies(lcp.len(), warm) && lcp.finite();
         if tried {
-            if let Ok((z, report, _)) = self
-                .solvers
-                .warm_start(&lcp.m, &lcp.q, warm, proposed, true)
-            {
+            let attempt = match lcp.operator() {
+                Some(op) => self.solvers.warm_start(&op, &lcp.q, warm, proposed, true),
+                None => self
+                    .solvers
+                    .warm_start(&lcp.problem().m, &lcp.q, warm, proposed, true),
+            };
+            if let Ok((z, report, _)) = attempt {
                 return Ok((z, report));
             }
         }
-        let (z, mut report) = self.solvers.solve(lcp, warm, what)?;
+        let (z, mut report) = self.solvers.solve(lcp.problem(), warm, what)?;
         report.attempts += usize::from(tried);
         Ok((z, report))
     }
