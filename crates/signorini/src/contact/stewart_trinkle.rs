@@ -1073,19 +1073,7 @@ impl LcpMatrix for StepOperator<'_> {
     /// W_αα from the rows' bodies ([`DelassusRows::principal_block`]) and the friction
     /// constants from [`get`](LcpMatrix::get): bit for bit what `get` gives everywhere.
     fn principal_submatrix(&self, alpha: &[usize]) -> DMatrix<f64> {
-        let m = self.impulse_rows();
-        let impulses = alpha.partition_point(|&r| r < m);
-        let mut out = DMatrix::zeros(alpha.len(), alpha.len());
-        out.view_mut((0, 0), (impulses, impulses))
-            .copy_from(&self.w.principal_block(&alpha[..impulses]));
-        for (i, &r) in alpha.iter().enumerate() {
-            for (j, &c) in alpha.iter().enumerate() {
-                if r >= m || c >= m {
-                    out[(i, j)] = self.get(r, c);
-                }
-            }
-        }
-        out
+        self.w.principal_with(alpha, self.impulse_rows(), |r, c| self.get(r, c))
     }
 
     fn mul_add(&self, z: &DVector<f64>, q: &DVector<f64>) -> DVector<f64> {

@@ -345,6 +345,30 @@ impl<'a> DelassusRows<'a> {
         w
     }
 
+    /// The principal submatrix for `alpha` (increasing) of an LCP matrix whose first `m` rows
+    /// and columns are W (these rows): W_αα from [`principal_block`](Self::principal_block),
+    /// every other entry from `rest(row, column)` (the matrix's own entry, so that the whole
+    /// is bit for bit the stored one).
+    pub fn principal_with(
+        &self,
+        alpha: &[usize],
+        m: usize,
+        rest: impl Fn(usize, usize) -> f64,
+    ) -> nalgebra::DMatrix<f64> {
+        let impulses = alpha.partition_point(|&r| r < m);
+        let mut out = nalgebra::DMatrix::zeros(alpha.len(), alpha.len());
+        out.view_mut((0, 0), (impulses, impulses))
+            .copy_from(&self.principal_block(&alpha[..impulses]));
+        for (i, &r) in alpha.iter().enumerate() {
+            for (j, &c) in alpha.iter().enumerate() {
+                if r >= m || c >= m {
+                    out[(i, j)] = rest(r, c);
+                }
+            }
+        }
+        out
+    }
+
     /// Entry (x, c) of X M⁻¹ Gᵀ for a row `x` outside G (PEG's slack rows Δ) and row `c` of G,
     /// summed as [`cross_delassus_into`] sums it (x's blocks in stored order, from 0.0): bit for
     /// bit the entry it writes. O(log of the rows touching each of x's bodies).

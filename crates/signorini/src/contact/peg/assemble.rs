@@ -239,19 +239,7 @@ impl LcpMatrix for PegOperator<'_> {
     /// W_αα from the rows' bodies ([`DelassusRows::principal_block`]), the rest from
     /// [`get`](LcpMatrix::get): bit for bit what `get` gives everywhere.
     fn principal_submatrix(&self, alpha: &[usize]) -> DMatrix<f64> {
-        let m = self.m;
-        let impulses = alpha.partition_point(|&r| r < m);
-        let mut out = DMatrix::zeros(alpha.len(), alpha.len());
-        out.view_mut((0, 0), (impulses, impulses))
-            .copy_from(&self.w.principal_block(&alpha[..impulses]));
-        for (i, &r) in alpha.iter().enumerate() {
-            for (j, &c) in alpha.iter().enumerate() {
-                if r >= m || c >= m {
-                    out[(i, j)] = self.get(r, c);
-                }
-            }
-        }
-        out
+        self.w.principal_with(alpha, self.m, |r, c| self.get(r, c))
     }
 
     fn mul_add(&self, z: &DVector<f64>, q: &DVector<f64>) -> DVector<f64> {
