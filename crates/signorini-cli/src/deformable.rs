@@ -7,8 +7,8 @@
 //! - `deformable_<name>_particles.csv`: every particle's position every `particle_interval`;
 //! - `deformables.json`: one summary per deformable.
 //!
-//! The rigid bodies run first (the usual files); deformables see the fixed half-spaces only
-//! (one-way contact, docs/deformable.md).
+//! The rigid bodies run first (the usual files); deformables see the fixed half-spaces and
+//! boxes only (one-way contact, docs/deformable.md).
 use crate::{input_error, Failure};
 use signorini::deformable::{Integrator, World};
 use signorini::scene::{self, SceneDesc};
@@ -16,25 +16,10 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Free mass, centroid (m) and mean velocity (m/s) of the free particles.
-fn centroid(w: &World) -> (f64, signorini::DVec3, signorini::DVec3) {
-    let (mut m, mut x, mut v) = (0.0, signorini::DVec3::ZERO, signorini::DVec3::ZERO);
-    for p in (0..w.x.len()).filter(|&p| !w.fixed[p]) {
-        m += w.mass[p];
-        x += w.mass[p] * w.x[p];
-        v += w.mass[p] * w.v[p];
-    }
-    if m > 0.0 {
-        (m, x / m, v / m)
-    } else {
-        (0.0, x, v)
-    }
-}
-
 pub(crate) const HEADER: &str = "time,centroid_x,centroid_y,centroid_z,velocity_x,velocity_y,velocity_z,kinetic_energy,elastic_energy,potential_energy,max_penetration,contacts,max_speed";
 
 fn row(w: &World) -> String {
-    let (_, c, v) = centroid(w);
+    let (c, v) = w.free_centroid();
     let max_speed = (0..w.v.len())
         .filter(|&p| !w.fixed[p])
         .map(|p| w.v[p].length())
@@ -140,7 +125,7 @@ pub(crate) fn run(
     let built = scene::deformable_worlds(desc).map_err(input_error)?;
     if !built.ignored.is_empty() {
         eprintln!(
-            "note: deformables touch fixed half-spaces only; they ignore the rigid bodies {}",
+            "note: deformables touch fixed half-spaces and boxes only; they ignore the rigid bodies {}",
             built.ignored.join(", ")
         );
     }
@@ -152,7 +137,7 @@ pub(crate) fn run(
     for (mut w, d) in built.worlds.into_iter().zip(&desc.deformables) {
         let e0 = w.mechanical_energy();
         let o = step_world(&mut w, d, (h, steps, interval), dir, interrupt).map_err(input_error)?;
-        let (m, c, _) = centroid(&w);
+        let (m, (c, _)) = (w.free_mass(), w.free_centroid());
         let ke = w.kinetic_energy(&w.v);
         say!(
             "deformable {}: {} particles ({} free, {:.6e} kg), {} steps of {} s ({}); centroid ({:.6e}, {:.6e}, {:.6e}) m, kinetic energy {:.3e} J, max penetration {:.3e} m (now {:.3e} m)",

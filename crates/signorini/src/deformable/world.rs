@@ -272,6 +272,22 @@ impl World {
             .sum()
     }
 
+    /// Centroid (m) and mean velocity (m/s) of the free particles, mass-weighted (the sums
+    /// themselves when no particle is free).
+    pub fn free_centroid(&self) -> (DVec3, DVec3) {
+        let (mut m, mut x, mut v) = (0.0, DVec3::ZERO, DVec3::ZERO);
+        for p in (0..self.x.len()).filter(|&p| !self.fixed[p]) {
+            m += self.mass[p];
+            x += self.mass[p] * self.x[p];
+            v += self.mass[p] * self.v[p];
+        }
+        if m > 0.0 {
+            (x / m, v / m)
+        } else {
+            (x, v)
+        }
+    }
+
     /// Deepest penetration of any free particle into any plane (m; 0 when none).
     pub fn max_penetration(&self) -> f64 {
         let mut deepest: f64 = 0.0;

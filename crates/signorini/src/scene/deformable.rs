@@ -18,7 +18,7 @@ use glam::{DQuat, DVec3};
 pub struct DeformableWorlds {
     /// One world per `[[deformable]]`, in file order (`World::bodies[0].name` is its name).
     pub worlds: Vec<World>,
-    /// Names of the rigid bodies the deformables ignore (free bodies, fixed non-half-spaces).
+    /// Names of the rigid bodies the deformables ignore (free bodies, fixed bodies of other shapes than half-spaces and boxes).
     pub ignored: Vec<String>,
 }
 
