@@ -206,6 +206,8 @@ pub fn solve(
     let (mut passes, mut iterations, mut updates) = (0, 0, 0);
     // The last pass that met the tolerance, with the slip at its ν.
     let mut solved: Option<(convex::ConvexSolve, Vec<f64>)> = None;
+    // The passes differ only in their bias: M⁻¹, W_ee and H's pattern are prepared once.
+    let mut prepared = None;
     let solve = loop {
         let bias = edges.bias(parts, &slip);
         let convex_problem = ConvexProblem {
@@ -214,7 +216,10 @@ pub fn solve(
             rows: &edges.rows,
             bias: &bias,
         };
-        let solve = convex::solve(&convex_problem, Some(&lambda), &settings.options);
+        let solve = match prepared.get_or_insert_with(|| convex::Prepared::new(&convex_problem)) {
+            Ok(ready) => ready.solve(&convex_problem, Some(&lambda), &settings.options),
+            Err(malformed) => malformed.clone(),
+        };
         passes += 1;
         iterations += solve.iterations;
         updates += solve.updates;

@@ -168,29 +168,116 @@ impl BlockPattern {
         debug_assert_eq!(diagonal.len(), self.n());
         debug_assert_eq!(below.len(), self.blocks());
         for &k in &self.order {
-            let l_inv = inverse_cholesky_factor(&diagonal[k])
-                .ok_or(BlockCholeskyError::NotPositiveDefinite { node: k })?;
-            diagonal[k] = l_inv;
-            let blocks = self.start[k]..self.start[k + 1];
-            // L_ik = A_ik L_kk⁻ᵀ; A_ii ← A_ii − L_ik L_ikᵀ (its lower triangle: the pivot
-            // reads no other).
-            for x in blocks.clone() {
-                let l_ik = times_lower_transpose(&below[x], &l_inv);
-                below[x] = l_ik;
-                subtract_gram_lower(&mut diagonal[self.row[x]], &l_ik);
-            }
-            // A_ji ← A_ji − L_jk L_ikᵀ for every pair rank i < rank j.
-            let mut target = self.pair_target[self.pairs_start[k]..self.pairs_start[k + 1]].iter();
-            for x in blocks.clone() {
-                let l_ik = below[x];
-                for y in x + 1..blocks.end {
-                    let t = *target.next().expect("one target per pair");
-                    let l_jk = below[y];
-                    subtract_times_transpose(&mut below[t], &l_jk, &l_ik);
+            self.eliminate(k, diagonal, below)?;
+        }
+        Ok(())
+    }
+
+    /// The elimination-tree parent of node k: the first-eliminated row of its column of L
+    /// (None for a root). Column k of L depends on A's column k and on the columns of k's
+    /// descendants only (its updates all come from them).
+    pub fn parent(&self, k: usize) -> Option<usize> {
+        let blocks = self.start[k]..self.start[k + 1];
+        (!blocks.is_empty()).then(|| self.row[blocks.start])
+    }
+
+    /// The slots of node k's column of L in [`factor`](Self::factor)'s `below` buffer.
+    pub fn column(&self, k: usize) -> std::ops::Range<usize> {
+        self.start[k]..self.start[k + 1]
+    }
+
+    /// Mark every ancestor of a marked node: the columns of L a change of the marked nodes'
+    /// blocks of A changes.
+    pub fn mark_ancestors(&self, marked: &mut [bool]) {
+        for &k in &self.order {
+            if marked[k] {
+                if let Some(p) = self.parent(k) {
+                    marked[p] = true;
                 }
             }
         }
+    }
+
+    /// Factor again after some blocks of A changed: on entry, for each `marked` node k
+    /// (closed under [`mark_ancestors`](Self::mark_ancestors)) `diagonal[k]` and its column's
+    /// blocks of `below` hold A's, and every other node's hold the last factor's, which stays
+    /// right (neither its column of A nor any descendant's changed). Only the marked columns are
+    /// computed, with the updates of unmarked descendants taken from their stored columns, in the
+    /// order [`factor`](Self::factor) applies them: the answer is the full factorization's to
+    /// the bit. A Newton step in which 5–60 rows of a thousand change side marks the bodies they
+    /// touch and their ancestors, and leaves the rest of the factor as it was.
+    pub fn refactor(
+        &self,
+        diagonal: &mut [Matrix6<f64>],
+        below: &mut [Matrix6<f64>],
+        marked: &[bool],
+    ) -> Result<(), BlockCholeskyError> {
+        debug_assert_eq!(marked.len(), self.n());
+        for &k in &self.order {
+            if marked[k] {
+                self.eliminate(k, diagonal, below)?;
+            } else {
+                self.update_marked(k, diagonal, below, marked);
+            }
+        }
         Ok(())
+    }
+
+    /// Eliminate node k: L_kk⁻¹, its column of L, and its updates of the later blocks.
+    fn eliminate(
+        &self,
+        k: usize,
+        diagonal: &mut [Matrix6<f64>],
+        below: &mut [Matrix6<f64>],
+    ) -> Result<(), BlockCholeskyError> {
+        let l_inv = inverse_cholesky_factor(&diagonal[k])
+            .ok_or(BlockCholeskyError::NotPositiveDefinite { node: k })?;
+        diagonal[k] = l_inv;
+        let blocks = self.start[k]..self.start[k + 1];
+        // L_ik = A_ik L_kk⁻ᵀ; A_ii ← A_ii − L_ik L_ikᵀ (its lower triangle: the pivot
+        // reads no other).
+        for x in blocks.clone() {
+            let l_ik = times_lower_transpose(&below[x], &l_inv);
+            below[x] = l_ik;
+            subtract_gram_lower(&mut diagonal[self.row[x]], &l_ik);
+        }
+        // A_ji ← A_ji − L_jk L_ikᵀ for every pair rank i < rank j.
+        let mut target = self.pair_target[self.pairs_start[k]..self.pairs_start[k + 1]].iter();
+        for x in blocks.clone() {
+            let l_ik = below[x];
+            for y in x + 1..blocks.end {
+                let t = *target.next().expect("one target per pair");
+                let l_jk = below[y];
+                subtract_times_transpose(&mut below[t], &l_jk, &l_ik);
+            }
+        }
+        Ok(())
+    }
+
+    /// The updates of an unmarked node k (its column of L already computed) on the marked
+    /// columns: [`eliminate`](Self::eliminate)'s updates, restricted to them.
+    fn update_marked(&self, k: usize, diagonal: &mut [Matrix6<f64>], below: &mut [Matrix6<f64>], marked: &[bool]) {
+        let blocks = self.start[k]..self.start[k + 1];
+        // The rows are ancestors of k; a marked row's own ancestors are marked (the marks
+        // close upward), an earlier row need not be.
+        for x in blocks.clone() {
+            let i = self.row[x];
+            if marked[i] {
+                subtract_gram_lower(&mut diagonal[i], &below[x]);
+            }
+        }
+        // Pairs x < y in order, as `pair_target` lists them: those of block x start at `pair`.
+        let mut pair = self.pairs_start[k];
+        for x in blocks.clone() {
+            let later = blocks.end - x - 1;
+            if marked[self.row[x]] {
+                for (y, &t) in (x + 1..blocks.end).zip(&self.pair_target[pair..pair + later]) {
+                    let (l_ik, l_jk) = (below[x], below[y]);
+                    subtract_times_transpose(&mut below[t], &l_jk, &l_ik);
+                }
+            }
+            pair += later;
+        }
     }
 
     /// b ← A⁻¹ b, b stacked by node (6 per node), from [`factor`](Self::factor)'s buffers.

@@ -178,66 +178,68 @@ pub struct ConvexSolve {
 
 /// Solve `problem` from the multipliers `warm` (one per row, read as max(0, ·); None: zero).
 pub fn solve(problem: &ConvexProblem, warm: Option<&[f64]>, options: &ConvexOptions) -> ConvexSolve {
-    let nodes = problem.mass.len();
-    let rows = problem.rows.len();
-    let malformed = |why: &str| ConvexSolve {
-        impulses: vec![0.0; rows],
+    match Prepared::new(problem) {
+        Ok(prepared) => prepared.solve(problem, warm, options),
+        Err(malformed) => malformed,
+    }
+}
+
+/// The answer to a malformed problem: ν*, no impulses, `BadProblem(why)`.
+fn malformed(problem: &ConvexProblem, why: &str) -> ConvexSolve {
+    ConvexSolve {
+        impulses: vec![0.0; problem.rows.len()],
         velocity: problem.free_velocity.to_vec(),
         status: Status::BadProblem(why.into()),
         iterations: 0,
         updates: 0,
         residual: f64::INFINITY,
-    };
-    let shaped = problem.free_velocity.len() == 6 * nodes
-        && problem.bias.len() == rows
-        && warm.is_none_or(|w| w.len() == rows)
-        && problem
-            .rows
-            .iter()
-            .all(|r| r.blocks.iter().all(|(o, _)| o % 6 == 0 && o / 6 < nodes));
-    let finite = problem.free_velocity.iter().chain(problem.bias).all(|v| v.is_finite())
-        && problem.mass.iter().all(|m| m.iter().all(|v| v.is_finite()))
-        && problem
-            .rows
-            .iter()
-            .all(|r| r.blocks.iter().all(|(_, b)| b.iter().all(|v| v.is_finite())));
-    if !shaped {
-        return malformed("the rows, bias, warm start and free velocity do not match the nodes");
     }
-    if !finite {
-        return malformed("a mass block, row, bias or free velocity entry is not finite");
-    }
-    let Some(inverse) = problem
-        .mass
-        .iter()
-        .map(|m| m.cholesky().map(|c| c.inverse()))
-        .collect::<Option<Vec<_>>>()
-    else {
-        return malformed("a mass block is not positive definite");
-    };
-    Solver::new(problem, inverse).run(warm, options)
 }
 
-/// The state of one solve.
-struct Solver<'a> {
-    p: &'a ConvexProblem<'a>,
+/// What a solve needs of the masses and rows alone (not the bias or free velocity): M⁻¹, W_ee
+/// and H's block pattern, computed once for solves that differ only in their bias, as the slip
+/// passes of `anitescu-convex` do (each pass is the same rows with shifted b).
+pub struct Prepared {
+    nodes: usize,
+    rows: usize,
     /// M_k⁻¹ of each node.
     inverse: Vec<Matrix6<f64>>,
-    /// D_e = ρ / W_ee (N s per m/s).
-    penalty: Vec<f64>,
     /// W_ee (m/s per N s).
     self_delassus: Vec<f64>,
-    /// ‖q‖∞ = max_e |A_e ν* + b_e| (m/s), the residual's scale.
-    scale: f64,
     /// H's block graph (the nodes the rows join), factored numerically at each Newton step.
     pattern: BlockPattern,
     /// Where each two-node row's block of H goes in the pattern.
     slots: Vec<Option<Slot>>,
 }
 
-impl<'a> Solver<'a> {
-    fn new(p: &'a ConvexProblem<'a>, inverse: Vec<Matrix6<f64>>) -> Self {
-        let self_delassus: Vec<f64> = p
+impl Prepared {
+    /// Check and prepare the masses and rows of `problem`; Err: the malformed answer.
+    pub fn new(problem: &ConvexProblem) -> Result<Prepared, ConvexSolve> {
+        let nodes = problem.mass.len();
+        let shaped = problem
+            .rows
+            .iter()
+            .all(|r| r.blocks.iter().all(|(o, _)| o % 6 == 0 && o / 6 < nodes));
+        let finite = problem.mass.iter().all(|m| m.iter().all(|v| v.is_finite()))
+            && problem
+                .rows
+                .iter()
+                .all(|r| r.blocks.iter().all(|(_, b)| b.iter().all(|v| v.is_finite())));
+        if !shaped {
+            return Err(malformed(problem, "the rows, bias, warm start and free velocity do not match the nodes"));
+        }
+        if !finite {
+            return Err(malformed(problem, "a mass block, row, bias or free velocity entry is not finite"));
+        }
+        let Some(inverse) = problem
+            .mass
+            .iter()
+            .map(|m| m.cholesky().map(|c| c.inverse()))
+            .collect::<Option<Vec<_>>>()
+        else {
+            return Err(malformed(problem, "a mass block is not positive definite"));
+        };
+        let self_delassus: Vec<f64> = problem
             .rows
             .iter()
             .map(|r| {
@@ -250,29 +252,77 @@ impl<'a> Solver<'a> {
                     .sum::<f64>()
             })
             .collect();
+        let pair = |r: &JacobianRow| match r.blocks.as_slice() {
+            [(a, _), (b, _)] => Some((a / 6, b / 6)),
+            _ => None,
+        };
+        let pattern = BlockPattern::new(nodes, problem.rows.iter().filter_map(pair));
+        let slots = problem.rows.iter().map(|r| pair(r).and_then(|(a, b)| pattern.slot(a, b))).collect();
+        Ok(Prepared {
+            nodes,
+            rows: problem.rows.len(),
+            inverse,
+            self_delassus,
+            pattern,
+            slots,
+        })
+    }
+
+    /// Solve `problem`, whose masses and rows must be the ones this was prepared from (only its
+    /// bias and free velocity may differ), from the multipliers `warm` (as [`solve`]).
+    pub fn solve(&self, problem: &ConvexProblem, warm: Option<&[f64]>, options: &ConvexOptions) -> ConvexSolve {
+        let rows = problem.rows.len();
+        let shaped = problem.mass.len() == self.nodes
+            && rows == self.rows
+            && problem.free_velocity.len() == 6 * self.nodes
+            && problem.bias.len() == rows
+            && warm.is_none_or(|w| w.len() == rows);
+        if !shaped {
+            return malformed(problem, "the rows, bias, warm start and free velocity do not match the nodes");
+        }
+        if !problem.free_velocity.iter().chain(problem.bias).all(|v| v.is_finite()) {
+            return malformed(problem, "a mass block, row, bias or free velocity entry is not finite");
+        }
+        Solver::new(problem, self).run(warm, options)
+    }
+}
+
+/// The state of one solve.
+struct Solver<'a> {
+    p: &'a ConvexProblem<'a>,
+    /// M_k⁻¹ of each node.
+    inverse: &'a [Matrix6<f64>],
+    /// D_e = ρ / W_ee (N s per m/s).
+    penalty: Vec<f64>,
+    /// W_ee (m/s per N s).
+    self_delassus: &'a [f64],
+    /// ‖q‖∞ = max_e |A_e ν* + b_e| (m/s), the residual's scale.
+    scale: f64,
+    /// H's block graph (the nodes the rows join), factored numerically at each Newton step.
+    pattern: &'a BlockPattern,
+    /// Where each two-node row's block of H goes in the pattern.
+    slots: &'a [Option<Slot>],
+}
+
+impl<'a> Solver<'a> {
+    fn new(p: &'a ConvexProblem<'a>, prepared: &'a Prepared) -> Self {
         // Set for each subproblem (`set_penalty`). A row that moves nothing (W_ee = 0: both
         // bodies fixed) keeps none; no ν can meet it, which the residual then shows.
-        let penalty = vec![0.0; self_delassus.len()];
+        let penalty = vec![0.0; prepared.self_delassus.len()];
         let scale = p
             .rows
             .iter()
             .zip(p.bias)
             .map(|(r, b)| (r.dot(p.free_velocity) + b).abs())
             .fold(0.0, f64::max);
-        let pair = |r: &JacobianRow| match r.blocks.as_slice() {
-            [(a, _), (b, _)] => Some((a / 6, b / 6)),
-            _ => None,
-        };
-        let pattern = BlockPattern::new(p.mass.len(), p.rows.iter().filter_map(pair));
-        let slots = p.rows.iter().map(|r| pair(r).and_then(|(a, b)| pattern.slot(a, b))).collect();
         Solver {
             p,
-            inverse,
+            inverse: &prepared.inverse,
             penalty,
-            self_delassus,
+            self_delassus: &prepared.self_delassus,
             scale,
-            pattern,
-            slots,
+            pattern: &prepared.pattern,
+            slots: &prepared.slots,
         }
     }
 
@@ -297,8 +347,9 @@ impl<'a> Solver<'a> {
         let mut last = start;
         // How close to its minimiser a subproblem must end (module documentation, "Subproblems").
         let enough = GRADIENT_FRACTION * options.tolerance;
+        // r of (ν, λ) at the top of the loop: the start's first, then after each update.
+        let mut residual = start;
         loop {
-            let residual = self.residual(&nu, &lambda);
             let done = |status| ConvexSolve {
                 velocity: nu.clone(),
                 impulses: lambda.clone(),
@@ -354,6 +405,7 @@ impl<'a> Solver<'a> {
             self.update(&mut lambda, &nu);
             updates += 1;
             last = residual;
+            residual = self.residual(&nu, &lambda);
         }
     }
 
@@ -403,21 +455,33 @@ impl<'a> Solver<'a> {
         }
     }
 
-    /// max_e |A_e M⁻¹ g| / ‖q‖∞ for g = −∇L(ν; λ): the imbalance of the multipliers
-    /// max(0, c) that an update at ν would set, since M⁻¹(−∇L) = ν(max(0, c)) − ν (0 at the
-    /// subproblem's minimiser).
+    /// Whether max_e |A_e M⁻¹ g| / ‖q‖∞ ≤ `enough` for g = −∇L(ν; λ): whether the multipliers
+    /// max(0, c) that an update at ν would set balance ν to `enough`, since
+    /// M⁻¹(−∇L) = ν(max(0, c)) − ν (0 at the subproblem's minimiser). Stops at the first row
+    /// over `enough`: the answer is the full maximum's (a quotient by ‖q‖∞ > 0 keeps the order,
+    /// and NaN rows count as the maximum's fold counts them, not at all).
     /// `delta`: a buffer kept by the caller across Newton steps.
-    fn balance(&self, minus_gradient: &[f64], delta: &mut [f64]) -> f64 {
+    fn balanced(&self, minus_gradient: &[f64], delta: &mut [f64], enough: f64) -> bool {
         for (k, m_inv) in self.inverse.iter().enumerate() {
             let y = m_inv * Vector6::from_column_slice(&minus_gradient[6 * k..6 * k + 6]);
             delta[6 * k..6 * k + 6].copy_from_slice(y.as_slice());
         }
-        self.along_rows(delta)
+        let mut worst: f64 = 0.0;
+        for row in self.p.rows.iter() {
+            let a = row.dot(delta).abs();
+            if a > worst {
+                worst = a;
+                if self.scaled(worst) > enough {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// D_e = ρ / W_ee for every row that moves something.
     fn set_penalty(&mut self, rho: f64) {
-        for (d, &w) in self.penalty.iter_mut().zip(&self.self_delassus) {
+        for (d, &w) in self.penalty.iter_mut().zip(self.self_delassus) {
             if w > 0.0 {
                 *d = rho / w;
             }
@@ -449,7 +513,7 @@ impl<'a> Solver<'a> {
 
     /// Minimise L(·; λ) from `nu` by Newton's method with exact line search, at most `limit`
     /// steps. Ok((steps, true)) at the minimiser, or close enough that the multipliers of ν are
-    /// off balance by at most `enough` (scaled, [`Solver::balance`]); Ok((steps, false)) at the
+    /// off balance by at most `enough` (scaled, [`Solver::balanced`]); Ok((steps, false)) at the
     /// limit short of it; Err(steps) when H could not be factored.
     fn minimise(
         &self,
@@ -467,7 +531,7 @@ impl<'a> Solver<'a> {
         let mut hessian = Hessian::new(self);
         // −∇L, then the Newton step solved in place.
         let mut d = vec![0.0; nu.len()];
-        let (mut events, mut slope) = (Vec::new(), Vec::new());
+        let (mut events, mut slope, mut candidates) = (Vec::new(), Vec::new(), Vec::new());
         let mut delta = vec![0.0; nu.len()];
         // Whether the last step went at least half way (a truncated step is far from the
         // minimiser, so the balance is not worth checking).
@@ -489,7 +553,7 @@ impl<'a> Solver<'a> {
                 }
             }
             // Close enough: the update from ν leaves its impulses balancing ν to `enough`.
-            if check_balance && self.balance(minus_gradient, &mut delta) <= enough {
+            if check_balance && self.balanced(minus_gradient, &mut delta, enough) {
                 return Ok((steps, true));
             }
             hessian.follow(self, &c);
@@ -501,7 +565,7 @@ impl<'a> Solver<'a> {
             }
             hessian.solve(self, &mut d);
             steps += 1;
-            let t = self.line_search(nu, &d, &c, &mut events, &mut slope);
+            let t = self.line_search(nu, &d, &c, (&mut events, &mut slope, &mut candidates));
             if !t.is_finite() {
                 return Err(steps);
             }
@@ -527,14 +591,14 @@ impl<'a> Solver<'a> {
     /// The exact minimiser t ≥ 0 of L(ν + t d): the root of
     /// φ'(t) = dᵀM(ν − ν*) + t dᵀMd − Σ_e s_e max(0, c_e − t D_e s_e), s_e = A_e d,
     /// continuous, increasing and linear between the breakpoints t_e = c_e / (D_e s_e).
-    /// `events`: a buffer for the breakpoints, kept by the caller across steps.
+    /// `events`, `slope`, `candidates`: buffers for the breakpoints, s_e, and the rows that
+    /// may have a breakpoint, kept by the caller across steps.
     fn line_search(
         &self,
         nu: &[f64],
         d: &[f64],
         c: &[f64],
-        events: &mut Vec<Reverse<Breakpoint>>,
-        slope: &mut Vec<f64>,
+        (events, slope, candidates): (&mut Vec<Reverse<Breakpoint>>, &mut Vec<f64>, &mut Vec<usize>),
     ) -> f64 {
         let (mut a0, mut a1) = (0.0, 0.0);
         for (k, m) in self.p.mass.iter().enumerate() {
@@ -549,6 +613,7 @@ impl<'a> Solver<'a> {
         // Breakpoints (t_e, ±(row's terms)): the row is active on t < t_e when s_e > 0, on
         // t > t_e when s_e < 0.
         events.clear();
+        candidates.clear();
         slope.clear();
         slope.resize(c.len(), 0.0);
         let rows = self.p.rows.iter().zip(&self.penalty).zip(c).zip(slope.iter_mut());
@@ -567,16 +632,23 @@ impl<'a> Solver<'a> {
             at_one -= s * (ce - de * s).max(0.0);
             // t_e > 0 only where c_e and s_e have one sign (D_e > 0).
             if (ce > 0.0) == (s > 0.0) && ce != 0.0 {
-                let t = ce / (de * s);
-                if t > 0.0 {
-                    events.push(Reverse(Breakpoint { t, e, s }));
-                }
+                candidates.push(e);
             }
         }
         // φ' is increasing: with φ'(1) ≥ 0 the root is at most 1, and only the breakpoints
-        // before 1 can move it (most rows' lie far beyond on a Newton step).
-        if at_one >= 0.0 {
-            events.retain(|b| b.0.t < 1.0);
+        // before 1 can move it (most rows' lie far beyond on a Newton step). Such a row is
+        // dropped without its division where |c_e| ≥ 2 |D_e s_e| (then t_e ≥ 2).
+        let only_before_one = at_one >= 0.0;
+        for &e in candidates.iter() {
+            let (ce, s) = (c[e], slope[e]);
+            let p = self.penalty[e] * s;
+            if only_before_one && ce.abs() >= 2.0 * p.abs() {
+                continue;
+            }
+            let t = ce / p;
+            if t > 0.0 && (!only_before_one || t < 1.0) {
+                events.push(Reverse(Breakpoint { t, e, s }));
+            }
         }
         // In increasing t (ties by row), popped one at a time: the root usually lies before the
         // first breakpoint or a few past it, so a heap (O(E) to build) beats sorting them all.
@@ -631,6 +703,10 @@ struct Hessian {
     /// H, then its factor (`BlockPattern::factor`'s buffers).
     diagonal: Vec<Matrix6<f64>>,
     below: Vec<Matrix6<f64>>,
+    /// The bodies whose blocks of G changed since the last factor (all before the first):
+    /// their columns of the factor, and their ancestors', are computed again
+    /// (`BlockPattern::refactor`), the rest kept.
+    stale: Vec<bool>,
 }
 
 impl Hessian {
@@ -642,6 +718,7 @@ impl Hessian {
             g_below: vec![Matrix6::zeros(); blocks],
             diagonal: vec![Matrix6::zeros(); n],
             below: vec![Matrix6::zeros(); blocks],
+            stale: vec![true; n],
         }
     }
 
@@ -660,6 +737,9 @@ impl Hessian {
     /// G += w A_eᵀ A_e.
     fn add_row(&mut self, solver: &Solver, e: usize, w: f64) {
         let block = |(o, b): &(usize, [f64; 6])| (o / 6, Vector6::from_column_slice(b));
+        for (o, _) in solver.p.rows[e].blocks.iter() {
+            self.stale[o / 6] = true;
+        }
         match solver.p.rows[e].blocks.as_slice() {
             [one] => {
                 let (k, v) = block(one);
@@ -680,13 +760,21 @@ impl Hessian {
         }
     }
 
-    /// Factor H = M + G.
+    /// Factor H = M + G: the stale bodies' columns and their ancestors' from H's blocks, the
+    /// others kept from the last factor (the same factor to the bit).
     fn factor(&mut self, solver: &Solver) -> Result<(), BlockCholeskyError> {
-        for ((h, m), g) in self.diagonal.iter_mut().zip(solver.p.mass).zip(&self.g_diagonal) {
-            *h = m + g;
+        let pattern = &solver.pattern;
+        pattern.mark_ancestors(&mut self.stale);
+        for k in (0..self.stale.len()).filter(|&k| self.stale[k]) {
+            self.diagonal[k] = solver.p.mass[k] + self.g_diagonal[k];
+            let column = pattern.column(k);
+            self.below[column.clone()].copy_from_slice(&self.g_below[column]);
         }
-        self.below.copy_from_slice(&self.g_below);
-        solver.pattern.factor(&mut self.diagonal, &mut self.below)
+        let result = pattern.refactor(&mut self.diagonal, &mut self.below, &self.stale);
+        // A failed factor leaves its buffers part-way: everything is stale then.
+        let stale = result.is_err();
+        self.stale.iter_mut().for_each(|s| *s = stale);
+        result
     }
 
     /// b ← H⁻¹ b.
