@@ -206,8 +206,10 @@ pub fn solve(
     let (mut passes, mut iterations, mut updates) = (0, 0, 0);
     // The last pass that met the tolerance, with the slip at its ν.
     let mut solved: Option<(convex::ConvexSolve, Vec<f64>)> = None;
-    // The passes differ only in their bias: M⁻¹, W_ee and H's pattern are prepared once.
+    // The passes differ only in their bias: M⁻¹, W_ee and H's pattern are prepared once, and
+    // each pass starts from the last one's H and factor.
     let mut prepared = None;
+    let mut workspace = convex::Workspace::default();
     let solve = loop {
         let bias = edges.bias(parts, &slip);
         let convex_problem = ConvexProblem {
@@ -217,7 +219,7 @@ pub fn solve(
             bias: &bias,
         };
         let solve = match prepared.get_or_insert_with(|| convex::Prepared::new(&convex_problem)) {
-            Ok(ready) => ready.solve(&convex_problem, Some(&lambda), &settings.options),
+            Ok(ready) => ready.solve_in(&mut workspace, &convex_problem, Some(&lambda), &settings.options),
             Err(malformed) => malformed.clone(),
         };
         passes += 1;
