@@ -172,6 +172,33 @@ proptest! {
         prop_assert!(warm.status.is_solved());
         prop_assert!(warm.updates <= 1, "{} updates from the answer", warm.updates);
     }
+
+    /// One `Prepared` problem solved for a sequence of biases (as `anitescu-convex`'s slip
+    /// passes do) with one `Workspace` (H and its factor kept from solve to solve, only the
+    /// changed columns refactored): every answer is the fresh solve's velocity to 1e-8, the
+    /// oracle test's tolerance for two answers of the same problem.
+    #[test]
+    fn solves_sharing_a_workspace_are_fresh_solves((mass, free, rows, bias) in problems(), shifts in prop::collection::vec(-0.2f64..0.2, 8 * 3)) {
+        let options = ConvexOptions { tolerance: 1e-10, ..ConvexOptions::default() };
+        let first = ConvexProblem { mass: &mass, free_velocity: &free, rows: &rows, bias: &bias };
+        let prepared = convex::Prepared::new(&first).map_err(|_| TestCaseError::fail("malformed"))?;
+        let mut workspace = convex::Workspace::default();
+        let mut warm: Option<Vec<f64>> = None;
+        for pass in 0..3 {
+            // A shift of at most 0.2 m/s of each row keeps the rows feasible (they meet ν₀ with
+            // slack up to 1 m/s, `problems`) where it is positive; a negative one may not.
+            let b: Vec<f64> = bias.iter().enumerate().map(|(e, &b)| b + shifts[8 * pass + e].max(0.0)).collect();
+            let p = ConvexProblem { mass: &mass, free_velocity: &free, rows: &rows, bias: &b };
+            let kept = prepared.solve_in(&mut workspace, &p, warm.as_deref(), &options);
+            let fresh = convex::solve(&p, None, &options);
+            prop_assume!(fresh.status.is_solved());
+            prop_assert!(kept.status.is_solved(), "{}", kept.status);
+            for (a, f) in kept.velocity.iter().zip(&fresh.velocity) {
+                prop_assert!((a - f).abs() <= 1e-8 * (1.0 + f.abs()), "{a} against {f}");
+            }
+            warm = Some(kept.impulses);
+        }
+    }
 }
 
 /// A 2 kg, 0.4 m cube on the ground on its four bottom corners, frictionless, one step of
@@ -290,4 +317,61 @@ fn an_unmeetable_row_fails_and_bad_input_is_refused() {
         convex::solve(&p, None, &ConvexOptions::default()).status,
         Status::BadProblem(_)
     ));
+}
+
+/// The resting box above, solved from last step's impulses after its position term changed by
+/// 1e-9 m/s on every corner (a resting face's ψ/h from one step to the next: the box may sink
+/// by 1e-9 m/s and the four corners still carry it): the warm start misses the tolerance, and
+/// each subproblem's first try of the multipliers' active set (all four corners) is its
+/// minimiser, so every subproblem takes one factorization: Newton steps = multiplier updates
+/// (module documentation, "The first steps"). The answer meets its rows to the tolerance.
+#[test]
+fn a_warm_start_off_by_a_small_bias_change_is_finished_by_its_active_set_guess() {
+    let (m, s, g, h) = (2.0, 0.4, 9.81, 0.01);
+    let inertia = m * s * s / 6.0;
+    let mut mass = Matrix6::zeros();
+    for i in 0..3 {
+        mass[(i, i)] = m;
+        mass[(3 + i, 3 + i)] = inertia;
+    }
+    let free = [0.0, 0.0, -g * h, 0.0, 0.0, 0.0];
+    let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)];
+    let rows: Vec<JacobianRow> = corners
+        .iter()
+        .map(|&(x, y)| {
+            let r = Vector6::new(0.0, 0.0, 1.0, y * s / 2.0, -x * s / 2.0, 0.0);
+            row(&[(0, r.into())])
+        })
+        .collect();
+    let options = ConvexOptions {
+        tolerance: 1e-12,
+        ..ConvexOptions::default()
+    };
+    let at_rest = [0.0; 4];
+    let p = ConvexProblem {
+        mass: &[mass],
+        free_velocity: &free,
+        rows: &rows,
+        bias: &at_rest,
+    };
+    let last = convex::solve(&p, None, &options);
+    assert!(last.status.is_solved(), "{}", last.status);
+    let moved = [1e-9; 4];
+    let p = ConvexProblem {
+        mass: &[mass],
+        free_velocity: &free,
+        rows: &rows,
+        bias: &moved,
+    };
+    let sol = convex::solve(&p, Some(&last.impulses), &options);
+    assert!(sol.status.is_solved(), "{}", sol.status);
+    assert!(sol.updates >= 1, "the warm start should miss the tolerance");
+    assert_eq!(
+        sol.iterations, sol.updates,
+        "{} Newton steps for {} updates",
+        sol.iterations, sol.updates
+    );
+    for (r, b) in rows.iter().zip(&moved) {
+        assert!(r.dot(&sol.velocity) + b >= -1e-12 * g * h);
+    }
 }
