@@ -201,14 +201,18 @@ proptest! {
     }
 }
 
-/// A 2 kg, 0.4 m cube on the ground on its four bottom corners, frictionless, one step of
-/// h = 0.01 s from rest: ν⁺ = 0 and the impulses carry m g h (N s) with no moment. The four
-/// normal rows span three directions (rank 3), so the impulses are not unique; their sum and
-/// moment are. Tolerances: the solve's own, 1e-12 of ‖q‖∞ = g h on each row's velocity, so ν
-/// (the rows' velocities combined with weights up to 2/s = 5) within 1e-11 g h, and the sum and
-/// moments of the impulses (m v_z off m g h) within 1e-11 of m g h.
-#[test]
-fn a_resting_box_stops_and_its_four_corners_carry_its_weight() {
+/// The resting box's (m, g, h), M, ν* (at rest, gravity over one step) and its four corners'
+/// normal rows, with the corners' (x, y) signs.
+type RestingBox = (
+    (f64, f64, f64),
+    Matrix6<f64>,
+    [f64; 6],
+    Vec<JacobianRow>,
+    [(f64, f64); 4],
+);
+
+/// A 2 kg, 0.4 m cube on the ground on its four bottom corners, frictionless, h = 0.01 s.
+fn resting_box() -> RestingBox {
     let (m, s, g, h) = (2.0, 0.4, 9.81, 0.01);
     let inertia = m * s * s / 6.0;
     let mut mass = Matrix6::zeros();
@@ -226,6 +230,18 @@ fn a_resting_box_stops_and_its_four_corners_carry_its_weight() {
             row(&[(0, r.into())])
         })
         .collect();
+    ((m, g, h), mass, free, rows, corners)
+}
+
+/// A 2 kg, 0.4 m cube on the ground on its four bottom corners, frictionless, one step of
+/// h = 0.01 s from rest: ν⁺ = 0 and the impulses carry m g h (N s) with no moment. The four
+/// normal rows span three directions (rank 3), so the impulses are not unique; their sum and
+/// moment are. Tolerances: the solve's own, 1e-12 of ‖q‖∞ = g h on each row's velocity, so ν
+/// (the rows' velocities combined with weights up to 2/s = 5) within 1e-11 g h, and the sum and
+/// moments of the impulses (m v_z off m g h) within 1e-11 of m g h.
+#[test]
+fn a_resting_box_stops_and_its_four_corners_carry_its_weight() {
+    let ((m, g, h), mass, free, rows, corners) = resting_box();
     let bias = [0.0; 4];
     let p = ConvexProblem {
         mass: &[mass],
@@ -327,22 +343,7 @@ fn an_unmeetable_row_fails_and_bad_input_is_refused() {
 /// (module documentation, "The first steps"). The answer meets its rows to the tolerance.
 #[test]
 fn a_warm_start_off_by_a_small_bias_change_is_finished_by_its_active_set_guess() {
-    let (m, s, g, h) = (2.0, 0.4, 9.81, 0.01);
-    let inertia = m * s * s / 6.0;
-    let mut mass = Matrix6::zeros();
-    for i in 0..3 {
-        mass[(i, i)] = m;
-        mass[(3 + i, 3 + i)] = inertia;
-    }
-    let free = [0.0, 0.0, -g * h, 0.0, 0.0, 0.0];
-    let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)];
-    let rows: Vec<JacobianRow> = corners
-        .iter()
-        .map(|&(x, y)| {
-            let r = Vector6::new(0.0, 0.0, 1.0, y * s / 2.0, -x * s / 2.0, 0.0);
-            row(&[(0, r.into())])
-        })
-        .collect();
+    let ((_, g, h), mass, free, rows, _) = resting_box();
     let options = ConvexOptions {
         tolerance: 1e-12,
         ..ConvexOptions::default()
