@@ -54,7 +54,8 @@
 //! rows active at ν̂ and the step made again: the primal–dual active-set method (M. Hintermüller,
 //! K. Ito, K. Kunisch, "The primal-dual active set strategy as a semismooth Newton method",
 //! SIAM J. Optim. 13 (2002) 865–888), at most [`GUESSES`] = 8 times and while the number of rows
-//! that disagree does not grow; then the line-searched Newton steps go on from the ν the
+//! that disagree does not grow (and, past [`FEW_DISAGREE`] = 8 rows, shrinks by a quarter a try:
+//! a guess far from the answer is not worth a factorization a try); then the line-searched Newton steps go on from the ν the
 //! subproblem started at, with H on the last A (the rows that differ are added or removed). On a
 //! resting pile the warm start misses the tolerance only by the step's change of the position
 //! term (a few 1e-8 of ‖q‖∞): the rows with λ_e > 0 are then the answer's active set but for a
@@ -149,6 +150,10 @@ pub const GRADIENT_FRACTION: f64 = 0.1;
 /// At most this many guesses of a subproblem's active set before its Newton steps (module
 /// documentation, "The first steps").
 pub const GUESSES: usize = 8;
+
+/// Up to this many rows may disagree with a guess without the next try having to shrink their
+/// number by a quarter (module documentation, "The first steps").
+pub const FEW_DISAGREE: usize = 8;
 
 /// The convex step: see the module documentation. Rows' blocks are indexed by node: a block at
 /// offset o acts on node o / 6 (offsets 6 k, local to this problem).
@@ -649,7 +654,8 @@ impl<'a> Solver<'a> {
     /// piecewise quadratic) and ν̂ is L's minimiser: ν and c move there. Otherwise A becomes the
     /// rows active at ν̂ and the step is made again from ν (a primal–dual active-set iteration,
     /// M. Hintermüller, K. Ito, K. Kunisch, SIAM J. Optim. 13 (2002) 865–888, §2), at most
-    /// [`GUESSES`] times and while no more rows disagree than the last time. Returns the factorizations made
+    /// [`GUESSES`] times and while no more rows disagree than the last time (past
+    /// [`FEW_DISAGREE`], a quarter fewer). Returns the factorizations made
     /// and whether ν̂ was taken; if not (or if H could not be factored) ν and c are as they were,
     /// and the Newton steps go on from H's rows.
     /// `(d, slope, set)`: buffers kept by the caller.
@@ -687,7 +693,9 @@ impl<'a> Solver<'a> {
                 nu.iter_mut().zip(d.iter()).for_each(|(v, dv)| *v += dv);
                 return (tries, true);
             }
-            if disagree > disagree_before {
+            // Go on while the disagreement does not grow, and, past a few rows, shrinks by a
+            // quarter: a guess far from the answer costs a factorization a try for little.
+            if disagree > disagree_before || (disagree > FEW_DISAGREE && 4 * disagree > 3 * disagree_before) {
                 break;
             }
             disagree_before = disagree;
