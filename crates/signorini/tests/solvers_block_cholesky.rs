@@ -135,8 +135,7 @@ proptest! {
     ) {
         let edges: Vec<_> = edges.into_iter().map(|(p, q, a, c, d)| (p % n, q % n, a, c, d)).collect();
         let pattern = BlockPattern::new(n, edges.iter().map(|&(p, q, ..)| (p, q)));
-        let (mut diagonal, mut below) = (Vec::new(), Vec::new());
-        // The whole graph, then a subset of its edges (the rest zero), into the same buffers.
+        // The whole graph, then a subset of its edges (the rest zero), with the one pattern.
         for subset in [false, true] {
             let chosen: Vec<_> = edges
                 .iter()
@@ -145,7 +144,7 @@ proptest! {
                 .map(|(e, _)| *e)
                 .collect();
             let (diag, off, dense) = block_matrix(n, &chosen, &[[0.3; 36]]);
-            (diagonal, below) = assemble(&pattern, &diag, &off);
+            let (mut diagonal, mut below) = assemble(&pattern, &diag, &off);
             pattern.factor(&mut diagonal, &mut below).expect("SPD");
             let rhs = DVector::from_column_slice(&b[..6 * n]);
             let expected = dense.clone().lu().solve(&rhs).expect("SPD");
