@@ -607,7 +607,15 @@ impl<'s> Problem<'s> {
 
     /// The elements' forces at velocities `u` with the cone radii `radii` (none: every pair 0).
     fn forces(&self, u: &[f64], radii: &[f64]) -> Vec<f64> {
-        let mut f = vec![0.0; u.len()];
+        let mut f = Vec::new();
+        self.forces_into(u, radii, &mut f);
+        f
+    }
+
+    /// [`forces`](Self::forces) into `f` (its allocation reused).
+    fn forces_into(&self, u: &[f64], radii: &[f64], f: &mut Vec<f64>) {
+        f.clear();
+        f.resize(u.len(), 0.0);
         for &k in &self.normals {
             let (d, g) = self.coefficients(k);
             f[k] = (g - d * u[k]).max(0.0);
@@ -617,7 +625,6 @@ impl<'s> Problem<'s> {
             let (f1, f2) = project_on_disc(w1, w2, r);
             (f[p.first], f[p.second]) = (f1, f2);
         }
-        f
     }
 
     /// A pair's sticking force w = g − D u (N, its two tangents).
@@ -725,9 +732,12 @@ impl<'s> Problem<'s> {
         let m_delta = self.apply_mass(delta);
         let (a, b) = (delta.dot(&m_delta), m_delta.dot(&(nu - &self.free)));
         let h = self.system.h;
-        let slope = |alpha: f64| {
-            let ua: Vec<f64> = u.iter().zip(&s).map(|(u, s)| u + alpha * s).collect();
-            let f = self.forces(&ua, radii);
+        // Buffers for the velocities and forces at α, kept across the evaluations.
+        let (mut ua, mut f) = (Vec::with_capacity(u.len()), Vec::with_capacity(u.len()));
+        let mut slope = |alpha: f64| {
+            ua.clear();
+            ua.extend(u.iter().zip(&s).map(|(u, s)| u + alpha * s));
+            self.forces_into(&ua, radii, &mut f);
             b + alpha * a - h * f.iter().zip(&s).map(|(f, s)| f * s).sum::<f64>()
         };
         let s0 = slope(0.0);
