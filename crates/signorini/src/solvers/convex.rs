@@ -256,10 +256,10 @@ impl Prepared {
                 .iter()
                 .all(|r| r.blocks.iter().all(|(_, b)| b.iter().all(|v| v.is_finite())));
         if !shaped {
-            return Err(malformed(problem, "the rows, bias, warm start and free velocity do not match the nodes"));
+            return Err(malformed(problem, "a row's block does not address one of the nodes"));
         }
         if !finite {
-            return Err(malformed(problem, "a mass block, row, bias or free velocity entry is not finite"));
+            return Err(malformed(problem, "a mass block or row entry is not finite"));
         }
         let Some(inverse) = problem
             .mass
@@ -321,10 +321,10 @@ impl Prepared {
             && problem.bias.len() == rows
             && warm.is_none_or(|w| w.len() == rows);
         if !shaped {
-            return malformed(problem, "the rows, bias, warm start and free velocity do not match the nodes");
+            return malformed(problem, "the rows, bias, warm start or free velocity do not match the prepared nodes and rows");
         }
         if !problem.free_velocity.iter().chain(problem.bias).all(|v| v.is_finite()) {
-            return malformed(problem, "a mass block, row, bias or free velocity entry is not finite");
+            return malformed(problem, "a bias or free velocity entry is not finite");
         }
         Solver::new(problem, self).run(workspace, warm, options)
     }
@@ -338,9 +338,16 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// H for penalty ρ: the kept one if it was built for this ρ, else a new one (no rows).
+    /// H for penalty ρ: the kept one if it was built for this ρ and this problem's sizes (a
+    /// workspace passed to another problem starts afresh), else a new one (no rows).
     fn hessian(&mut self, solver: &Solver, rho: f64) -> &mut Hessian {
-        if self.hessian.as_ref().is_none_or(|(kept, _)| *kept != rho) {
+        let fits = |(kept, h): &(f64, Hessian)| {
+            *kept == rho
+                && h.rows.len() == solver.p.rows.len()
+                && h.diagonal.len() == solver.p.mass.len()
+                && h.below.len() == solver.pattern.blocks()
+        };
+        if !self.hessian.as_ref().is_some_and(fits) {
             self.hessian = Some((rho, Hessian::new(solver)));
         }
         &mut self.hessian.as_mut().expect("just set").1
@@ -594,14 +601,13 @@ impl<'a> Solver<'a> {
         let mut d = vec![0.0; nu.len()];
         let (mut events, mut slope, mut candidates) = (Vec::new(), Vec::new(), Vec::new());
         let mut delta = vec![0.0; nu.len()];
-        // The multipliers' own active set first (module documentation, "The first step").
         // A guess of the active set from the multipliers, when they hold one; ν moves to the
         // guess's minimiser when it is L's, and the balance test below then ends the
         // subproblem, as after any step.
         if lambda.iter().any(|&l| l > 0.0) {
             let mut set = Vec::new();
             let buffers = (&mut d[..], &mut slope, &mut set);
-            steps += self.guess(lambda, nu, &mut c, hessian, buffers, limit).0;
+            steps += self.guess(lambda, nu, &mut c, hessian, buffers, limit);
         }
         // Whether the last step went at least half way (a truncated step is far from the
         // minimiser, so the balance is not worth checking).
@@ -655,9 +661,9 @@ impl<'a> Solver<'a> {
     /// rows active at ν̂ and the step is made again from ν (a primal–dual active-set iteration,
     /// M. Hintermüller, K. Ito, K. Kunisch, SIAM J. Optim. 13 (2002) 865–888, §2), at most
     /// [`GUESSES`] times and while no more rows disagree than the last time (past
-    /// [`FEW_DISAGREE`], a quarter fewer). Returns the factorizations made
-    /// and whether ν̂ was taken; if not (or if H could not be factored) ν and c are as they were,
-    /// and the Newton steps go on from H's rows.
+    /// [`FEW_DISAGREE`], a quarter fewer). Returns the factorizations made; when no ν̂ was
+    /// taken (or H could not be factored) ν and c are as they were, and the Newton steps go on
+    /// from H's rows.
     /// `(d, slope, set)`: buffers kept by the caller.
     fn guess(
         &self,
@@ -667,7 +673,7 @@ impl<'a> Solver<'a> {
         hessian: &mut Hessian,
         (d, slope, set): (&mut [f64], &mut Vec<f64>, &mut Vec<bool>),
         limit: usize,
-    ) -> (usize, bool) {
+    ) -> usize {
         set.clear();
         set.extend(lambda.iter().map(|&l| l > 0.0));
         let mut disagree_before = usize::MAX;
@@ -676,7 +682,7 @@ impl<'a> Solver<'a> {
             tries += 1;
             hessian.follow_rows(self, |e| set[e]);
             if hessian.factor(self).is_err() {
-                return (tries, false);
+                return tries;
             }
             // −∇Q_A(ν) = Σ_{e ∈ A} A_eᵀ c_e − M (ν − ν*).
             self.minus_gradient(nu, c, |e| set[e], d);
@@ -691,7 +697,7 @@ impl<'a> Solver<'a> {
                     *ce -= self.penalty[e] * slope[e];
                 }
                 nu.iter_mut().zip(d.iter()).for_each(|(v, dv)| *v += dv);
-                return (tries, true);
+                return tries;
             }
             // Go on while the disagreement does not grow, and, past a few rows, shrinks by a
             // quarter: a guess far from the answer costs a factorization a try for little.
@@ -703,7 +709,7 @@ impl<'a> Solver<'a> {
                 *active = moved(e) > 0.0;
             }
         }
-        (tries, false)
+        tries
     }
 
     /// −∇ = Σ_{active e} A_eᵀ c_e − M (ν − ν*) into `out`: −∇L for active = {c_e > 0}.
