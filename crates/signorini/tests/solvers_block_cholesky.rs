@@ -194,10 +194,11 @@ proptest! {
             marked[q] = true;
         }
         pattern.mark_ancestors(&mut marked);
+        let new_below = assemble(&pattern, &new_diag, &new_off).1;
         for k in (0..n).filter(|&k| marked[k]) {
             diagonal[k] = new_diag[k];
             let column = pattern.column(k);
-            below[column.clone()].copy_from_slice(&full_new_below(&pattern, &new_diag, &new_off)[column]);
+            below[column.clone()].copy_from_slice(&new_below[column]);
         }
         pattern.refactor(&mut diagonal, &mut below, &marked).expect("SPD");
         let bits = |m: &[Matrix6<f64>]| m.iter().flat_map(|b| b.iter().map(|v| v.to_bits())).collect::<Vec<_>>();
@@ -208,13 +209,4 @@ proptest! {
         pattern.refactor(&mut diagonal, &mut below, &vec![false; n]).expect("SPD");
         prop_assert_eq!((bits(&diagonal), bits(&below)), before);
     }
-}
-
-/// The new matrix's below-diagonal blocks at the pattern's slots (before factoring).
-fn full_new_below(
-    pattern: &BlockPattern,
-    diagonal: &[Matrix6<f64>],
-    off: &[(usize, usize, Matrix6<f64>)],
-) -> Vec<Matrix6<f64>> {
-    assemble(pattern, diagonal, off).1
 }
