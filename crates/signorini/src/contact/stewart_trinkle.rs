@@ -1142,6 +1142,11 @@ impl LcpMatrix for StepOperator<'_> {
         self.w.principal_with(alpha, self.impulse_rows(), |r, c| self.get(r, c))
     }
 
+    /// The impulse rows: W.
+    fn symmetric_rows(&self) -> usize {
+        self.impulse_rows()
+    }
+
     fn mul_add(&self, z: &DVector<f64>, q: &DVector<f64>) -> DVector<f64> {
         let StepRows {
             frictional,

@@ -190,6 +190,12 @@ pub trait LcpMatrix {
         let alpha: Vec<usize> = (0..self.n()).filter(|&i| support[i]).collect();
         principal_solution_of(self.n(), &alpha, self.principal_submatrix(&alpha), q)
     }
+    /// How many leading rows and columns form a symmetric block (W = G M⁻¹ Gᵀ of a contact
+    /// problem, symmetric up to the round-off of its sums): a principal system inside it is
+    /// factored by Cholesky from its lower triangle. By default none.
+    fn symmetric_rows(&self) -> usize {
+        0
+    }
     /// [`principal_solution`](Self::principal_solution) with a singular, consistent M_αα solved
     /// for its least-norm answer (`lemke::least_norm_principal_solution_of`) when α has at most
     /// [`DENSE_SUPPORT_MAX`] rows; above, the plain one.
@@ -202,7 +208,9 @@ pub trait LcpMatrix {
         if alpha.len() > DENSE_SUPPORT_MAX {
             return self.principal_solution(support, q);
         }
-        least_norm_principal_solution_of(self.n(), &alpha, self.principal_submatrix(&alpha), q)
+        let symmetric = alpha.last().is_some_and(|&r| r < self.symmetric_rows());
+        let m_aa = self.principal_submatrix(&alpha);
+        least_norm_principal_solution_of(self.n(), &alpha, m_aa, q, symmetric)
     }
 }
 
