@@ -473,7 +473,7 @@ fn edge_query(
         out.extend(w.p.edges.iter().enumerate().filter_map(|(i, e)| {
             let p0 = w.vertices[e.vertices[0] as usize];
             let p1 = w.vertices[e.vertices[1] as usize];
-            if crate::geometry::polytope::point_segment_distance(centre, p0, p1) > limit {
+            if segment_beyond(centre, p0, p1, limit) {
                 return None;
             }
             let (n0, n1) = (
@@ -525,6 +525,19 @@ fn edge_query(
         }
     }
     best
+}
+
+/// Is the segment p0–p1 farther than `limit` (m) from `centre`? Squared distances, no root:
+/// the test runs on every edge of both polytopes of every touching pair.
+fn segment_beyond(centre: DVec3, p0: DVec3, p1: DVec3, limit: f64) -> bool {
+    let (along, to_centre) = (p1 - p0, centre - p0);
+    let length2 = along.length_squared();
+    let t = if length2 > 0.0 {
+        (to_centre.dot(along) / length2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (to_centre - t * along).length_squared() > limit * limit
 }
 
 /// The contacts of two polytopes within `activation` (m); `face_preference` as

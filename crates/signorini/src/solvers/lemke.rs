@@ -631,10 +631,15 @@ impl PackedCholesky {
             for x in &mut column[j + 1..] {
                 *x *= inverse;
             }
-            // Column k > j of the trailing matrix, rows k.. : −= L_kj L_(k..),j.
+            // Column k > j of the trailing matrix, rows k.. : −= L_kj L_(k..),j — skipped, as
+            // exactly nothing, where L_kj = 0: rows of contacts that share no body with row j's
+            // stay zero unless fill-in reaches them, so a stack's banded W costs O(n b²).
             for (c, target) in trailing.chunks_exact_mut(n).enumerate() {
                 let k = j + 1 + c;
                 let lkj = column[k];
+                if lkj == 0.0 {
+                    continue;
+                }
                 for (t, &lij) in target[k..].iter_mut().zip(&column[k..]) {
                     *t -= lkj * lij;
                 }
