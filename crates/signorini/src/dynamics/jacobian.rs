@@ -323,8 +323,8 @@ impl<'a> DelassusRows<'a> {
 
     /// W_αα for the rows `alpha` (increasing), each entry summed as
     /// [`entry`](Self::entry) sums it (bit for bit the stored one), in O(the nonzeros of W in
-    /// α's rows): for each row of α, its bodies in increasing offset, and on each the rows of
-    /// the body that are in α.
+    /// α's rows): each body's rows that are in α are listed once, then for each row of α, its
+    /// bodies in increasing offset, and on each the listed rows.
     pub fn principal_block(&self, alpha: &[usize]) -> nalgebra::DMatrix<f64> {
         let dot = |b: &[f64; 6], mb: &[f64; 6]| (0..6).map(|k| b[k] * mb[k]).sum::<f64>();
         let k = alpha.len();
@@ -332,13 +332,26 @@ impl<'a> DelassusRows<'a> {
         for (i, &r) in alpha.iter().enumerate() {
             local[r] = i;
         }
+        // Body b's (local index, M⁻¹ block) of the rows in α, rows increasing:
+        // `in_alpha[first[b]..first[b + 1]]`.
+        let bodies = self.start.len() - 1;
+        let mut first = Vec::with_capacity(bodies + 1);
+        let mut in_alpha = Vec::new();
+        for b in 0..bodies {
+            first.push(in_alpha.len());
+            in_alpha.extend(
+                self.body(b)
+                    .iter()
+                    .filter(|(s, _)| local[*s] != usize::MAX)
+                    .map(|(s, mb)| (local[*s], mb)),
+            );
+        }
+        first.push(in_alpha.len());
         let mut w = nalgebra::DMatrix::zeros(k, k);
         for (i, &r) in alpha.iter().enumerate() {
             for (o, b) in self.rows[r].blocks.by_offset() {
-                for (s, mb) in self.body(o / 6) {
-                    if local[*s] != usize::MAX {
-                        w[(i, local[*s])] += dot(b, mb);
-                    }
+                for &(j, mb) in &in_alpha[first[o / 6]..first[o / 6 + 1]] {
+                    w[(i, j)] += dot(b, mb);
                 }
             }
         }
@@ -356,6 +369,9 @@ impl<'a> DelassusRows<'a> {
         rest: impl Fn(usize, usize) -> f64,
     ) -> nalgebra::DMatrix<f64> {
         let impulses = alpha.partition_point(|&r| r < m);
+        if impulses == alpha.len() {
+            return self.principal_block(alpha);
+        }
         let mut out = nalgebra::DMatrix::zeros(alpha.len(), alpha.len());
         out.view_mut((0, 0), (impulses, impulses))
             .copy_from(&self.principal_block(&alpha[..impulses]));

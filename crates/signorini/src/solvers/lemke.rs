@@ -601,11 +601,16 @@ impl Shifted {
 /// principal systems), by the right-looking (outer-product) order: each column is scaled by its
 /// pivot's reciprocal and the trailing columns updated by contiguous `axpy`s, so no division
 /// or inner product sits on a chain of dependent operations. L's lower triangle in an n × n
-/// column-major array, and its pivots' reciprocals.
+/// column-major array, its pivots' reciprocals, and each column's extent: rows of contacts that
+/// share no body with a column's row stay zero unless fill-in reaches them, so the work skips
+/// every column's zero tail (exact: it would subtract zeros) and a stack's banded W costs
+/// O(n b²) to factor and O(n b) to solve with.
 struct PackedCholesky {
     n: usize,
     l: Vec<f64>,
     inverse_pivots: Vec<f64>,
+    /// One past the last nonzero row of each column of L.
+    ends: Vec<usize>,
 }
 
 impl PackedCholesky {
@@ -614,6 +619,7 @@ impl PackedCholesky {
         let n = a.nrows();
         let mut l = a.as_slice().to_vec();
         let mut inverse_pivots = vec![0.0; n];
+        let mut ends = vec![0; n];
         for j in 0..n {
             l[j * n + j] += eps;
         }
@@ -628,19 +634,20 @@ impl PackedCholesky {
             let inverse = 1.0 / d;
             column[j] = d;
             inverse_pivots[j] = inverse;
-            for x in &mut column[j + 1..] {
+            let end = j + 1 + column[j + 1..].iter().rposition(|&x| x != 0.0).map_or(0, |i| i + 1);
+            ends[j] = end;
+            for x in &mut column[j + 1..end] {
                 *x *= inverse;
             }
-            // Column k > j of the trailing matrix, rows k.. : −= L_kj L_(k..),j — skipped, as
-            // exactly nothing, where L_kj = 0: rows of contacts that share no body with row j's
-            // stay zero unless fill-in reaches them, so a stack's banded W costs O(n b²).
-            for (c, target) in trailing.chunks_exact_mut(n).enumerate() {
+            // Column k of the trailing matrix, rows k..end: −= L_kj L_(k..end),j (nothing
+            // where L_kj = 0).
+            for (c, target) in trailing.chunks_exact_mut(n).take(end - j - 1).enumerate() {
                 let k = j + 1 + c;
                 let lkj = column[k];
                 if lkj == 0.0 {
                     continue;
                 }
-                for (t, &lij) in target[k..].iter_mut().zip(&column[k..]) {
+                for (t, &lij) in target[k..end].iter_mut().zip(&column[k..end]) {
                     *t -= lkj * lij;
                 }
             }
@@ -649,24 +656,27 @@ impl PackedCholesky {
             n,
             l,
             inverse_pivots,
+            ends,
         })
     }
 
     /// x with L Lᵀ x = b: forward substitution by columns of L, back substitution by rows of
-    /// Lᵀ (L's columns again).
+    /// Lᵀ (L's columns again), each over the column's extent.
     fn solve(&self, b: &DVector<f64>) -> DVector<f64> {
         let (n, l) = (self.n, &self.l);
         let mut x = b.clone();
         let x = x.as_mut_slice();
         for j in 0..n {
             x[j] *= self.inverse_pivots[j];
-            let (xj, below) = (x[j], &mut x[j + 1..]);
-            for (xi, lij) in below.iter_mut().zip(&l[j * n + j + 1..(j + 1) * n]) {
+            let end = self.ends[j];
+            let (xj, below) = (x[j], &mut x[j + 1..end]);
+            for (xi, lij) in below.iter_mut().zip(&l[j * n + j + 1..j * n + end]) {
                 *xi -= lij * xj;
             }
         }
         for j in (0..n).rev() {
-            let below = dot(&l[j * n + j + 1..(j + 1) * n], &x[j + 1..]);
+            let end = self.ends[j];
+            let below = dot(&l[j * n + j + 1..j * n + end], &x[j + 1..end]);
             x[j] = (x[j] - below) * self.inverse_pivots[j];
         }
         DVector::from_column_slice(x)
