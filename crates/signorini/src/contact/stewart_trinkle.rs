@@ -427,7 +427,6 @@ impl TimeStepping {
         active: &[&Contact],
         island: &[usize],
         s: &IslandSolve,
-        cone: &cone::Cone,
     ) {
         let k = self.directions;
         let nc = island.len();
@@ -448,12 +447,9 @@ impl TimeStepping {
             if let Some((f, _)) = frictional.next_if(|&(_, &fc)| fc == c) {
                 answers.friction.extend((0..k).map(|j| s.z[nc + f * k + j]));
                 let beta = &answers.friction[friction_start..];
-                answer.first_direction = cone.directions(contact.normal).next().unwrap_or_default();
-                answer.friction_impulse = cone
-                    .directions(contact.normal)
-                    .zip(beta)
-                    .map(|(d, &b)| b * d)
-                    .sum();
+                let directions = &s.directions[f * k..(f + 1) * k];
+                answer.first_direction = directions.first().copied().unwrap_or_default();
+                answer.friction_impulse = directions.iter().zip(beta).map(|(&d, &b)| b * d).sum();
                 answer.slip = s.z[nc + nt + f];
                 if answers.basic.len() > basic_start {
                     answers
@@ -555,14 +551,13 @@ impl VelocityLevelModel for TimeStepping {
 
         self.previous.clear();
         let k = self.directions;
-        let cone = cone::Cone::new(k);
         let mut report: Option<SolveReport> = None;
         let mut active_points = 0;
         let (mut rows, mut z) = (Vec::new(), Vec::new());
         for (island, s) in islands.iter().zip(solves) {
             active_points += (0..island.len()).filter(|&c| s.z[c] > 0.0).count();
             record_impulses(&active, island, &s, k, log);
-            self.remember(&active, island, &s, &cone);
+            self.remember(&active, island, &s);
             report = Some(match report {
                 None => s.report,
                 Some(r) => r.combined(&s.report),
@@ -598,10 +593,9 @@ fn record_impulses(
         .enumerate()
         .map(|(c, &a)| s.z[c] * active[a].normal)
         .collect();
-    let cone = cone::Cone::new(k);
     for (f, &c) in s.frictional.iter().enumerate() {
-        for (j, d) in cone.directions(active[island[c]].normal).enumerate() {
-            impulses[c] += s.z[nc + f * k + j] * d;
+        for (j, d) in s.directions[f * k..(f + 1) * k].iter().enumerate() {
+            impulses[c] += s.z[nc + f * k + j] * *d;
         }
     }
     for (&a, impulse) in island.iter().zip(impulses) {
@@ -632,6 +626,8 @@ struct IslandSolve {
     basic: Vec<bool>,
     rows: Vec<JacobianRow>,
     frictional: Vec<usize>,
+    /// [`StepRows::directions`].
+    directions: Vec<DVec3>,
     report: SolveReport,
 }
 
@@ -719,6 +715,7 @@ impl TimeStepping {
             basic: Vec::new(),
             rows: parts.rows,
             frictional: parts.frictional,
+            directions: parts.directions,
             report,
         })
     }
@@ -772,8 +769,9 @@ impl TimeStepping {
         let mut basic = vec![false; n];
         let mut matched = vec![false; nc];
         let mut any_basic = false;
-        for (c, contact) in contacts.iter().enumerate() {
-            if let Some(p) = self.previous_of(contact) {
+        let found: Vec<Option<&Previous>> = contacts.iter().map(|c| self.previous_of(c)).collect();
+        for (c, found) in found.iter().enumerate() {
+            if let Some(p) = found {
                 matched[c] = true;
                 warm[c] = p.normal;
                 if let Some(&b) = self.previous.basic(p).first() {
@@ -784,16 +782,15 @@ impl TimeStepping {
         }
         let cone = cone::Cone::new(k);
         for (f, &c) in parts.frictional.iter().enumerate() {
-            if let Some(p) = self.previous_of(contacts[c]) {
+            if let Some(p) = found[c] {
                 // Along the same directions, β as it was; else the friction impulse carried
                 // onto this step's directions (a normal that moved across a switch of the
                 // tangent basis's rule, or a face pair clipped from the other body's face,
                 // would otherwise put each β_j on another direction).
                 let normal = contacts[c].normal;
                 // (A normal that moved by round-off keeps its basis: β as it was.)
-                let same = cone
-                    .directions(normal)
-                    .next()
+                let same = parts.directions[f * k..]
+                    .first()
                     .is_some_and(|d| d.distance(p.first_direction) <= BASIS_TOLERANCE);
                 let moved = (!same).then(|| cone.decompose(normal, p.friction_impulse));
                 let (friction, was_basic) = (self.previous.friction(p), self.previous.basic(p));
@@ -853,6 +850,7 @@ impl TimeStepping {
                         basic,
                         rows: parts.rows,
                         frictional: parts.frictional,
+                        directions: parts.directions,
                         report,
                     })
                 }
@@ -869,6 +867,7 @@ impl TimeStepping {
             basic,
             rows: parts.rows,
             frictional: parts.frictional,
+            directions: parts.directions,
             report,
         })
     }
@@ -970,6 +969,9 @@ pub struct StepRows {
     pub q: DVector<f64>,
     /// The contacts with friction (indices into the active contacts).
     pub frictional: Vec<usize>,
+    /// The k friction directions of each frictional contact, in row order (`cone::Cone`):
+    /// computed once a step for the rows, the warm start and the answers kept.
+    pub directions: Vec<DVec3>,
     /// μ of each active contact.
     pub mu: Vec<f64>,
     /// Active contacts.
@@ -1001,8 +1003,12 @@ impl StepRows {
             rows.push(problem.row(c, c.normal));
         }
         let cone = cone::Cone::new(k);
+        let mut directions = Vec::with_capacity(nf * k);
         for &c in &frictional {
-            for d in cone.directions(active[c].normal) {
+            directions.extend(cone.directions(active[c].normal));
+        }
+        for (f, &c) in frictional.iter().enumerate() {
+            for &d in &directions[f * k..(f + 1) * k] {
                 rows.push(problem.row(active[c], d));
             }
         }
@@ -1034,6 +1040,7 @@ impl StepRows {
             rows,
             q,
             frictional,
+            directions,
             mu,
             nc,
             k,

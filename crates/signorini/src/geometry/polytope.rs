@@ -52,6 +52,9 @@ pub struct Polytope {
     pub centroid: DVec3,
     /// Largest distance from `centroid` to a vertex (m).
     pub radius: f64,
+    /// Largest distance from the frame's origin to a vertex (m): the shape's bounding radius,
+    /// read for every contact of every step (`Shape::bounding_radius`).
+    pub origin_radius: f64,
 }
 
 /// Relative tolerance (times the size of the point cloud) under which points count as coplanar.
@@ -397,6 +400,7 @@ impl Polytope {
             .iter()
             .map(|v| v.distance(centroid))
             .fold(0.0, f64::max);
+        let origin_radius = largest_length(&vertices);
         let p = Polytope {
             vertices,
             faces,
@@ -405,6 +409,7 @@ impl Polytope {
             vertex_faces,
             centroid,
             radius,
+            origin_radius,
         };
         if p.euler_characteristic() != 2 {
             return Err(GeometryError::DegenerateHull(format!(
@@ -442,6 +447,7 @@ impl Polytope {
             f.offset += f.normal.dot(delta);
         }
         p.centroid += delta;
+        p.origin_radius = largest_length(&p.vertices);
         p
     }
 
@@ -512,6 +518,11 @@ pub fn point_segment_distance(p: DVec3, a: DVec3, b: DVec3) -> f64 {
         0.0
     };
     p.distance(a + t * ab)
+}
+
+/// The largest |v| (m).
+fn largest_length(vertices: &[DVec3]) -> f64 {
+    vertices.iter().map(|v| v.length()).fold(0.0, f64::max)
 }
 
 /// Newell's method: a robust normal for a planar polygon.

@@ -68,7 +68,7 @@ impl Shape {
     pub fn bounding_radius(&self) -> f64 {
         match self {
             Shape::Sphere { radius } => *radius,
-            Shape::Polytope(p) => p.vertices.iter().map(|v| v.length()).fold(0.0, f64::max),
+            Shape::Polytope(p) => p.origin_radius,
             Shape::HalfSpace { .. } => f64::INFINITY,
         }
     }
