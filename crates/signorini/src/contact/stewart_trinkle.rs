@@ -1060,7 +1060,7 @@ pub struct StepOperator<'r> {
 
 impl<'r> StepOperator<'r> {
     /// The operator of `parts` with M⁻¹ at the step's state.
-    pub fn new(parts: &'r StepRows, problem: &VelocityProblem) -> Self {
+    pub fn new(parts: &'r StepRows, problem: &'r VelocityProblem<'_>) -> Self {
         StepOperator {
             w: DelassusRows::new(&parts.rows, problem.inverse_mass()),
             parts,

@@ -214,46 +214,68 @@ pub fn delassus_into(
 /// W = G M⁻¹ Gᵀ row by row, for sparse assembly: row r's nonzeros are the rows s that share a
 /// body with r, W_rs = Σ over the shared bodies (in increasing generalized offset) of
 /// G_r,body · M⁻¹_body G_s,bodyᵀ.
+///
+/// The per-body lists of M⁻¹-weighted blocks are built on first need (entries, rows, the
+/// sparse matrix): a step whose warm start holds reads only a principal block and products,
+/// which weigh only the rows they touch ([`principal_block`](Self::principal_block),
+/// [`velocity`](Self::velocity)) — bit for bit what the lists give.
 pub struct DelassusRows<'a> {
     rows: &'a [JacobianRow],
-    /// For every dynamic body, in increasing offset: (row, M⁻¹ times the row's block), rows
-    /// increasing; body b's are `entries[start[b]..start[b + 1]]` (one allocation a step, not
-    /// one per body).
+    inv_mass: &'a InverseMass,
+    lists: std::cell::OnceCell<BodyLists>,
+}
+
+/// For every dynamic body, in increasing offset: (row, M⁻¹ times the row's block), rows
+/// increasing; body b's are `entries[start[b]..start[b + 1]]` (one allocation, not one per body).
+struct BodyLists {
     start: Vec<usize>,
     entries: Vec<(usize, [f64; 6])>,
 }
 
 impl<'a> DelassusRows<'a> {
-    pub fn new(rows: &'a [JacobianRow], inv_mass: &InverseMass) -> Self {
-        let bodies = inv_mass.blocks.len();
-        let mut start = vec![0; bodies + 1];
-        for row in rows {
-            for (o, _) in &row.blocks {
-                start[o / 6 + 1] += 1;
-            }
-        }
-        for b in 0..bodies {
-            start[b + 1] += start[b];
-        }
-        let mut next = start.clone();
-        let mut entries = vec![(0, [0.0; 6]); start[bodies]];
-        for (r, row) in rows.iter().enumerate() {
-            for (o, b) in &row.blocks {
-                let at = &mut next[o / 6];
-                entries[*at] = (r, inv_mass.apply(*o, b));
-                *at += 1;
-            }
-        }
+    pub fn new(rows: &'a [JacobianRow], inv_mass: &'a InverseMass) -> Self {
         DelassusRows {
             rows,
-            start,
-            entries,
+            inv_mass,
+            lists: std::cell::OnceCell::new(),
         }
+    }
+
+    fn lists(&self) -> &BodyLists {
+        self.lists.get_or_init(|| {
+            let (rows, inv_mass) = (self.rows, self.inv_mass);
+            let bodies = inv_mass.blocks.len();
+            let mut start = vec![0; bodies + 1];
+            for row in rows {
+                for (o, _) in &row.blocks {
+                    start[o / 6 + 1] += 1;
+                }
+            }
+            for b in 0..bodies {
+                start[b + 1] += start[b];
+            }
+            let mut next = start.clone();
+            let mut entries = vec![(0, [0.0; 6]); start[bodies]];
+            for (r, row) in rows.iter().enumerate() {
+                for (o, b) in &row.blocks {
+                    let at = &mut next[o / 6];
+                    entries[*at] = (r, inv_mass.apply(*o, b));
+                    *at += 1;
+                }
+            }
+            BodyLists { start, entries }
+        })
+    }
+
+    /// Dynamic bodies.
+    fn bodies(&self) -> usize {
+        self.inv_mass.blocks.len()
     }
 
     /// Body `b`'s (row, M⁻¹ times the row's block), rows increasing.
     fn body(&self, b: usize) -> &[(usize, [f64; 6])] {
-        &self.entries[self.start[b]..self.start[b + 1]]
+        let lists = self.lists();
+        &lists.entries[lists.start[b]..lists.start[b + 1]]
     }
 
     /// Append the nonzeros of row `r` of W to (`cols`, `values`), by increasing column. O(the
@@ -333,25 +355,30 @@ impl<'a> DelassusRows<'a> {
             local[r] = i;
         }
         // Body b's (local index, M⁻¹ block) of the rows in α, rows increasing:
-        // `in_alpha[first[b]..first[b + 1]]`.
-        let bodies = self.start.len() - 1;
-        let mut first = Vec::with_capacity(bodies + 1);
-        let mut in_alpha = Vec::new();
-        for b in 0..bodies {
-            first.push(in_alpha.len());
-            in_alpha.extend(
-                self.body(b)
-                    .iter()
-                    .filter(|(s, _)| local[*s] != usize::MAX)
-                    .map(|(s, mb)| (local[*s], mb)),
-            );
+        // `in_alpha[first[b]..first[b + 1]]` (the blocks weighted as the lists weigh them).
+        let bodies = self.bodies();
+        let mut first = vec![0; bodies + 1];
+        for &r in alpha {
+            for (o, _) in &self.rows[r].blocks {
+                first[o / 6 + 1] += 1;
+            }
         }
-        first.push(in_alpha.len());
+        for b in 0..bodies {
+            first[b + 1] += first[b];
+        }
+        let mut next = first.clone();
+        let mut in_alpha = vec![(0, [0.0; 6]); first[bodies]];
+        for (i, &r) in alpha.iter().enumerate() {
+            for (o, b) in &self.rows[r].blocks {
+                in_alpha[next[o / 6]] = (i, self.inv_mass.apply(*o, b));
+                next[o / 6] += 1;
+            }
+        }
         let mut w = nalgebra::DMatrix::zeros(k, k);
         for (i, &r) in alpha.iter().enumerate() {
             for (o, b) in self.rows[r].blocks.by_offset() {
-                for &(j, mb) in &in_alpha[first[o / 6]..first[o / 6 + 1]] {
-                    w[(i, j)] += dot(b, mb);
+                for (j, mb) in &in_alpha[first[o / 6]..first[o / 6 + 1]] {
+                    w[(i, *j)] += dot(b, mb);
                 }
             }
         }
@@ -403,17 +430,21 @@ impl<'a> DelassusRows<'a> {
     /// v = M⁻¹ Gᵀ z per body (m/s and rad/s per unit of z), O(rows): W z = G v, and X M⁻¹ Gᵀ z
     /// = X v for any other row X ([`row_times`](Self::row_times)).
     pub fn velocity(&self, z: &[f64]) -> Vec<[f64; 6]> {
-        (0..self.start.len() - 1)
-            .map(|b| {
-                let mut acc = [0.0; 6];
-                for (s, mb) in self.body(b) {
-                    for k in 0..6 {
-                        acc[k] += z[*s] * mb[k];
-                    }
+        // Row by row, rows increasing, so each body's sum runs in its list's order; a zero z_s
+        // adds exactly nothing and is skipped.
+        let mut v = vec![[0.0; 6]; self.bodies()];
+        for (row, &zs) in self.rows.iter().zip(z) {
+            if zs == 0.0 {
+                continue;
+            }
+            for (o, b) in &row.blocks {
+                let (mb, acc) = (self.inv_mass.apply(*o, b), &mut v[o / 6]);
+                for k in 0..6 {
+                    acc[k] += zs * mb[k];
                 }
-                acc
-            })
-            .collect()
+            }
+        }
+        v
     }
 
     /// Row `x` times the per-body velocity `v` of [`velocity`](Self::velocity).
@@ -426,34 +457,15 @@ impl<'a> DelassusRows<'a> {
 
     /// W z (`z` of one entry per row), as G (M⁻¹ (Gᵀ z)): O(rows), W never formed.
     pub fn mul(&self, z: &[f64]) -> Vec<f64> {
-        // v_body = M⁻¹ Σ_s z_s G_s,bodyᵀ: the M⁻¹-weighted blocks already stored per body.
-        let v: Vec<[f64; 6]> = (0..self.start.len() - 1)
-            .map(|b| self.body(b))
-            .map(|list| {
-                let mut acc = [0.0; 6];
-                for (s, mb) in list {
-                    for k in 0..6 {
-                        acc[k] += z[*s] * mb[k];
-                    }
-                }
-                acc
-            })
-            .collect();
-        self.rows
-            .iter()
-            .map(|row| {
-                row.blocks
-                    .iter()
-                    .map(|(o, b)| (0..6).map(|k| b[k] * v[o / 6][k]).sum::<f64>())
-                    .sum()
-            })
-            .collect()
+        let v = self.velocity(z);
+        self.rows.iter().map(|row| Self::row_times(row, &v)).collect()
     }
 
     /// The number of nonzeros of W: Σ over bodies of (rows touching the body)² (an upper bound
     /// when two rows share two bodies), for reserving storage.
     pub fn nonzeros_bound(&self) -> usize {
-        self.start
+        self.lists()
+            .start
             .windows(2)
             .map(|w| (w[1] - w[0]) * (w[1] - w[0]))
             .sum()
