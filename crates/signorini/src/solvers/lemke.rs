@@ -560,8 +560,15 @@ const PRINCIPAL_SHIFT: f64 = 1e-9;
 /// Most steps of [`iterated_tikhonov`].
 const PRINCIPAL_STEPS: usize = 8;
 
-/// [`iterated_tikhonov`] stops after a step of at most this fraction of ‖x‖∞: eight times the
-/// round-off the shifted solve puts along A's null space, u/ε (below).
+/// Relative change of x at which [`iterated_tikhonov`] stops.
+const PRINCIPAL_STEP_TOL: f64 = 1e-15;
+
+/// [`iterated_tikhonov`] stops after a step larger than this fraction of the step before
+/// (the steps no longer shrink) ...
+const PRINCIPAL_STALL: f64 = 0.1;
+
+/// ... when that step is at most this fraction of ‖x‖∞: eight times the round-off the shifted
+/// solve puts along A's null space, u/ε (below).
 const PRINCIPAL_NOISE_FLOOR: f64 = 8.0 * f64::EPSILON / PRINCIPAL_SHIFT;
 
 /// A + ε I factored.
@@ -714,14 +721,14 @@ fn largest_magnitude(v: &[f64]) -> f64 {
 /// inconsistent system gives a large x, which the caller's residual rejects. None when A is
 /// zero or A + ε I is singular.
 ///
-/// Stop: after [`PRINCIPAL_STEPS`] steps, or after a step of at most [`PRINCIPAL_NOISE_FLOOR`]
-/// ‖x‖∞. The residual b − A xᵏ carries round-off of u ‖A‖ ‖x‖ in every direction, and the
-/// shifted solve multiplies its null-space part by 1/ε: each step moves x along the null space
-/// by ~u/ε ‖x‖ (2.2e-7) at random, so once the steps are that small they no longer shrink
-/// (measured on the 10-box stack: 1, 9.9e-8, then 3e-8 to 1.1e-7 for every later step). What a
-/// step that small leaves unsolved along an eigenvalue λ ≥ ε changes A x by at most
-/// ~λ/ε u ‖A‖ ‖x‖ per unit of λ/ε, far below the caller's tolerance; a component converging
-/// slowly (λ near ε) but large keeps the steps large and the iteration going.
+/// Stop: after [`PRINCIPAL_STEPS`] steps, or a step below [`PRINCIPAL_STEP_TOL`] ‖x‖∞, or a step
+/// that did not shrink tenfold ([`PRINCIPAL_STALL`]) and is at the round-off floor
+/// ([`PRINCIPAL_NOISE_FLOOR`] ‖x‖∞). The residual b − A xᵏ carries round-off of u ‖A‖ ‖x‖ in
+/// every direction, and the shifted solve multiplies its null-space part by 1/ε: each step moves
+/// x along the null space by ~u/ε ‖x‖ (2.2e-7) at random, so once the steps are that small they
+/// no longer shrink (measured on the 10-box stack: 1, 9.9e-8, then 3e-8 to 1.1e-7 for every
+/// later step) and further steps only add noise. A step that shrinks slowly but is larger than
+/// the floor is a component converging slowly (an eigenvalue λ near ε): the iteration goes on.
 fn iterated_tikhonov(
     a: &DMatrix<f64>,
     b: &DVector<f64>,
@@ -734,13 +741,17 @@ fn iterated_tikhonov(
     }
     let shifted = factor(a, eps)?;
     let mut x = DVector::zeros(k);
+    let mut last_step = f64::INFINITY;
     for _ in 0..PRINCIPAL_STEPS {
         let dx = shifted.solve(&(b - a * &x))?;
         x += &dx;
         let step = largest_magnitude(dx.as_slice());
-        if step <= PRINCIPAL_NOISE_FLOOR * largest_magnitude(x.as_slice()) {
+        let size = largest_magnitude(x.as_slice());
+        let stalled = step > PRINCIPAL_STALL * last_step && step <= PRINCIPAL_NOISE_FLOOR * size;
+        if step <= PRINCIPAL_STEP_TOL * size || stalled {
             break;
         }
+        last_step = step;
     }
     Some(x)
 }
