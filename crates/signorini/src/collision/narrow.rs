@@ -20,6 +20,9 @@ const AXIS_TIE_REL: f64 = 1e-9;
 #[derive(Default, Debug, Clone)]
 pub struct NarrowPhase {
     world: Vec<PlacedPolytope>,
+    /// Each placed polytope's edges with their Gauss-map arcs (`world_arcs`), computed when it
+    /// is placed: a piece in several pairs computes them once.
+    arcs: Vec<Vec<ArcEdge>>,
     /// Detection in which `world[i]` was last placed.
     placed_in: Vec<u64>,
     detection: u64,
@@ -101,6 +104,7 @@ impl NarrowPhase {
             n += body.pieces.len();
         }
         self.world.resize_with(n, PlacedPolytope::default);
+        self.arcs.resize_with(n, Vec::new);
         self.placed_in.resize(n, 0);
         for pair in pairs {
             let (ba, pa) = pair.a;
@@ -113,16 +117,19 @@ impl NarrowPhase {
                 for (i, body, piece, poly) in [(ia, ba, pa, p), (ib, bb, pb, q)] {
                     if self.placed_in[i] != self.detection {
                         self.world[i].place(poly, &piece_pose(model, state, body, piece));
+                        world_arcs(poly, &self.world[i], &mut self.arcs[i]);
                         self.placed_in[i] = self.detection;
                     }
                 }
                 let a = Posed {
                     p,
                     w: &self.world[ia],
+                    arcs: &self.arcs[ia],
                 };
                 let b = Posed {
                     p: q,
                     w: &self.world[ib],
+                    arcs: &self.arcs[ib],
                 };
                 let bands = (activation, model.settings.face_preference);
                 let near = reach
@@ -221,7 +228,19 @@ pub fn pair_contacts_with(
             let (mut wa, mut wb) = (PlacedPolytope::default(), PlacedPolytope::default());
             wa.place(p, pose_a);
             wb.place(q, pose_b);
-            let (a, b) = (Posed { p, w: &wa }, Posed { p: q, w: &wb });
+            let (mut arcs_a, mut arcs_b) = (Vec::new(), Vec::new());
+            world_arcs(p, &wa, &mut arcs_a);
+            world_arcs(q, &wb, &mut arcs_b);
+            let a = Posed {
+                p,
+                w: &wa,
+                arcs: &arcs_a,
+            };
+            let b = Posed {
+                p: q,
+                w: &wb,
+                arcs: &arcs_b,
+            };
             let bands = (activation, face_preference);
             polytope_polytope(a, b, &mut Scratch::default(), bands, None, out)
         }
@@ -401,6 +420,8 @@ fn polytope_sphere(
 struct Posed<'a> {
     p: &'a Polytope,
     w: &'a PlacedPolytope,
+    /// `world_arcs` of `w`.
+    arcs: &'a [ArcEdge],
 }
 
 impl std::ops::Deref for Posed<'_> {
@@ -422,7 +443,7 @@ struct Scratch {
 }
 
 /// An edge in world axes with the normals of its two faces (its Gauss-map arc).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct ArcEdge {
     n0: DVec3,
     n1: DVec3,
@@ -453,6 +474,24 @@ impl PlacedPolytope {
     }
 }
 
+/// The edges of `p` placed as `w`, in `p`'s edge order: end point, direction and the world
+/// normals of its two faces with their arc's normal n1 × n0, into `out`.
+fn world_arcs(p: &Polytope, w: &PlacedPolytope, out: &mut Vec<ArcEdge>) {
+    out.clear();
+    out.extend(p.edges.iter().map(|e| {
+        let p0 = w.vertices[e.vertices[0] as usize];
+        let p1 = w.vertices[e.vertices[1] as usize];
+        let (n0, n1) = (w.normals[e.faces[0] as usize], w.normals[e.faces[1] as usize]);
+        ArcEdge {
+            n0,
+            n1,
+            arc: n1.cross(n0),
+            p0,
+            dir: p1 - p0,
+        }
+    }));
+}
+
 /// Largest separation of B from A along the cross product of an edge of A and an edge of B,
 /// over the edge pairs that form a face of the Minkowski difference (their Gauss-map arcs cross).
 /// Returns (separation, axis A→B, edge of A, edge of B).
@@ -470,26 +509,13 @@ fn edge_query(
     let arcs = |w: Posed, sign: f64, other: Posed, out: &mut Vec<(usize, ArcEdge)>| {
         let (centre, limit) = (other.centroid, other.p.radius + reach);
         out.clear();
-        out.extend(w.p.edges.iter().enumerate().filter_map(|(i, e)| {
-            let p0 = w.vertices[e.vertices[0] as usize];
-            let p1 = w.vertices[e.vertices[1] as usize];
-            if segment_beyond(centre, p0, p1, limit) {
+        out.extend(w.arcs.iter().enumerate().filter_map(|(i, e)| {
+            if segment_beyond(centre, e.p0, e.dir, limit) {
                 return None;
             }
-            let (n0, n1) = (
-                sign * w.normals[e.faces[0] as usize],
-                sign * w.normals[e.faces[1] as usize],
-            );
-            Some((
-                i,
-                ArcEdge {
-                    n0,
-                    n1,
-                    arc: n1.cross(n0),
-                    p0,
-                    dir: p1 - p0,
-                },
-            ))
+            // (−n1) × (−n0) = n1 × n0 exactly: the arc's normal keeps its sign.
+            let (n0, n1) = (sign * e.n0, sign * e.n1);
+            Some((i, ArcEdge { n0, n1, ..*e }))
         }));
     };
     // Gauss map of −B: its arcs join −n_b0 and −n_b1.
@@ -527,10 +553,10 @@ fn edge_query(
     best
 }
 
-/// Is the segment p0–p1 farther than `limit` (m) from `centre`? Squared distances, no root:
-/// the test runs on every edge of both polytopes of every touching pair.
-fn segment_beyond(centre: DVec3, p0: DVec3, p1: DVec3, limit: f64) -> bool {
-    let (along, to_centre) = (p1 - p0, centre - p0);
+/// Is the segment from p0 along `along` farther than `limit` (m) from `centre`? Squared
+/// distances, no root: the test runs on every edge of both polytopes of every touching pair.
+fn segment_beyond(centre: DVec3, p0: DVec3, along: DVec3, limit: f64) -> bool {
+    let to_centre = centre - p0;
     let length2 = along.length_squared();
     let t = if length2 > 0.0 {
         (to_centre.dot(along) / length2).clamp(0.0, 1.0)

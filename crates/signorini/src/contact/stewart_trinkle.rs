@@ -553,7 +553,6 @@ impl VelocityLevelModel for TimeStepping {
         let k = self.directions;
         let mut report: Option<SolveReport> = None;
         let mut active_points = 0;
-        let (mut rows, mut z) = (Vec::new(), Vec::new());
         for (island, s) in islands.iter().zip(solves) {
             active_points += (0..island.len()).filter(|&c| s.z[c] > 0.0).count();
             record_impulses(&active, island, &s, k, log);
@@ -563,11 +562,9 @@ impl VelocityLevelModel for TimeStepping {
                 Some(r) => r.combined(&s.report),
             });
             // z = (p_n, β, σ): the impulses are the first rows.len() entries, σ is a speed.
-            z.extend(s.z.iter().take(s.rows.len()));
-            rows.extend(s.rows);
+            // Island by island, in island order (each body's impulses are in one island).
+            add_row_forces(model, &s.rows, &s.z.as_slice()[..s.rows.len()], h, out);
         }
-        // One pass for every island's impulses, in island order (each body's are in one island).
-        add_row_forces(model, &rows, &z, h, out);
         let mut report = report.expect("at least one island");
         report.seconds = seconds;
         Ok(ModelStats {
