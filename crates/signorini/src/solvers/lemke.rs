@@ -705,9 +705,18 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     (partial[0] + partial[1]) + (partial[2] + partial[3]) + tail
 }
 
-/// ‖v‖∞ of a vector or matrix's entries.
+/// ‖v‖∞ of a vector or matrix's entries, in four interleaved maxima (the maximum of the same
+/// numbers in any order; one chain of `max` was 8 % of a stack step's principal solve).
 fn largest_magnitude(v: &[f64]) -> f64 {
-    v.iter().fold(0.0, |m, x| m.max(x.abs()))
+    let mut lanes = [0.0f64; 4];
+    let chunks = v.chunks_exact(4);
+    let tail = chunks.remainder().iter().fold(0.0, |m: f64, x| m.max(x.abs()));
+    for chunk in chunks {
+        for k in 0..4 {
+            lanes[k] = lanes[k].max(chunk[k].abs());
+        }
+    }
+    lanes.iter().fold(tail, |m, &x| m.max(x))
 }
 
 /// x with A x = b by iterated Tikhonov regularization (Hanke & Groetsch, "Nonstationary
