@@ -1151,6 +1151,11 @@ impl LcpMatrix for StepOperator<'_> {
         self.impulse_rows()
     }
 
+    /// W_αα's lower triangle ([`DelassusRows::principal_block_lower`]).
+    fn symmetric_principal_lower(&self, alpha: &[usize]) -> DMatrix<f64> {
+        self.w.principal_block_lower(alpha)
+    }
+
     fn mul_add(&self, z: &DVector<f64>, q: &DVector<f64>) -> DVector<f64> {
         let StepRows {
             frictional,

@@ -348,12 +348,19 @@ impl<'a> DelassusRows<'a> {
     /// α's rows): each body's rows that are in α are listed once, then for each row of α, its
     /// bodies in increasing offset, and on each the listed rows.
     pub fn principal_block(&self, alpha: &[usize]) -> nalgebra::DMatrix<f64> {
+        self.principal_entries(alpha, false)
+    }
+
+    /// [`principal_block`](Self::principal_block)'s lower triangle (the same entries), zeros
+    /// above the diagonal: for a factorization that reads W_αα's lower triangle only.
+    pub fn principal_block_lower(&self, alpha: &[usize]) -> nalgebra::DMatrix<f64> {
+        self.principal_entries(alpha, true)
+    }
+
+    /// W_αα, or its lower triangle (`lower`).
+    fn principal_entries(&self, alpha: &[usize], lower: bool) -> nalgebra::DMatrix<f64> {
         let dot = |b: &[f64; 6], mb: &[f64; 6]| (0..6).map(|k| b[k] * mb[k]).sum::<f64>();
         let k = alpha.len();
-        let mut local = vec![usize::MAX; self.rows.len()];
-        for (i, &r) in alpha.iter().enumerate() {
-            local[r] = i;
-        }
         // Body b's (local index, M⁻¹ block) of the rows in α, rows increasing:
         // `in_alpha[first[b]..first[b + 1]]` (the blocks weighted as the lists weigh them).
         let bodies = self.bodies();
@@ -378,6 +385,9 @@ impl<'a> DelassusRows<'a> {
         for (i, &r) in alpha.iter().enumerate() {
             for (o, b) in self.rows[r].blocks.by_offset() {
                 for (j, mb) in &in_alpha[first[o / 6]..first[o / 6 + 1]] {
+                    if lower && *j > i {
+                        break; // the body's rows come in increasing order
+                    }
                     w[(i, *j)] += dot(b, mb);
                 }
             }

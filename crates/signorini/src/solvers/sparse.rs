@@ -196,6 +196,12 @@ pub trait LcpMatrix {
     fn symmetric_rows(&self) -> usize {
         0
     }
+    /// M_αα's lower triangle for rows `alpha` (increasing) inside the symmetric block
+    /// ([`symmetric_rows`](Self::symmetric_rows)); the entries above the diagonal may be
+    /// anything (they are not read). By default the whole principal submatrix.
+    fn symmetric_principal_lower(&self, alpha: &[usize]) -> DMatrix<f64> {
+        self.principal_submatrix(alpha)
+    }
     /// [`principal_solution`](Self::principal_solution) with a singular, consistent M_αα solved
     /// for its least-norm answer (`lemke::least_norm_principal_solution_of`) when α has at most
     /// [`DENSE_SUPPORT_MAX`] rows; above, the plain one.
@@ -209,7 +215,11 @@ pub trait LcpMatrix {
             return self.principal_solution(support, q);
         }
         let symmetric = alpha.last().is_some_and(|&r| r < self.symmetric_rows());
-        let m_aa = self.principal_submatrix(&alpha);
+        let m_aa = if symmetric {
+            self.symmetric_principal_lower(&alpha)
+        } else {
+            self.principal_submatrix(&alpha)
+        };
         least_norm_principal_solution_of(self.n(), &alpha, m_aa, q, symmetric)
     }
 }
