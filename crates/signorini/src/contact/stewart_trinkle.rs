@@ -236,8 +236,10 @@ struct Previous {
     basic: (usize, usize),
     /// The next answer of the same contact key, in the order kept.
     next_same_key: Option<usize>,
-    /// On a key's first answer: the first answer of the next key of the same body pair.
-    next_key_of_pair: Option<usize>,
+    /// The first answer of its key (the heads of [`Answers::of_pair`]).
+    first_of_key: bool,
+    /// Its bodies and pieces.
+    pair: PairKey,
 }
 
 /// Last step's answers, by contact key (usually one each; several when the narrow phase gave
@@ -255,8 +257,9 @@ struct Answers {
     basic: Vec<bool>,
     /// Key → its (first, last) answer.
     by_key: FastMap<ContactKey, (usize, usize)>,
-    /// Body pair → the first answers of its (first, last) key.
-    by_pair: FastMap<PairKey, (usize, usize)>,
+    /// Body pair → the first answers of its keys in the order kept: built on the first look-up
+    /// of an unseen key (a resting step has none).
+    by_pair: std::sync::OnceLock<FastMap<PairKey, Vec<usize>>>,
 }
 
 impl Answers {
@@ -265,15 +268,15 @@ impl Answers {
         self.friction.clear();
         self.basic.clear();
         self.by_key.clear();
-        self.by_pair.clear();
+        self.by_pair = std::sync::OnceLock::new();
     }
 
     /// Keep `answer` for the contact of `key` between the bodies and pieces of `pair`, after
     /// those kept before it.
-    fn push(&mut self, key: ContactKey, pair: PairKey, answer: Previous) {
+    fn push(&mut self, key: ContactKey, pair: PairKey, mut answer: Previous) {
         use std::collections::hash_map::Entry;
         let i = self.list.len();
-        self.list.push(answer);
+        answer.pair = pair;
         match self.by_key.entry(key) {
             Entry::Occupied(mut e) => {
                 let last = &mut e.get_mut().1;
@@ -282,18 +285,10 @@ impl Answers {
             }
             Entry::Vacant(e) => {
                 e.insert((i, i));
-                match self.by_pair.entry(pair) {
-                    Entry::Occupied(mut e) => {
-                        let last = &mut e.get_mut().1;
-                        self.list[*last].next_key_of_pair = Some(i);
-                        *last = i;
-                    }
-                    Entry::Vacant(e) => {
-                        e.insert((i, i));
-                    }
-                }
+                answer.first_of_key = true;
             }
         }
+        self.list.push(answer);
     }
 
     /// The answers from `first` on along its key's chain.
@@ -303,9 +298,15 @@ impl Answers {
 
     /// The answers of `pair`'s keys, key by key in the order kept.
     fn of_pair(&self, pair: &PairKey) -> impl Iterator<Item = &Previous> {
-        let first = self.by_pair.get(pair).map(|&(first, _)| first);
-        std::iter::successors(first, |&i| self.list[i].next_key_of_pair)
-            .flat_map(|head| self.same_key(head))
+        let by_pair = self.by_pair.get_or_init(|| {
+            let mut by_pair: FastMap<PairKey, Vec<usize>> = FastMap::default();
+            for (i, p) in self.list.iter().enumerate().filter(|(_, p)| p.first_of_key) {
+                by_pair.entry(p.pair).or_default().push(i);
+            }
+            by_pair
+        });
+        let heads = by_pair.get(pair).map_or(&[][..], |h| h.as_slice());
+        heads.iter().flat_map(|&head| self.same_key(head))
     }
 
     fn friction(&self, p: &Previous) -> &[f64] {
