@@ -32,6 +32,28 @@ pub struct Scratch {
     pub(super) edges: Vec<WorldEdge>,
     /// `merge_into`'s buffers.
     pub(super) merge: MergeBuffers,
+    /// Emptied member and candidate lists of dropped groups, reused by the next groups (a
+    /// group's two lists would otherwise be allocated and freed per group, most of them dropped
+    /// as implied within the pair).
+    pub(super) spare: Vec<Vec<usize>>,
+}
+
+impl Scratch {
+    /// Clear `set`, keeping its groups' member and candidate lists for reuse.
+    pub fn clear_set(&mut self, set: &mut PotentialSet) {
+        for g in set.groups.drain(..) {
+            recycle(&mut self.spare, g);
+        }
+        set.clear();
+    }
+}
+
+/// Keep `g`'s member and candidate lists, emptied, in `spare`.
+pub(super) fn recycle(spare: &mut Vec<Vec<usize>>, g: Group) {
+    for mut list in [g.members, g.candidates] {
+        list.clear();
+        spare.push(list);
+    }
 }
 
 /// Potential contacts and groups of every polytope piece pair `(body_a, piece_a, body_b,
@@ -129,6 +151,7 @@ pub fn pair(
         contacts: &mut scratch.contacts,
         applicability: &mut scratch.applicability,
         groups: &mut scratch.groups,
+        spare: &mut scratch.spare,
     };
     vertex_groups(sa, sb, false, params, &mut local);
     vertex_groups(sb, sa, true, params, &mut local);
@@ -146,6 +169,8 @@ pub(super) struct Local<'s> {
     pub(super) contacts: &'s mut Vec<Contact>,
     pub(super) applicability: &'s mut Vec<f64>,
     pub(super) groups: &'s mut Vec<Group>,
+    /// Emptied lists to reuse ([`Scratch::spare`]).
+    pub(super) spare: &'s mut Vec<Vec<usize>>,
 }
 
 impl Local<'_> {
@@ -153,5 +178,10 @@ impl Local<'_> {
         self.contacts.push(c);
         self.applicability.push(applicability);
         self.contacts.len() - 1
+    }
+
+    /// An empty list for a group's members or candidates (a reused one when there is one).
+    pub(super) fn list(&mut self) -> Vec<usize> {
+        self.spare.pop().unwrap_or_default()
     }
 }

@@ -390,7 +390,10 @@ fn push_edge_group(
         ),
         c.appl,
     );
-    let mut members = vec![ee_index];
+    let mut members = out.list();
+    members.push(ee_index);
+    let mut candidates = out.list();
+    candidates.push(ee_index);
     let (released_a, released_b) = push_releases((a, b), (ea, eb), c, &mut members, out);
     let configuration = match (released_a, released_b) {
         (false, false) => Configuration::EdgeEdge,
@@ -401,7 +404,7 @@ fn push_edge_group(
         configuration,
         key: GroupKey::Edges(ea.index as u32, eb.index as u32),
         members,
-        candidates: vec![ee_index],
+        candidates,
         from_edges: true,
     });
 }

@@ -3,7 +3,7 @@
 //! first order); a group whose members include another group's is implied by it and dropped (of
 //! equal groups the first is kept). Applicability of a merged contact is the best of its
 //! originals.
-use super::detect::Scratch;
+use super::detect::{recycle, Scratch};
 use super::PotentialSet;
 
 /// Merge nearly equal contacts, drop implied groups, and append what remains to `out`.
@@ -85,6 +85,7 @@ pub(super) fn merge_into(
     }
     for (mut g, &k) in groups.drain(..).zip(keep.iter()) {
         if !k {
+            recycle(&mut scratch.spare, g);
             continue;
         }
         for m in g.members.iter_mut().chain(g.candidates.iter_mut()) {
