@@ -5,6 +5,7 @@
 //! originals.
 use super::detect::{recycle, Scratch};
 use super::PotentialSet;
+use glam::DVec3;
 
 /// Merge nearly equal contacts, drop implied groups, and append what remains to `out`.
 pub(super) fn merge_into(
@@ -25,9 +26,9 @@ pub(super) fn merge_into(
                 continue;
             }
             let (ci, cj) = (&contacts[i], &contacts[j]);
-            if ci.point_a.distance(cj.point_a) <= point_tol
-                && ci.point_b.distance(cj.point_b) <= point_tol
-                && ci.normal.distance(cj.normal) <= normal_tol
+            if within(ci.point_a, cj.point_a, point_tol)
+                && within(ci.point_b, cj.point_b, point_tol)
+                && within(ci.normal, cj.normal, normal_tol)
             {
                 canon[i] = j;
                 break;
@@ -94,6 +95,19 @@ pub(super) fn merge_into(
         out.groups.push(g);
     }
     scratch.groups = groups;
+}
+
+/// `p.distance(q) <= tol`, the same answer, with most far pairs settled without the square
+/// root: the computed length of d = p − q is never below |d_i| for a component whose square does
+/// not underflow (|d_i| ≥ √MIN_POSITIVE): the sum of squares is at least fl(d_i²), and in binary
+/// floating point the correctly rounded √fl(d_i²) is |d_i|. So a component beyond `tol` (and
+/// beyond √MIN_POSITIVE) means the distance is beyond `tol` too.
+fn within(p: DVec3, q: DVec3, tol: f64) -> bool {
+    let largest = (p - q).abs().max_element();
+    if largest > tol && largest >= f64::MIN_POSITIVE.sqrt() {
+        return false;
+    }
+    p.distance(q) <= tol
 }
 
 /// `merge_into`'s buffers, kept between pairs (no allocation per pair).
