@@ -3,13 +3,13 @@
 //! first order); a group whose members include another group's is implied by it and dropped (of
 //! equal groups the first is kept). Applicability of a merged contact is the best of its
 //! originals.
-use super::detect::{recycle, Scratch};
+use super::detect::{recycle, Work};
 use super::PotentialSet;
 use glam::DVec3;
 
 /// Merge nearly equal contacts, drop implied groups, and append what remains to `out`.
 pub(super) fn merge_into(
-    scratch: &mut Scratch,
+    scratch: &mut Work,
     normal_tol: f64,
     point_tol: f64,
     out: &mut PotentialSet,
