@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! for each piece pair (A, B):
-//!     place A and B; if |c_A − c_B| − r_A − r_B > σ + reach: skip
+//!     place A and B (each kept from an earlier pair or pass at the same pose)
+//!     if |c_A − c_B| − r_A − r_B > σ + reach: skip
 //!     vertex_groups(A against B's faces); vertex_groups(B against A's faces)
 //!     edge_groups(A's edges against B's)
 //!     merge_into(out)
