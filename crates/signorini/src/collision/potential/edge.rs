@@ -19,7 +19,7 @@ use super::releases::push_releases;
 use super::{Configuration, Group, GroupKey, PotentialParams};
 use crate::collision::narrow::{contact, segment_closest_points};
 use crate::geometry::polytope::point_segment_distance;
-use crate::geometry::Feature;
+use crate::geometry::{Feature, PlacedPolytope, Polytope};
 use glam::DVec3;
 
 /// Do two edges pass through each other: with p_a = a0 + s (a1 − a0) and p_b = b0 + t (b1 − b0)
@@ -86,15 +86,15 @@ fn contains(x: Side, p: DVec3, tol: f64) -> bool {
         .all(|(n, o)| n.dot(p) - o <= tol)
 }
 
-/// Unit vectors in the two faces of edge `e` of X, perpendicular to it and into each face
+/// Unit vectors in the two faces of edge `e` of polytope `p` placed as `w`, perpendicular to it and into each face
 /// (eq. 26), and the edge's world endpoints.
-fn edge_frame(x: Side, e: usize) -> (DVec3, DVec3, DVec3, DVec3) {
-    let edge = &x.p.edges[e];
-    let p0 = x.w.vertices[edge.vertices[0] as usize];
-    let p1 = x.w.vertices[edge.vertices[1] as usize];
+fn edge_frame(p: &Polytope, w: &PlacedPolytope, e: usize) -> (DVec3, DVec3, DVec3, DVec3) {
+    let edge = &p.edges[e];
+    let p0 = w.vertices[edge.vertices[0] as usize];
+    let p1 = w.vertices[edge.vertices[1] as usize];
     let dir = (p1 - p0).normalize();
-    let t1 = x.w.normals[edge.faces[0] as usize].cross(dir).normalize();
-    let t2 = dir.cross(x.w.normals[edge.faces[1] as usize]).normalize();
+    let t1 = w.normals[edge.faces[0] as usize].cross(dir).normalize();
+    let t2 = dir.cross(w.normals[edge.faces[1] as usize]).normalize();
     (p0, p1, t1, t2)
 }
 
@@ -114,8 +114,9 @@ pub(super) struct WorldEdge {
 }
 
 impl WorldEdge {
-    fn new(x: Side, e: usize) -> Self {
-        let (p0, p1, t1, t2) = edge_frame(x, e);
+    /// Edge `e` of polytope `p` placed as `w`.
+    pub(super) fn new(p: &Polytope, w: &PlacedPolytope, e: usize) -> Self {
+        let (p0, p1, t1, t2) = edge_frame(p, w, e);
         let dir = p1 - p0;
         WorldEdge {
             index: e,
@@ -147,7 +148,7 @@ pub(super) struct EdgeCrossing {
     gap: f64,
 }
 
-/// The edge groups of A's and B's edges (`edges_b`: a buffer for B's world edges).
+/// The edge groups of A's and B's edges (`edges_b`: a buffer for B's world edges within reach).
 pub(super) fn edge_groups(
     a: Side,
     b: Side,
@@ -167,20 +168,19 @@ pub(super) fn edge_groups(
     edges_b.extend(
         (0..b.p.edges.len())
             .filter(|&eb| !seam(b, eb))
-            .map(|eb| WorldEdge::new(b, eb))
+            .map(|eb| b.w.edges[eb])
             .filter(|eb| !apart.beyond_a(eb)),
     );
     for ea in 0..a.p.edges.len() {
         if seam(a, ea) {
             continue;
         }
-        // (The ends first: the edge's frame only for an edge within reach.)
         let [v0, v1] = a.p.edges[ea].vertices;
         let (p0, p1) = (a.w.vertices[v0 as usize], a.w.vertices[v1 as usize]);
         if point_segment_distance(b.w.centroid, p0, p1) > b.p.radius + params.distance + reach_a {
             continue;
         }
-        let edge_a = WorldEdge::new(a, ea);
+        let edge_a = a.w.edges[ea];
         for edge_b in edges_b.iter() {
             if apart.surely(&edge_a, edge_b) {
                 continue;
@@ -390,7 +390,10 @@ fn push_edge_group(
         ),
         c.appl,
     );
-    let mut members = vec![ee_index];
+    let mut members = out.list();
+    members.push(ee_index);
+    let mut candidates = out.list();
+    candidates.push(ee_index);
     let (released_a, released_b) = push_releases((a, b), (ea, eb), c, &mut members, out);
     let configuration = match (released_a, released_b) {
         (false, false) => Configuration::EdgeEdge,
@@ -401,7 +404,7 @@ fn push_edge_group(
         configuration,
         key: GroupKey::Edges(ea.index as u32, eb.index as u32),
         members,
-        candidates: vec![ee_index],
+        candidates,
         from_edges: true,
     });
 }
@@ -456,7 +459,7 @@ mod tests {
             let apart = SegmentsApart::new(a, b, &params);
             for ea in 0..pa.edges.len() {
                 for eb in 0..pb.edges.len() {
-                    let (edge_a, edge_b) = (WorldEdge::new(a, ea), WorldEdge::new(b, eb));
+                    let (edge_a, edge_b) = (wa.edges[ea], wb.edges[eb]);
                     let crossing = edge_crossing((ma, mb), &edge_a, &edge_b, &params);
                     if apart.beyond_a(&edge_b) {
                         beyond += 1;

@@ -3,12 +3,13 @@
 //! first order); a group whose members include another group's is implied by it and dropped (of
 //! equal groups the first is kept). Applicability of a merged contact is the best of its
 //! originals.
-use super::detect::Scratch;
+use super::detect::{recycle, Work};
 use super::PotentialSet;
+use glam::DVec3;
 
 /// Merge nearly equal contacts, drop implied groups, and append what remains to `out`.
 pub(super) fn merge_into(
-    scratch: &mut Scratch,
+    scratch: &mut Work,
     normal_tol: f64,
     point_tol: f64,
     out: &mut PotentialSet,
@@ -25,9 +26,9 @@ pub(super) fn merge_into(
                 continue;
             }
             let (ci, cj) = (&contacts[i], &contacts[j]);
-            if ci.point_a.distance(cj.point_a) <= point_tol
-                && ci.point_b.distance(cj.point_b) <= point_tol
-                && ci.normal.distance(cj.normal) <= normal_tol
+            if within(ci.point_a, cj.point_a, point_tol)
+                && within(ci.point_b, cj.point_b, point_tol)
+                && within(ci.normal, cj.normal, normal_tol)
             {
                 canon[i] = j;
                 break;
@@ -85,6 +86,7 @@ pub(super) fn merge_into(
     }
     for (mut g, &k) in groups.drain(..).zip(keep.iter()) {
         if !k {
+            recycle(&mut scratch.spare, g);
             continue;
         }
         for m in g.members.iter_mut().chain(g.candidates.iter_mut()) {
@@ -93,6 +95,19 @@ pub(super) fn merge_into(
         out.groups.push(g);
     }
     scratch.groups = groups;
+}
+
+/// `p.distance(q) <= tol`, the same answer, with most far pairs settled without the square
+/// root: the computed length of d = p − q is never below |d_i| for a component whose square does
+/// not underflow (|d_i| ≥ √MIN_POSITIVE): the sum of squares is at least fl(d_i²), and in binary
+/// floating point the correctly rounded √fl(d_i²) is |d_i|. So a component beyond `tol` (and
+/// beyond √MIN_POSITIVE) means the distance is beyond `tol` too.
+fn within(p: DVec3, q: DVec3, tol: f64) -> bool {
+    let largest = (p - q).abs().max_element();
+    if largest > tol && largest >= f64::MIN_POSITIVE.sqrt() {
+        return false;
+    }
+    p.distance(q) <= tol
 }
 
 /// `merge_into`'s buffers, kept between pairs (no allocation per pair).

@@ -93,7 +93,8 @@
 //! # Files (the steps of the search)
 //!
 //! - `placed`: the two polytopes placed in the world with their [`Motion`] and covered faces
-//!   (the sweep [p, p + T w] of §4.3).
+//!   (the sweep [p, p + T w] of §4.3), and the placements [`detect`] keeps between calls (a
+//!   piece is placed again only when its pose or polytope changes).
 //! - `covered`: [`covered_faces`], the faces glued to another piece of the same body.
 //! - `vertex`: vertex groups (eqs 34, 36 I, 37 I) with vertex–face applicability (eq. 30).
 //! - `edge`: edge groups (eq. 35, the X-constraints of eqs 36 and 38) with edge–edge

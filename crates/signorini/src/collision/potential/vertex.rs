@@ -179,17 +179,20 @@ pub(super) fn vertex_groups(
             let appl = vertex_applicability(x, v, y.w.normals[f]);
             out.push(vertex_face(y, v, p, f, b_side), appl);
         }
-        let members: Vec<usize> = (first..out.contacts.len()).collect();
-        if members.is_empty() {
+        if first == out.contacts.len() {
             continue;
         }
-        let mut candidates: Vec<usize> = members
-            .iter()
-            .copied()
-            .filter(|&m| out.applicability[m] >= -eps)
-            .collect();
+        let mut members = out.list();
+        members.extend(first..out.contacts.len());
+        let mut candidates = out.list();
+        candidates.extend(
+            members
+                .iter()
+                .copied()
+                .filter(|&m| out.applicability[m] >= -eps),
+        );
         if candidates.is_empty() {
-            candidates = members.clone();
+            candidates.extend_from_slice(&members);
         }
         let configuration = match members.len() {
             1 => Configuration::VertexFace,

@@ -152,7 +152,7 @@ impl Peg {
             .collect();
         pairs.sort_unstable();
         pairs.dedup();
-        self.potential.clear();
+        self.scratch.clear_set(&mut self.potential);
         let params: Vec<PotentialParams> = pairs
             .iter()
             .map(|&(a, _, b, _)| self.pair_params(model, state, a, b))
