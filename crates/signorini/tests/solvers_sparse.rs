@@ -358,7 +358,10 @@ fn the_symmetric_least_norm_solve_is_the_general_one_and_the_pseudo_inverse() {
             let tolerance = if singular { 1e-6 } else { 1e-10 };
             for (name, z) in [("symmetric", &symmetric), ("general", &general)] {
                 let error = (z - &exact).amax() / scale;
-                assert!(error <= tolerance, "{name}, {rows} rows: {error:e} from W⁺(−q)");
+                assert!(
+                    error <= tolerance,
+                    "{name}, {rows} rows: {error:e} from W⁺(−q)"
+                );
             }
         }
     }

@@ -721,14 +721,14 @@ fn largest_magnitude(v: &[f64]) -> f64 {
 
 /// x with A x = b by iterated Tikhonov regularization (Hanke & Groetsch, "Nonstationary
 /// iterated Tikhonov regularization", J. Optim. Theory Appl. 98, 1998, the stationary case):
-/// x⁰ = 0, xᵏ⁺¹ = xᵏ + (A + ε I)⁻¹ (b − A xᵏ), ε = [`PRINCIPAL_SHIFT`] ‖A‖max, one factorization
-/// of A + ε I (`factor` of A and ε: LU, or Cholesky for a symmetric A). Each step divides the error along
-/// an eigenvector of eigenvalue λ by 1 + λ/ε: a well-conditioned A is solved to round-off in two
-/// or three steps, and a singular, consistent A (a face's four coplanar corners: W has rank 3 on
-/// them) gets the solution with no part in its null space — for symmetric A the least-norm one,
-/// the load shared by the four corners instead of one of the two triangles of three. An
-/// inconsistent system gives a large x, which the caller's residual rejects. None when A is
-/// zero or A + ε I is singular.
+/// x⁰ = 0, xᵏ⁺¹ = xᵏ + (A + ε I)⁻¹ (b − A xᵏ), ε = [`PRINCIPAL_SHIFT`] ‖A‖max, one
+/// factorization of A + ε I (`factor` of A and ε: LU, or Cholesky for a symmetric A). Each step
+/// divides the error along an eigenvector of eigenvalue λ by 1 + λ/ε: a well-conditioned A is
+/// solved to round-off in two or three steps, and a singular, consistent A (a face's four
+/// coplanar corners: W has rank 3 on them) gets the solution with no part in its null space —
+/// for symmetric A the least-norm one, the load shared by the four corners instead of one of
+/// the two triangles of three. An inconsistent system gives a large x, which the caller's
+/// residual rejects. None when A is zero or A + ε I is singular.
 ///
 /// Stop: after [`PRINCIPAL_STEPS`] steps, or a step below [`PRINCIPAL_STEP_TOL`] ‖x‖∞, or a step
 /// that did not shrink tenfold ([`PRINCIPAL_STALL`]) and is at the round-off floor
