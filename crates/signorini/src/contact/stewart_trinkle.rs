@@ -787,8 +787,9 @@ impl TimeStepping {
                 // would otherwise put each β_j on another direction).
                 let normal = contacts[c].normal;
                 // (A normal that moved by round-off keeps its basis: β as it was.)
-                let same = parts.directions[f * k..]
-                    .first()
+                let same = parts
+                    .directions
+                    .get(f * k)
                     .is_some_and(|d| d.distance(p.first_direction) <= BASIS_TOLERANCE);
                 let moved = (!same).then(|| cone.decompose(normal, p.friction_impulse));
                 let (friction, was_basic) = (self.previous.friction(p), self.previous.basic(p));

@@ -232,6 +232,40 @@ struct BodyLists {
     entries: Vec<(usize, [f64; 6])>,
 }
 
+impl BodyLists {
+    /// The lists of `rows` (index, row), indices increasing, by a counting sort over bodies.
+    fn of<'r>(
+        rows: impl Iterator<Item = (usize, &'r JacobianRow)> + Clone,
+        inv_mass: &InverseMass,
+    ) -> Self {
+        let bodies = inv_mass.blocks.len();
+        let mut start = vec![0; bodies + 1];
+        for (_, row) in rows.clone() {
+            for (o, _) in &row.blocks {
+                start[o / 6 + 1] += 1;
+            }
+        }
+        for b in 0..bodies {
+            start[b + 1] += start[b];
+        }
+        let mut next = start.clone();
+        let mut entries = vec![(0, [0.0; 6]); start[bodies]];
+        for (r, row) in rows {
+            for (o, b) in &row.blocks {
+                let at = &mut next[o / 6];
+                entries[*at] = (r, inv_mass.apply(*o, b));
+                *at += 1;
+            }
+        }
+        BodyLists { start, entries }
+    }
+
+    /// Body `b`'s (row, M⁻¹ times the row's block), rows increasing.
+    fn body(&self, b: usize) -> &[(usize, [f64; 6])] {
+        &self.entries[self.start[b]..self.start[b + 1]]
+    }
+}
+
 impl<'a> DelassusRows<'a> {
     pub fn new(rows: &'a [JacobianRow], inv_mass: &'a InverseMass) -> Self {
         DelassusRows {
@@ -242,29 +276,8 @@ impl<'a> DelassusRows<'a> {
     }
 
     fn lists(&self) -> &BodyLists {
-        self.lists.get_or_init(|| {
-            let (rows, inv_mass) = (self.rows, self.inv_mass);
-            let bodies = inv_mass.blocks.len();
-            let mut start = vec![0; bodies + 1];
-            for row in rows {
-                for (o, _) in &row.blocks {
-                    start[o / 6 + 1] += 1;
-                }
-            }
-            for b in 0..bodies {
-                start[b + 1] += start[b];
-            }
-            let mut next = start.clone();
-            let mut entries = vec![(0, [0.0; 6]); start[bodies]];
-            for (r, row) in rows.iter().enumerate() {
-                for (o, b) in &row.blocks {
-                    let at = &mut next[o / 6];
-                    entries[*at] = (r, inv_mass.apply(*o, b));
-                    *at += 1;
-                }
-            }
-            BodyLists { start, entries }
-        })
+        self.lists
+            .get_or_init(|| BodyLists::of(self.rows.iter().enumerate(), self.inv_mass))
     }
 
     /// Dynamic bodies.
@@ -274,8 +287,7 @@ impl<'a> DelassusRows<'a> {
 
     /// Body `b`'s (row, M⁻¹ times the row's block), rows increasing.
     fn body(&self, b: usize) -> &[(usize, [f64; 6])] {
-        let lists = self.lists();
-        &lists.entries[lists.start[b]..lists.start[b + 1]]
+        self.lists().body(b)
     }
 
     /// Append the nonzeros of row `r` of W to (`cols`, `values`), by increasing column. O(the
@@ -361,30 +373,16 @@ impl<'a> DelassusRows<'a> {
     fn principal_entries(&self, alpha: &[usize], lower: bool) -> nalgebra::DMatrix<f64> {
         let dot = |b: &[f64; 6], mb: &[f64; 6]| (0..6).map(|k| b[k] * mb[k]).sum::<f64>();
         let k = alpha.len();
-        // Body b's (local index, M⁻¹ block) of the rows in α, rows increasing:
-        // `in_alpha[first[b]..first[b + 1]]` (the blocks weighted as the lists weigh them).
-        let bodies = self.bodies();
-        let mut first = vec![0; bodies + 1];
-        for &r in alpha {
-            for (o, _) in &self.rows[r].blocks {
-                first[o / 6 + 1] += 1;
-            }
-        }
-        for b in 0..bodies {
-            first[b + 1] += first[b];
-        }
-        let mut next = first.clone();
-        let mut in_alpha = vec![(0, [0.0; 6]); first[bodies]];
-        for (i, &r) in alpha.iter().enumerate() {
-            for (o, b) in &self.rows[r].blocks {
-                in_alpha[next[o / 6]] = (i, self.inv_mass.apply(*o, b));
-                next[o / 6] += 1;
-            }
-        }
+        // Body b's (local index, M⁻¹ block) of the rows in α, rows increasing (the blocks
+        // weighted as the full lists weigh them).
+        let in_alpha = BodyLists::of(
+            alpha.iter().map(|&r| &self.rows[r]).enumerate(),
+            self.inv_mass,
+        );
         let mut w = nalgebra::DMatrix::zeros(k, k);
         for (i, &r) in alpha.iter().enumerate() {
             for (o, b) in self.rows[r].blocks.by_offset() {
-                for (j, mb) in &in_alpha[first[o / 6]..first[o / 6 + 1]] {
+                for (j, mb) in in_alpha.body(o / 6) {
                     if lower && *j > i {
                         break; // the body's rows come in increasing order
                     }
