@@ -1,5 +1,7 @@
 //! Building scenes: what `[[spawn]] release_interval` does to the bodies (held at their initial
-//! state, out of every collision pair, until i × interval), checked by stepping the built scene.
+//! state, out of every collision pair, until i × interval), checked by stepping the built scene;
+//! spawned bodies never start overlapping (checked pair by pair by the narrow phase), and a
+//! spawn without room is refused at its `spacing`.
 use signorini::collision::BroadPhase;
 use signorini::contact::build;
 use signorini::pipeline::{step, Workspace};
@@ -75,5 +77,83 @@ fn spawned_bodies_are_held_until_their_release_time() {
                 );
             }
         }
+    }
+}
+
+/// Every pair of pieces of `scene`'s bodies, checked by the narrow phase with no broad-phase cull
+/// (the oracle): the deepest overlap at the initial state (m), 0 when none.
+fn deepest_initial_overlap(scene: &signorini::scene::Scene) -> f64 {
+    use signorini::collision::narrow::pair_contacts;
+    use signorini::dynamics::piece_pose;
+    let (m, s) = (&scene.model, &scene.initial);
+    let mut contacts = Vec::new();
+    let mut deepest: f64 = 0.0;
+    for a in 0..m.bodies.len() {
+        for b in a + 1..m.bodies.len() {
+            for (pa, piece_a) in m.bodies[a].pieces.iter().enumerate() {
+                for (pb, piece_b) in m.bodies[b].pieces.iter().enumerate() {
+                    contacts.clear();
+                    pair_contacts(
+                        &piece_a.shape,
+                        &piece_pose(m, s, a, pa),
+                        &piece_b.shape,
+                        &piece_pose(m, s, b, pb),
+                        0.0,
+                        &mut contacts,
+                    );
+                    for c in &contacts {
+                        deepest = deepest.max(-c.gap);
+                    }
+                }
+            }
+        }
+    }
+    deepest
+}
+
+/// `bin_64.toml`'s spawn draws sides of 0.1–0.3 m on a 0.45 m lattice with random orientations,
+/// so a cell's box can reach into its neighbour's: seeds 17, 19 and 23 drew boxes overlapping by
+/// 8.5, 16 and 1.5 mm. The spawn draws such a body's orientation again; no two bodies (the bin
+/// included) start overlapping, for those seeds and a few others.
+#[test]
+fn spawned_bodies_never_start_overlapping() {
+    let path =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/bin_64.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    for seed in [1, 3, 17, 19, 23] {
+        let seeded = text.replace("seed = 1\n", &format!("seed = {seed}\n"));
+        let scene = build_scene(parse_scene(&seeded, "bin_64.toml").unwrap()).unwrap();
+        assert_eq!(scene.model.bodies.len(), 65);
+        let deepest = deepest_initial_overlap(&scene);
+        assert!(deepest == 0.0, "seed {seed}: bodies overlap by {deepest} m");
+    }
+}
+
+/// A spawn whose cells cannot hold its bodies apart is refused at load time, at its `spacing`.
+#[test]
+fn a_spawn_without_room_is_refused_at_its_spacing() {
+    let tight = |random: bool| {
+        format!(
+            r#"
+[[spawn]]
+name = "part"
+count = 2
+seed = 4
+lattice = [2, 1, 1]
+spacing = [0.5, 1.0, 1.0]
+origin = [0.0, 0.0, 1.0]
+random_orientation = {random}
+mass = 1.0
+shapes = [{{ type = "box", size = [0.8, 0.8, 0.8] }}]
+"#
+        )
+    };
+    for random in [false, true] {
+        let text = tight(random);
+        let e = build_scene(parse_scene(&text, "tight.toml").unwrap()).unwrap_err();
+        let line = text[..text.find("spacing").unwrap()].matches('\n').count() + 1;
+        assert_eq!((e.line, e.key.as_str()), (line, "spawn[0].spacing"), "{e}");
+        assert!(e.message.contains("`part_1` overlaps `part_0`"), "{e}");
+        assert!(e.hint.contains("widen `spacing`"), "{e}");
     }
 }
