@@ -192,7 +192,8 @@ impl<'a> System<'a> {
                 })
             })
             .collect();
-        let (mut mass, mut free, mut velocity) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut mass, mut free, mut velocity) =
+            (Vec::with_capacity(next / 6), Vec::with_capacity(next), Vec::with_capacity(next));
         for (i, o) in offsets.iter().enumerate() {
             if o.is_none() {
                 continue;
@@ -251,28 +252,33 @@ impl<'a> System<'a> {
             }
         }
         let mut island_of_root: Vec<Option<usize>> = vec![None; n];
-        let mut islands: Vec<Island> = Vec::new();
         let mut bodiless: Option<usize> = None;
-        for (i, row) in self.rows.iter().enumerate() {
-            let Some((o, _)) = row.blocks.first() else {
-                let k = *bodiless.get_or_insert_with(|| {
-                    islands.push(Island {
-                        bodies: Vec::new(),
-                        elements: Vec::new(),
-                    });
-                    islands.len() - 1
+        // Each row's island, numbered by first row, then the islands' lists at their sizes.
+        let mut sizes: Vec<usize> = Vec::new();
+        let island_of_row: Vec<usize> = self
+            .rows
+            .iter()
+            .map(|row| {
+                let slot = match row.blocks.first() {
+                    None => &mut bodiless,
+                    Some((o, _)) => &mut island_of_root[sets.root(o / 6)],
+                };
+                let k = *slot.get_or_insert_with(|| {
+                    sizes.push(0);
+                    sizes.len() - 1
                 });
-                islands[k].elements.push(i);
-                continue;
-            };
-            let root = sets.root(o / 6);
-            let k = *island_of_root[root].get_or_insert_with(|| {
-                islands.push(Island {
-                    bodies: Vec::new(),
-                    elements: Vec::new(),
-                });
-                islands.len() - 1
-            });
+                sizes[k] += 1;
+                k
+            })
+            .collect();
+        let mut islands: Vec<Island> = sizes
+            .iter()
+            .map(|&size| Island {
+                bodies: Vec::new(),
+                elements: Vec::with_capacity(size),
+            })
+            .collect();
+        for (i, &k) in island_of_row.iter().enumerate() {
             islands[k].elements.push(i);
         }
         for body in 0..n {
@@ -455,11 +461,8 @@ impl<'s> Problem<'s> {
     fn active_set(&self, nu: &mut DVector<f64>) -> (usize, Option<Vec<f64>>) {
         let mut modes = self.initial_modes();
         let mut history = vec![None; modes.len()];
-        let at_state = self.velocities(
-            &self
-                .system
-                .island_vector(&self.island.bodies, &self.system.velocity),
-        );
+        // u at the state's velocities, computed when a pair first starts to slide.
+        let at_state = std::cell::OnceCell::new();
         for pass in 1..=MAX_PASSES {
             let (rows, mut x) = self.linear_system(&modes);
             if !self.solve_hessian(&rows, &mut x) {
@@ -487,11 +490,11 @@ impl<'s> Problem<'s> {
     /// The first pass's modes: a normal element is on if it would push were the bodies to move
     /// freely (g − D J ν_free ≥ −D [`CONTACT_SPEED_TOLERANCE`]), off otherwise; friction sticks.
     fn initial_modes(&self) -> Vec<Mode> {
-        let u = self.velocities(&self.free);
-        let mut modes = vec![Mode::Implicit; u.len()];
+        let mut modes = vec![Mode::Implicit; self.island.elements.len()];
         for &k in &self.normals {
             let (d, g) = self.coefficients(k);
-            if g - d * u[k] < -CONTACT_SPEED_TOLERANCE * d {
+            let u = self.local.dot(&self.system.rows[self.island.elements[k]], &self.free);
+            if g - d * u < -CONTACT_SPEED_TOLERANCE * d {
                 modes[k] = Mode::Off;
             }
         }
@@ -502,7 +505,7 @@ impl<'s> Problem<'s> {
     /// and the right side M ν_free + h Σ Jᵀ g (s g sliding).
     fn linear_system(&self, modes: &[Mode]) -> (Vec<(JacobianRow, f64)>, DVector<f64>) {
         let mut rhs = self.apply_mass(&self.free);
-        let mut rows = Vec::new();
+        let mut rows = Vec::with_capacity(self.island.elements.len());
         let h = self.system.h;
         for (k, &i) in self.island.elements.iter().enumerate() {
             let (d, g) = self.coefficients(k);
@@ -525,7 +528,7 @@ impl<'s> Problem<'s> {
     /// pass's w), by a secant step on s until it settles to [`SLIDING_TOLERANCE`].
     fn update_modes(
         &self,
-        (u, at_state): (&[f64], &[f64]),
+        (u, at_state): (&[f64], &std::cell::OnceCell<Vec<f64>>),
         f: &[f64],
         (modes, history): (&mut [Mode], &mut [SlideHistory]),
     ) -> bool {
@@ -550,6 +553,10 @@ impl<'s> Problem<'s> {
                 // already sliding; its w at the state's velocities is the better one.
                 let size = match mode {
                     Mode::Implicit => {
+                        let at_state = at_state.get_or_init(|| {
+                            let nu = self.system.island_vector(&self.island.bodies, &self.system.velocity);
+                            self.velocities(&nu)
+                        });
                         let (s1, s2) = self.sticking(p, at_state);
                         size.max(s1.hypot(s2))
                     }
@@ -778,24 +785,30 @@ impl<'s> Problem<'s> {
     /// positive definite and the rest semidefinite: only round-off on a wildly scaled island).
     fn solve_hessian(&self, weighted: &[(JacobianRow, f64)], x: &mut DVector<f64>) -> bool {
         let mut diagonal = self.mass.clone();
-        let mut off_diagonal = Vec::new();
+        let mut off_diagonal: Vec<(usize, usize, Matrix6<f64>)> = Vec::new();
         for (row, w) in weighted {
             // The row's (island body, block) pairs, at most two, without allocating.
-            let mut v = [(0, Vector6::zeros()); 2];
+            let mut v = [(0, [0.0; 6]); 2];
             for (slot, (o, b)) in v.iter_mut().zip(row.blocks.iter()) {
-                *slot = (self.local.map[o / 6] / 6, Vector6::from_column_slice(b));
+                *slot = (self.local.map[o / 6] / 6, *b);
             }
             let v = &v[..row.blocks.len()];
             for (p, vp) in v {
-                diagonal[*p] += *w * vp * vp.transpose();
+                // w v vᵀ, lower triangle: the pivot reads no other (`block_cholesky`).
+                add_outer_product(diagonal[*p].as_mut_slice(), *w, vp, vp, true);
             }
             if let [(p, vp), (q, vq)] = v {
-                let block = *w * vp * vq.transpose();
                 // A pair's elements come in a run: one block per run (the factorization would
                 // add them up one by one, in the same order).
                 match off_diagonal.last_mut() {
-                    Some((lp, lq, sum)) if (*lp, *lq) == (*p, *q) => *sum += block,
-                    _ => off_diagonal.push((*p, *q, block)),
+                    Some((lp, lq, sum)) if (*lp, *lq) == (*p, *q) => {
+                        add_outer_product(sum.as_mut_slice(), *w, vp, vq, false)
+                    }
+                    _ => {
+                        let mut block = Matrix6::zeros();
+                        add_outer_product(block.as_mut_slice(), *w, vp, vq, false);
+                        off_diagonal.push((*p, *q, block));
+                    }
                 }
             }
         }
@@ -891,6 +904,20 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
+/// A ← A + (w a) bᵀ for a 6 × 6 block `a_block` stored by columns, each entry's product
+/// formed as (w a_i) b_j; only the lower triangle when `lower` (a diagonal block, whose pivot
+/// reads no other).
+#[inline]
+fn add_outer_product(a_block: &mut [f64], w: f64, a: &[f64; 6], b: &[f64; 6], lower: bool) {
+    let wa = a.map(|x| w * x);
+    for (j, column) in a_block.chunks_exact_mut(6).enumerate() {
+        let from = if lower { j } else { 0 };
+        for i in from..6 {
+            column[i] += wa[i] * b[j];
+        }
+    }
+}
+
 /// The projection of (w1, w2) onto the disc of radius r ≥ 0.
 fn project_on_disc(w1: f64, w2: f64, r: f64) -> (f64, f64) {
     let size = w1.hypot(w2);
@@ -939,23 +966,25 @@ impl LocalIndex {
         LocalIndex { map }
     }
 
-    /// J x for an island vector.
+    /// J x for an island vector (each block's six products summed in order, then the blocks).
     fn dot(&self, row: &JacobianRow, x: &DVector<f64>) -> f64 {
-        row.blocks
-            .iter()
-            .map(|(o, b)| {
-                let l = self.map[o / 6];
-                (0..6).map(|k| b[k] * x[l + k]).sum::<f64>()
-            })
-            .sum()
+        let x = x.as_slice();
+        let mut total = 0.0;
+        for (o, b) in row.blocks.iter() {
+            let l = self.map[o / 6];
+            let x: &[f64; 6] = x[l..l + 6].try_into().expect("six entries");
+            total += b[0] * x[0] + b[1] * x[1] + b[2] * x[2] + b[3] * x[3] + b[4] * x[4] + b[5] * x[5];
+        }
+        total
     }
 
     /// y += s Jᵀ.
     fn add_transposed(&self, row: &JacobianRow, s: f64, y: &mut DVector<f64>) {
         for (o, b) in row.blocks.iter() {
             let l = self.map[o / 6];
+            let y: &mut [f64; 6] = (&mut y.as_mut_slice()[l..l + 6]).try_into().expect("six entries");
             for k in 0..6 {
-                y[l + k] += s * b[k];
+                y[k] += s * b[k];
             }
         }
     }
