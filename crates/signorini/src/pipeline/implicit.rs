@@ -74,7 +74,8 @@ use crate::dynamics::implicit::{ElementLaw, ForceElement};
 use crate::dynamics::integrate::accelerations;
 use crate::dynamics::jacobian::{contact_row, mass_block, JacobianRow};
 use crate::dynamics::{Model, State, Wrench};
-use crate::solvers::block_cholesky::BlockCholesky;
+use crate::solvers::block_cholesky::{BlockPattern, Slot};
+use std::cell::RefCell;
 use crate::util::disjoint::DisjointSets;
 use glam::DMat3;
 use nalgebra::{DVector, Matrix6, Vector6};
@@ -363,6 +364,9 @@ struct Problem<'s> {
     /// Positions of the normal elements in the island's element list.
     normals: Vec<usize>,
     pairs: Vec<Pair>,
+    /// The last Hessian's off-diagonal block places (island bodies p, q, in the order summed)
+    /// and their symbolic factorization.
+    pattern: RefCell<Option<(Vec<(usize, usize)>, BlockPattern)>>,
 }
 
 impl<'s> Problem<'s> {
@@ -406,6 +410,7 @@ impl<'s> Problem<'s> {
             momentum: 0.0,
             normals,
             pairs,
+            pattern: RefCell::new(None),
         };
         problem.momentum = problem.apply_mass(&problem.free).norm();
         problem
@@ -812,13 +817,29 @@ impl<'s> Problem<'s> {
                 }
             }
         }
-        match BlockCholesky::factor(diagonal, &off_diagonal) {
-            Ok(chol) => {
-                chol.solve(x.as_mut_slice());
-                x.iter().all(|v| v.is_finite())
+        // The symbolic factorization depends on the blocks' places alone: the passes and
+        // Newton steps of an island mostly share them, and share it (the same pattern, the
+        // same arithmetic as a fresh one).
+        let mut cached = self.pattern.borrow_mut();
+        let places = off_diagonal.iter().map(|&(p, q, _)| (p, q));
+        let pattern = match &*cached {
+            Some((key, pattern)) if key.iter().copied().eq(places.clone()) => pattern,
+            _ => {
+                let pattern = BlockPattern::new(diagonal.len(), places.clone());
+                &cached.insert((places.collect(), pattern)).1
             }
-            Err(_) => false,
+        };
+        let mut below = vec![Matrix6::zeros(); pattern.blocks()];
+        for &(p, q, a) in &off_diagonal {
+            if let Some(Slot { slot, transposed }) = pattern.slot(p, q) {
+                below[slot] += if transposed { a.transpose() } else { a };
+            }
         }
+        if pattern.factor(&mut diagonal, &mut below).is_err() {
+            return false;
+        }
+        pattern.solve(&diagonal, &below, x.as_mut_slice());
+        x.iter().all(|v| v.is_finite())
     }
 }
 
