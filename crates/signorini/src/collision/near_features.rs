@@ -215,9 +215,11 @@ impl Near<'_> {
                     // boxes' coincident edges) crosses it wherever round-off says; its ends are
                     // the vertices' to carry.
                     // (The sign test first: it alone settles most, with no square root.)
-                    if (d0 <= 0.0) == (d1 <= 0.0)
-                        || !((d0 - d1).abs() >= 1e-3 * side.length() * y0.distance(y1))
-                    {
+                    if (d0 <= 0.0) == (d1 <= 0.0) {
+                        continue;
+                    }
+                    let clean = (d0 - d1).abs() >= 1e-3 * side.length() * y0.distance(y1);
+                    if !clean {
                         continue;
                     }
                     let point = y0 + d0 / (d0 - d1) * (y1 - y0);

@@ -75,6 +75,7 @@ use crate::dynamics::integrate::accelerations;
 use crate::dynamics::jacobian::{contact_row, mass_block, JacobianRow};
 use crate::dynamics::{Model, State, Wrench};
 use crate::solvers::block_cholesky::{BlockPattern, Slot};
+use crate::util::hash::FastMap;
 use std::cell::RefCell;
 use crate::util::disjoint::DisjointSets;
 use glam::DMat3;
@@ -140,17 +141,47 @@ pub fn end_of_step_forces(
     applied: &[Wrench],
     elements: &[ForceElement],
 ) -> (Vec<f64>, ImplicitReport) {
+    end_of_step_forces_with(model, state, h, applied, elements, &mut Patterns::default())
+}
+
+/// [`end_of_step_forces`] with the symbolic factorizations kept from the last step's islands
+/// (`patterns`, updated to this step's): the same forces to the bit.
+pub fn end_of_step_forces_with(
+    model: &Model,
+    state: &State,
+    h: f64,
+    applied: &[Wrench],
+    elements: &[ForceElement],
+    patterns: &mut Patterns,
+) -> (Vec<f64>, ImplicitReport) {
     let system = System::new(model, state, h, applied, elements);
     let mut forces = vec![0.0; elements.len()];
     let mut report = ImplicitReport {
         elements: elements.len(),
         ..Default::default()
     };
+    let mut last = std::mem::take(&mut patterns.by_first_body);
     for island in system.islands() {
-        Problem::new(&system, &island).solve(&mut forces, &mut report);
+        let first = island.bodies.first().copied();
+        let problem = Problem::new(&system, &island);
+        *problem.pattern.borrow_mut() = first.and_then(|b| last.remove(&b));
+        problem.solve(&mut forces, &mut report);
         report.islands += 1;
+        if let (Some(b), Some(kept)) = (first, problem.pattern.into_inner()) {
+            patterns.by_first_body.insert(b, kept);
+        }
     }
     (forces, report)
+}
+
+/// The symbolic factorizations of the last step's islands, kept for the next step's (a resting
+/// stack or pile has the same contact graph step after step). Keyed by an island's first moving
+/// body; used only when the island's block places are the same (a pattern is a function of
+/// the places alone, so the answer does not depend on whether it was kept). Only the last
+/// step's are kept.
+#[derive(Clone, Debug, Default)]
+pub struct Patterns {
+    by_first_body: FastMap<usize, (Vec<(usize, usize)>, BlockPattern)>,
 }
 
 /// The moving bodies and element rows of a step.
@@ -823,7 +854,11 @@ impl<'s> Problem<'s> {
         let mut cached = self.pattern.borrow_mut();
         let places = off_diagonal.iter().map(|&(p, q, _)| (p, q));
         let pattern = match &*cached {
-            Some((key, pattern)) if key.iter().copied().eq(places.clone()) => pattern,
+            Some((key, pattern))
+                if pattern.n() == diagonal.len() && key.iter().copied().eq(places.clone()) =>
+            {
+                pattern
+            }
             _ => {
                 let pattern = BlockPattern::new(diagonal.len(), places.clone());
                 &cached.insert((places.collect(), pattern)).1

@@ -218,6 +218,8 @@ struct ImpulseStep<'a> {
     wrenches: Vec<Wrench>,
     /// The model's force elements of a substep (`implicit-euler`).
     elements: Vec<ForceElement>,
+    /// `implicit-euler`'s symbolic factorizations, kept between substeps and steps.
+    patterns: super::implicit::Patterns,
     trial: State,
     /// The step's contact impulses (`contact::impulses`).
     log: &'a mut ContactImpulses,
@@ -286,7 +288,7 @@ impl ImpulseStep<'_> {
         let mut stats = evaluated.map_err(|e| self.fail(e))?;
         let log = &mut *self.log;
         if implicit {
-            let wrenches = (&mut self.wrenches[..], &self.elements[..]);
+            let wrenches = (&mut self.wrenches[..], &self.elements[..], &mut self.patterns);
             let solve = element_forces(model, state, h, wrenches, log, &mut self.times);
             stats.solve = solve.or(stats.solve);
         }
@@ -423,6 +425,7 @@ pub(super) fn advance(
         first_stats: None,
         wrenches: std::mem::take(&mut ws.wrenches),
         elements: std::mem::take(&mut ws.elements),
+        patterns: std::mem::take(&mut ws.patterns),
         trial: std::mem::take(&mut ws.stage),
         log,
     };
@@ -434,6 +437,7 @@ pub(super) fn advance(
     };
     ws.wrenches = std::mem::take(&mut step.wrenches);
     ws.elements = std::mem::take(&mut step.elements);
+    ws.patterns = std::mem::take(&mut step.patterns);
     ws.stage = std::mem::take(&mut step.trial);
     result?;
     state.time = match clock {

@@ -179,6 +179,8 @@ pub struct Workspace {
     impulses: ContactImpulses,
     /// Body pairs deeper than v_max h at the start of the step (`projection::recovering_pairs`).
     recovering: Vec<(usize, usize)>,
+    /// `implicit-euler`'s symbolic factorizations of the last step's islands.
+    patterns: implicit::Patterns,
 }
 
 impl Workspace {
@@ -444,7 +446,8 @@ fn advance_force(
     )
     .map_err(&fail)?;
     if integrator == Integrator::ImplicitEuler {
-        let solve = element_forces(model, state, h, (&mut wrenches, &elements), log, &mut times);
+        let wrenches = (&mut wrenches[..], &elements[..], &mut ws.patterns);
+        let solve = element_forces(model, state, h, wrenches, log, &mut times);
         model_stats.solve = solve.or(model_stats.solve);
     }
     let mut work = measure_work.then(|| power(model, state, &wrenches));
@@ -541,12 +544,13 @@ pub(crate) fn element_forces(
     model: &Model,
     state: &State,
     h: f64,
-    (wrenches, elements): (&mut [Wrench], &[ForceElement]),
+    (wrenches, elements, patterns): (&mut [Wrench], &[ForceElement], &mut implicit::Patterns),
     log: &mut ContactImpulses,
     times: &mut StageTimes,
 ) -> Option<SolveReport> {
     let t0 = Instant::now();
-    let (forces, implicit) = implicit::end_of_step_forces(model, state, h, wrenches, elements);
+    let (forces, implicit) =
+        implicit::end_of_step_forces_with(model, state, h, wrenches, elements, patterns);
     add_element_forces(state, elements, &forces, wrenches);
     record_element_forces(elements, &forces, log);
     let seconds = t0.elapsed().as_secs_f64();
