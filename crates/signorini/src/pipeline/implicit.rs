@@ -462,9 +462,8 @@ impl<'s> Problem<'s> {
             let mut last_change = f64::INFINITY;
             while rounds < MAX_CONE_ROUNDS && !settled {
                 rounds += 1;
-                let (steps, r, converged) = self.newton(&radii, &mut nu);
+                let (steps, r, converged, round) = self.newton(&radii, &mut nu);
                 (iterations, residual) = (iterations + steps, r);
-                let round = self.forces(&self.velocities(&nu), &radii);
                 let image = self.radii(&round);
                 let change = max_difference(&image, &radii);
                 settled = converged && change <= CONE_TOLERANCE * largest(&round);
@@ -712,25 +711,27 @@ impl<'s> Problem<'s> {
 
     /// Newton on E with the radii held: returns its steps, the final relative residual, and
     /// whether it reached [`NEWTON_TOLERANCE`].
-    fn newton(&self, radii: &[f64], nu: &mut DVector<f64>) -> (usize, f64, bool) {
+    /// The forces at the final ν come back with them (every exit computed them there).
+    fn newton(&self, radii: &[f64], nu: &mut DVector<f64>) -> (usize, f64, bool, Vec<f64>) {
         let mut steps = 0;
         loop {
             let u = self.velocities(nu);
-            let (gradient, residual) = self.gradient(nu, &self.forces(&u, radii));
+            let f = self.forces(&u, radii);
+            let (gradient, residual) = self.gradient(nu, &f);
             if residual <= NEWTON_TOLERANCE {
-                return (steps, residual, true);
+                return (steps, residual, true, f);
             }
             if steps == MAX_NEWTON_STEPS {
-                return (steps, residual, false);
+                return (steps, residual, false, f);
             }
             steps += 1;
             let mut delta = -gradient;
             if !self.solve_hessian(&self.hessian_rows(&u, radii), &mut delta) {
-                return (steps, residual, false);
+                return (steps, residual, false, f);
             }
-            let alpha = self.step_length(nu, &delta, radii);
+            let alpha = self.step_length((nu, &u, &f), &delta, radii);
             if alpha == 0.0 {
-                return (steps, residual, false); // no descent left at round-off
+                return (steps, residual, false, f); // no descent left at round-off
             }
             *nu += alpha * delta;
         }
@@ -769,9 +770,15 @@ impl<'s> Problem<'s> {
 
     /// The step length α along `delta` where the slope of E vanishes (E is convex along it, its
     /// slope nondecreasing): 1 if E still falls there, else by regula falsi (Illinois) on
-    /// [0, 1]. 0 when `delta` does not descend.
-    fn step_length(&self, nu: &DVector<f64>, delta: &DVector<f64>, radii: &[f64]) -> f64 {
-        let (u, s) = (self.velocities(nu), self.velocities(delta));
+    /// [0, 1]. 0 when `delta` does not descend. `u` = J ν and `f` the forces there (the slope
+    /// at α = 0 is read from them).
+    fn step_length(
+        &self,
+        (nu, u, f0): (&DVector<f64>, &[f64], &[f64]),
+        delta: &DVector<f64>,
+        radii: &[f64],
+    ) -> f64 {
+        let s = self.velocities(delta);
         let m_delta = self.apply_mass(delta);
         let (a, b) = (delta.dot(&m_delta), m_delta.dot(&(nu - &self.free)));
         let h = self.system.h;
@@ -783,7 +790,7 @@ impl<'s> Problem<'s> {
             self.forces_into(&ua, radii, &mut f);
             b + alpha * a - h * f.iter().zip(&s).map(|(f, s)| f * s).sum::<f64>()
         };
-        let s0 = slope(0.0);
+        let s0 = b - h * f0.iter().zip(&s).map(|(f, s)| f * s).sum::<f64>();
         if s0 >= 0.0 {
             return 0.0;
         }
