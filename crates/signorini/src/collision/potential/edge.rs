@@ -11,13 +11,15 @@
 //!                                             // inapplicable (eq. 31): none
 //!         if a spurious penetration: skip      // ψ < 0 where the edges do not pass through
 //!                                             // (kept: a vertex on the other's edge, eq. 36)
-//!         push the edge–edge contact, its releases and the group
+//!         if a lone vertex contact implies the group: set its releases aside (`implied`)
+//!         else: push the edge–edge contact, its releases and the group
 //! ```
 use super::detect::Local;
 use super::placed::{Motion, Side};
-use super::releases::push_releases;
+use super::releases::releases;
 use super::{Configuration, Group, GroupKey, PotentialParams};
 use crate::collision::narrow::{contact, segment_closest_points};
+use crate::collision::Contact;
 use crate::geometry::polytope::point_segment_distance;
 use crate::geometry::{Feature, PlacedPolytope, Polytope};
 use glam::DVec3;
@@ -191,7 +193,19 @@ pub(super) fn edge_groups(
             if spurious_penetration((a, b), (&edge_a, edge_b), &crossing, params) {
                 continue;
             }
-            push_edge_group((a, b), (&edge_a, edge_b), &crossing, out);
+            let edge_edge = edge_edge_contact((&edge_a, edge_b), &crossing);
+            let found = out.representative(&edge_edge);
+            if let Some(lone) = found.and_then(|r| out.skips.implying(r)) {
+                skip_implied_group((a, b), (&edge_a, edge_b), &crossing, &edge_edge, lone, out);
+                continue;
+            }
+            push_edge_group(
+                (a, b),
+                (&edge_a, edge_b),
+                &crossing,
+                (edge_edge, found),
+                out,
+            );
         }
     }
 }
@@ -371,30 +385,40 @@ fn spurious_penetration(
             && on_segments(line_crossing(a, b, (a0, a1), (b0, b1), params.horizon)))
 }
 
-/// The group of an edge pair: its edge–edge contact (the only candidate) and the releases of its
-/// endpoints near the crossing; the configuration says which edges have releases.
+/// The edge–edge contact of the crossing `c` of A's edge `ea` and B's edge `eb`.
+fn edge_edge_contact((ea, eb): (&WorldEdge, &WorldEdge), c: &EdgeCrossing) -> Contact {
+    contact(
+        c.pa,
+        c.pb,
+        c.n,
+        c.gap,
+        Feature::Edge(ea.index as u32),
+        Feature::Edge(eb.index as u32),
+    )
+}
+
+/// The group of an edge pair: its edge–edge contact `edge_edge` (the only candidate, with its
+/// representative `found`) and the releases of its endpoints near the crossing; the
+/// configuration says which edges have releases.
 fn push_edge_group(
     (a, b): (Side, Side),
     (ea, eb): (&WorldEdge, &WorldEdge),
     c: &EdgeCrossing,
+    (edge_edge, found): (Contact, Option<usize>),
     out: &mut Local,
 ) {
-    let ee_index = out.push(
-        contact(
-            c.pa,
-            c.pb,
-            c.n,
-            c.gap,
-            Feature::Edge(ea.index as u32),
-            Feature::Edge(eb.index as u32),
-        ),
-        c.appl,
-    );
+    let ee_index = out.push_represented(edge_edge, c.appl, found);
     let mut members = out.list();
     members.push(ee_index);
     let mut candidates = out.list();
     candidates.push(ee_index);
-    let (released_a, released_b) = push_releases((a, b), (ea, eb), c, &mut members, out);
+    let mut ends = std::mem::take(out.releases);
+    ends.clear();
+    let (released_a, released_b) = releases((a, b), (ea, eb), c, &mut ends);
+    for &release in &ends {
+        members.push(out.push(release, f64::NEG_INFINITY));
+    }
+    *out.releases = ends;
     let configuration = match (released_a, released_b) {
         (false, false) => Configuration::EdgeEdge,
         (true, true) => Configuration::VertexVertex,
@@ -407,6 +431,22 @@ fn push_edge_group(
         candidates,
         from_edges: true,
     });
+}
+
+/// Leave out the edge group of the crossing `c` (edge–edge contact `edge_edge`), which the lone
+/// vertex contact `lone` implies (`implied`): the edge–edge contact's applicability goes to
+/// `lone`, as the merge would give it, and the releases are set aside.
+fn skip_implied_group(
+    (a, b): (Side, Side),
+    (ea, eb): (&WorldEdge, &WorldEdge),
+    c: &EdgeCrossing,
+    edge_edge: &Contact,
+    lone: usize,
+    out: &mut Local,
+) {
+    out.skips.check(edge_edge, out.tol);
+    out.merge_applicability(lone, c.appl);
+    releases((a, b), (ea, eb), c, out.skips.set_aside());
 }
 
 #[cfg(test)]
