@@ -134,6 +134,7 @@ impl WorldEdge {
 
 /// An edge pair that may touch within the horizon: where its lines cross, its oriented normal
 /// and applicability (eq. 31) and its gap.
+#[derive(Clone, Copy, Debug)]
 pub(super) struct EdgeCrossing {
     /// Closest points of the lines: p_a = a0 + s (a1 − a0), p_b = b0 + t (b1 − b0).
     s: f64,
@@ -196,7 +197,7 @@ pub(super) fn edge_groups(
             let edge_edge = edge_edge_contact((&edge_a, edge_b), &crossing);
             let found = out.representative(&edge_edge);
             if let Some(lone) = found.and_then(|r| out.skips.implying(r)) {
-                skip_implied_group((a, b), (&edge_a, edge_b), &crossing, &edge_edge, lone, out);
+                skip_implied_group((&edge_a, edge_b), crossing, lone, out);
                 continue;
             }
             push_edge_group(
@@ -407,6 +408,10 @@ fn push_edge_group(
     (edge_edge, found): (Contact, Option<usize>),
     out: &mut Local,
 ) {
+    // The releases of skipped groups before this one, for the conflict check of the pushes.
+    out.skips.work_out(|ea, eb, crossing, into| {
+        releases((a, b), (&a.w.edges[ea], &b.w.edges[eb]), crossing, into);
+    });
     let ee_index = out.push_represented(edge_edge, c.appl, found);
     let mut members = out.list();
     members.push(ee_index);
@@ -433,20 +438,17 @@ fn push_edge_group(
     });
 }
 
-/// Leave out the edge group of the crossing `c` (edge–edge contact `edge_edge`), which the lone
-/// vertex contact `lone` implies (`implied`): the edge–edge contact's applicability goes to
-/// `lone`, as the merge would give it, and the releases are set aside.
+/// Leave out the edge group of the crossing `c` of A's edge `ea` and B's edge `eb`, which the
+/// lone vertex contact `lone` implies (`implied`): the edge–edge contact's applicability goes to
+/// `lone`, as the merge would give it, and the pair is set aside for its releases.
 fn skip_implied_group(
-    (a, b): (Side, Side),
     (ea, eb): (&WorldEdge, &WorldEdge),
-    c: &EdgeCrossing,
-    edge_edge: &Contact,
+    c: EdgeCrossing,
     lone: usize,
     out: &mut Local,
 ) {
-    out.skips.check(edge_edge, out.tol);
     out.merge_applicability(lone, c.appl);
-    releases((a, b), (ea, eb), c, out.skips.set_aside());
+    out.skips.skip(ea.index, eb.index, c);
 }
 
 #[cfg(test)]

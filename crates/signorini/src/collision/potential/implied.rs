@@ -13,21 +13,27 @@
 //! are set aside. Leaving them out changes nothing else the merge does as long as no contact
 //! generated after them is nearly equal to one of them (the merge could then have taken that
 //! release as the first copy); [`Skips::conflict`] records when that happens, and the pair is
-//! then searched again with no group skipped. (A release carries applicability −∞, whose fold
-//! into a representative changes nothing unless that applicability is NaN.) Without a conflict
-//! the pair's output is the unskipped search's bit for bit (`tests/collision_potential.rs`,
+//! then searched again with no group skipped. A skipped edge–edge contact itself needs no such
+//! check: its representative, the lone contact or one before it, comes before every release
+//! (vertex groups come first), so no release can be its first nearly equal contact. The releases
+//! are therefore worked out only once a contact is pushed after them (on the stack, never: every
+//! edge group of a pair is skipped). (A release carries applicability −∞, whose fold into a
+//! representative changes nothing unless that applicability is NaN.) Without a conflict the
+//! pair's output is the unskipped search's bit for bit (`tests/collision_potential.rs`,
 //! `skipping_implied_edge_groups_changes_no_output` and
 //! `a_pair_with_a_conflicting_skipped_release_is_searched_again_unskipped`). Conflicts are rare:
 //! none in the stack, `pour_3d.toml` (3 s) and `bin_64.toml` (1.5 s) under peg, 229,000 pair
-//! searches; 6 in 200,000 pairs of hulls of points on the grid {−1, 0, 1}³.
+//! searches; 5 in a million pairs of hulls of points on the grid {−1, 0, 1}³.
 //!
 //! ```text
 //! vertex group with one member (by representative) c:  lone ← lone ∪ {c}
 //! edge pair with contact ee and releases ρ:
-//!     if representative(ee) ∈ lone:  fold APPL(ee) into c; set ρ aside; no group
-//!     else:                          push ee, ρ and the group
-//! any contact pushed or skipped nearly equal to a release set aside:  conflict (search again)
+//!     if representative(ee) ∈ lone:  fold APPL(ee) into c; set the pair aside; no group
+//!     else:                          work out the releases of the pairs set aside;
+//!                                    push ee, ρ and the group
+//! any contact pushed nearly equal to a release worked out:  conflict (search again)
 //! ```
+use super::edge::EdgeCrossing;
 use super::merge::{nearly_equal, Tolerances};
 use crate::collision::Contact;
 
@@ -38,7 +44,10 @@ pub(super) struct Skips {
     pub(super) enabled: bool,
     /// Contacts (representatives) that are the whole member set of a vertex group.
     lone: Vec<usize>,
-    /// The releases of the skipped edge groups.
+    /// The skipped edge groups whose releases are not worked out yet: A's edge, B's edge and
+    /// their crossing.
+    pending: Vec<(usize, usize, EdgeCrossing)>,
+    /// The releases of the skipped edge groups worked out.
     releases: Vec<Contact>,
     /// A contact generated after a skipped release is nearly equal to it.
     pub(super) conflict: bool,
@@ -53,6 +62,7 @@ impl Skips {
     pub(super) fn clear(&mut self, enabled: bool) {
         self.enabled = enabled;
         self.lone.clear();
+        self.pending.clear();
         self.releases.clear();
         self.conflict = false;
     }
@@ -69,14 +79,24 @@ impl Skips {
         (self.enabled && self.lone.contains(&representative)).then_some(representative)
     }
 
-    /// Where the releases of a skipped edge group are set aside.
-    pub(super) fn set_aside(&mut self) -> &mut Vec<Contact> {
+    /// Skip the edge group of A's edge `ea` and B's edge `eb` crossing as `crossing`.
+    pub(super) fn skip(&mut self, ea: usize, eb: usize, crossing: EdgeCrossing) {
         self.skipped += 1;
-        &mut self.releases
+        self.pending.push((ea, eb, crossing));
     }
 
-    /// Note contact `c`, generated now (pushed, or an edge–edge contact skipped): a conflict when
-    /// it is nearly equal to a release set aside.
+    /// Work out the releases of the skipped groups not worked out yet, with `releases` (A's
+    /// edge, B's edge, their crossing, where to append): before a contact is pushed after them.
+    pub(super) fn work_out(
+        &mut self,
+        mut releases: impl FnMut(usize, usize, &EdgeCrossing, &mut Vec<Contact>),
+    ) {
+        for (ea, eb, crossing) in self.pending.drain(..) {
+            releases(ea, eb, &crossing, &mut self.releases);
+        }
+    }
+
+    /// Note contact `c`, pushed now: a conflict when it is nearly equal to a release worked out.
     pub(super) fn check(&mut self, c: &Contact, tol: Tolerances) {
         if self.releases.iter().any(|r| nearly_equal(c, r, tol)) {
             self.conflict = true;
