@@ -113,6 +113,8 @@ pub(super) struct WorldEdge {
     pub(super) dir: DVec3,
     /// |p1 − p0| (m).
     pub(super) len: f64,
+    /// (p0 + p1)/2.
+    mid: DVec3,
 }
 
 impl WorldEdge {
@@ -128,6 +130,7 @@ impl WorldEdge {
             t2,
             dir,
             len: dir.length(),
+            mid: 0.5 * (p0 + p1),
         }
     }
 }
@@ -250,8 +253,7 @@ impl SegmentsApart {
 
     /// Are edges `ea` and `eb` surely beyond [`edge_crossing`]'s reach?
     fn surely(&self, ea: &WorldEdge, eb: &WorldEdge) -> bool {
-        let (ma, mb) = (0.5 * (ea.p0 + ea.p1), 0.5 * (eb.p0 + eb.p1));
-        ma.distance(mb) - 0.5 * (ea.len + eb.len) > self.reach
+        ea.mid.distance(eb.mid) - 0.5 * (ea.len + eb.len) > self.reach
     }
 }
 
@@ -273,6 +275,12 @@ fn edge_crossing(
     if cross.length() < params.parallel_sine * la * lb {
         return None;
     }
+    // Applicability first: it needs no distances (on stacked boxes two pairs in three that get
+    // this far are inapplicable: a side edge against the other box's face edges).
+    let (n, appl) = oriented_normal(cross, ea, eb);
+    if appl < -eps {
+        return None;
+    }
     let (sa, sb) = segment_closest_points(a0, a1, b0, b1);
     // σ plus how far the closest points can approach within the horizon.
     let d = params.distance + params.horizon * (ma.at(sa) - mb.at(sb)).length();
@@ -287,10 +295,6 @@ fn edge_crossing(
     let near_b0 = t * lb <= d;
     let near_b1 = (1.0 - t) * lb <= d;
     if s * la < -d || (s - 1.0) * la > d || t * lb < -d || (t - 1.0) * lb > d {
-        return None;
-    }
-    let (n, appl) = oriented_normal(cross, ea, eb);
-    if appl < -eps {
         return None;
     }
     let pa = a0 + s * da;
