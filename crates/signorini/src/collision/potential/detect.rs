@@ -1,18 +1,22 @@
 //! The driver: for each polytope piece pair, place both polytopes (with their motions and covered
 //! faces), skip pairs whose bounding spheres stay apart over the horizon, then build the vertex
 //! groups of A's and of B's vertices (eqs 34, 36 I, 37 I), the edge groups (eqs 35, 36 X, 38 X)
-//! and merge nearly equal contacts and implied groups into the output.
+//! and merge nearly equal contacts and implied groups into the output. Each contact's
+//! representative for the merge is found as it is pushed, and an edge group that a lone vertex
+//! contact implies is not built (`implied`).
 //!
 //! ```text
 //! for each piece pair (A, B):
 //!     place A and B (each kept from an earlier pair or pass at the same pose)
 //!     if |c_A − c_B| − r_A − r_B > σ + reach: skip
 //!     vertex_groups(A against B's faces); vertex_groups(B against A's faces)
-//!     edge_groups(A's edges against B's)
+//!     edge_groups(A's edges against B's), skipping the implied ones
+//!     if a skipped release conflicts: all three again, skipping none
 //!     merge_into(out)
 //! ```
 use super::edge::{edge_groups, WorldEdge};
-use super::merge::{merge_into, MergeBuffers};
+use super::implied::Skips;
+use super::merge::{merge_into, representative, MergeBuffers, Tolerances};
 use super::placed::{Motion, PlacedPiece, Side, World};
 use super::vertex::vertex_groups;
 use super::{Group, PotentialParams, PotentialSet};
@@ -34,15 +38,42 @@ pub struct Scratch {
     pub(super) work: Work,
 }
 
+#[cfg(feature = "internals")]
+impl Scratch {
+    /// Buffers for a search that builds every group, the implied edge groups too (the reference
+    /// `implied`'s skipping is checked against, `tests/collision_potential.rs`).
+    pub fn building_every_group() -> Self {
+        let mut scratch = Scratch::default();
+        scratch.work.every_group = true;
+        scratch
+    }
+
+    /// How many implied edge groups these buffers' searches skipped, and how many pairs they
+    /// searched again because a skipped release was nearly equal to a later contact.
+    pub fn skip_counts(&self) -> (usize, usize) {
+        (self.work.skips.skipped, self.work.skips.conflicts)
+    }
+}
+
 /// The buffers of one pair's search.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Work {
     /// Pair-local contacts and groups before merging.
     pub(super) contacts: Vec<Contact>,
     pub(super) applicability: Vec<f64>,
+    /// The representative of each contact for the merge ([`representative`]).
+    pub(super) canon: Vec<usize>,
+    /// The best applicability of the contacts merged into each representative.
+    pub(super) merged_applicability: Vec<f64>,
     pub(super) groups: Vec<Group>,
     /// B's world edges within reach (`edge_groups`).
     pub(super) edges: Vec<WorldEdge>,
+    /// An edge group's releases before they are pushed.
+    pub(super) releases: Vec<Contact>,
+    /// The implied edge groups skipped (`implied`).
+    pub(super) skips: Skips,
+    /// Build every group, skipping none (a reference for the tests).
+    pub(super) every_group: bool,
     /// `merge_into`'s buffers.
     pub(super) merge: MergeBuffers,
     /// Emptied member and candidate lists of dropped groups, reused by the next groups (a
@@ -172,40 +203,112 @@ fn search(sa: Side, sb: Side, params: &PotentialParams, work: &mut Work, out: &m
     if ca.distance(cb) - a.radius - b.radius > params.distance + reach {
         return;
     }
+    let tol = Tolerances {
+        point: params.merge_tolerance * (a.radius + b.radius),
+        normal: params.merge_tolerance,
+    };
+    generate(sa, sb, params, tol, !work.every_group, work);
+    if work.skips.conflict {
+        work.skips.conflicts += 1;
+        generate(sa, sb, params, tol, false, work);
+    }
+    merge_into(work, out);
+}
+
+/// The vertex and edge groups of A and B in `work` (`skip`: leave out the edge groups a lone
+/// vertex contact implies, `implied`).
+fn generate(
+    sa: Side,
+    sb: Side,
+    params: &PotentialParams,
+    tol: Tolerances,
+    skip: bool,
+    work: &mut Work,
+) {
     work.contacts.clear();
     work.applicability.clear();
-    work.groups.clear();
+    work.canon.clear();
+    work.merged_applicability.clear();
+    for g in work.groups.drain(..) {
+        recycle(&mut work.spare, g);
+    }
+    work.skips.clear(skip);
     let mut local = Local {
         contacts: &mut work.contacts,
         applicability: &mut work.applicability,
+        canon: &mut work.canon,
+        merged_applicability: &mut work.merged_applicability,
         groups: &mut work.groups,
         spare: &mut work.spare,
+        releases: &mut work.releases,
+        skips: &mut work.skips,
+        tol,
     };
     vertex_groups(sa, sb, false, params, &mut local);
     vertex_groups(sb, sa, true, params, &mut local);
     edge_groups(sa, sb, params, &mut work.edges, &mut local);
-    merge_into(
-        work,
-        params.merge_tolerance,
-        params.merge_tolerance * (a.radius + b.radius),
-        out,
-    );
 }
 
 /// Pair-local output while generating.
 pub(super) struct Local<'s> {
     pub(super) contacts: &'s mut Vec<Contact>,
     pub(super) applicability: &'s mut Vec<f64>,
+    /// Each contact's representative for the merge ([`representative`]).
+    pub(super) canon: &'s mut Vec<usize>,
+    /// The best applicability of each representative and the contacts merged into it so far
+    /// (skipped edge–edge contacts too, `implied`), folded in push order as the merge did.
+    pub(super) merged_applicability: &'s mut Vec<f64>,
     pub(super) groups: &'s mut Vec<Group>,
     /// Emptied lists to reuse ([`Work::spare`]).
     pub(super) spare: &'s mut Vec<Vec<usize>>,
+    /// An edge group's releases before they are pushed.
+    pub(super) releases: &'s mut Vec<Contact>,
+    pub(super) skips: &'s mut Skips,
+    pub(super) tol: Tolerances,
 }
 
 impl Local<'_> {
     pub(super) fn push(&mut self, c: Contact, applicability: f64) -> usize {
+        let found = self.representative(&c);
+        self.push_represented(c, applicability, found)
+    }
+
+    /// The representative of `c` among the contacts pushed so far (None: `c` would be its own).
+    pub(super) fn representative(&self, c: &Contact) -> Option<usize> {
+        representative(self.contacts, self.canon, c, self.tol)
+    }
+
+    /// Push `c` with its [`representative`](Self::representative) `found`.
+    pub(super) fn push_represented(
+        &mut self,
+        c: Contact,
+        applicability: f64,
+        found: Option<usize>,
+    ) -> usize {
+        self.skips.check(&c, self.tol);
+        let index = self.contacts.len();
         self.contacts.push(c);
         self.applicability.push(applicability);
-        self.contacts.len() - 1
+        self.canon.push(found.unwrap_or(index));
+        self.merged_applicability.push(applicability);
+        if let Some(j) = found {
+            self.merge_applicability(j, applicability);
+        }
+        index
+    }
+
+    /// Fold `applicability`, of a contact merged into the representative `j`, into `j`'s best.
+    pub(super) fn merge_applicability(&mut self, j: usize, applicability: f64) {
+        self.merged_applicability[j] = self.merged_applicability[j].max(applicability);
+    }
+
+    /// Note a vertex group of members `members` (not empty) for `implied`: lone when they all
+    /// have one representative.
+    pub(super) fn note_vertex_group(&mut self, members: &[usize]) {
+        let first = self.canon[members[0]];
+        if members.iter().all(|&m| self.canon[m] == first) {
+            self.skips.lone(first);
+        }
     }
 
     /// An empty list for a group's members or candidates (a reused one when there is one).

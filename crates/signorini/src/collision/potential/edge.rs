@@ -11,13 +11,15 @@
 //!                                             // inapplicable (eq. 31): none
 //!         if a spurious penetration: skip      // ψ < 0 where the edges do not pass through
 //!                                             // (kept: a vertex on the other's edge, eq. 36)
-//!         push the edge–edge contact, its releases and the group
+//!         if a lone vertex contact implies the group: set its releases aside (`implied`)
+//!         else: push the edge–edge contact, its releases and the group
 //! ```
 use super::detect::Local;
 use super::placed::{Motion, Side};
-use super::releases::push_releases;
+use super::releases::releases;
 use super::{Configuration, Group, GroupKey, PotentialParams};
 use crate::collision::narrow::{contact, segment_closest_points};
+use crate::collision::Contact;
 use crate::geometry::polytope::point_segment_distance;
 use crate::geometry::{Feature, PlacedPolytope, Polytope};
 use glam::DVec3;
@@ -111,6 +113,8 @@ pub(super) struct WorldEdge {
     pub(super) dir: DVec3,
     /// |p1 − p0| (m).
     pub(super) len: f64,
+    /// (p0 + p1)/2.
+    mid: DVec3,
 }
 
 impl WorldEdge {
@@ -126,12 +130,14 @@ impl WorldEdge {
             t2,
             dir,
             len: dir.length(),
+            mid: 0.5 * (p0 + p1),
         }
     }
 }
 
 /// An edge pair that may touch within the horizon: where its lines cross, its oriented normal
 /// and applicability (eq. 31) and its gap.
+#[derive(Clone, Copy, Debug)]
 pub(super) struct EdgeCrossing {
     /// Closest points of the lines: p_a = a0 + s (a1 − a0), p_b = b0 + t (b1 − b0).
     s: f64,
@@ -191,7 +197,19 @@ pub(super) fn edge_groups(
             if spurious_penetration((a, b), (&edge_a, edge_b), &crossing, params) {
                 continue;
             }
-            push_edge_group((a, b), (&edge_a, edge_b), &crossing, out);
+            let edge_edge = edge_edge_contact((&edge_a, edge_b), &crossing);
+            let found = out.representative(&edge_edge);
+            if let Some(lone) = found.and_then(|r| out.skips.implying(r)) {
+                skip_implied_group((&edge_a, edge_b), crossing, lone, out);
+                continue;
+            }
+            push_edge_group(
+                (a, b),
+                (&edge_a, edge_b),
+                &crossing,
+                (edge_edge, found),
+                out,
+            );
         }
     }
 }
@@ -235,8 +253,7 @@ impl SegmentsApart {
 
     /// Are edges `ea` and `eb` surely beyond [`edge_crossing`]'s reach?
     fn surely(&self, ea: &WorldEdge, eb: &WorldEdge) -> bool {
-        let (ma, mb) = (0.5 * (ea.p0 + ea.p1), 0.5 * (eb.p0 + eb.p1));
-        ma.distance(mb) - 0.5 * (ea.len + eb.len) > self.reach
+        ea.mid.distance(eb.mid) - 0.5 * (ea.len + eb.len) > self.reach
     }
 }
 
@@ -258,6 +275,12 @@ fn edge_crossing(
     if cross.length() < params.parallel_sine * la * lb {
         return None;
     }
+    // Applicability first: it needs no distances (on stacked boxes two pairs in three that get
+    // this far are inapplicable: a side edge against the other box's face edges).
+    let (n, appl) = oriented_normal(cross, ea, eb);
+    if appl < -eps {
+        return None;
+    }
     let (sa, sb) = segment_closest_points(a0, a1, b0, b1);
     // σ plus how far the closest points can approach within the horizon.
     let d = params.distance + params.horizon * (ma.at(sa) - mb.at(sb)).length();
@@ -272,10 +295,6 @@ fn edge_crossing(
     let near_b0 = t * lb <= d;
     let near_b1 = (1.0 - t) * lb <= d;
     if s * la < -d || (s - 1.0) * la > d || t * lb < -d || (t - 1.0) * lb > d {
-        return None;
-    }
-    let (n, appl) = oriented_normal(cross, ea, eb);
-    if appl < -eps {
         return None;
     }
     let pa = a0 + s * da;
@@ -371,30 +390,44 @@ fn spurious_penetration(
             && on_segments(line_crossing(a, b, (a0, a1), (b0, b1), params.horizon)))
 }
 
-/// The group of an edge pair: its edge–edge contact (the only candidate) and the releases of its
-/// endpoints near the crossing; the configuration says which edges have releases.
+/// The edge–edge contact of the crossing `c` of A's edge `ea` and B's edge `eb`.
+fn edge_edge_contact((ea, eb): (&WorldEdge, &WorldEdge), c: &EdgeCrossing) -> Contact {
+    contact(
+        c.pa,
+        c.pb,
+        c.n,
+        c.gap,
+        Feature::Edge(ea.index as u32),
+        Feature::Edge(eb.index as u32),
+    )
+}
+
+/// The group of an edge pair: its edge–edge contact `edge_edge` (the only candidate, with its
+/// representative `found`) and the releases of its endpoints near the crossing; the
+/// configuration says which edges have releases.
 fn push_edge_group(
     (a, b): (Side, Side),
     (ea, eb): (&WorldEdge, &WorldEdge),
     c: &EdgeCrossing,
+    (edge_edge, found): (Contact, Option<usize>),
     out: &mut Local,
 ) {
-    let ee_index = out.push(
-        contact(
-            c.pa,
-            c.pb,
-            c.n,
-            c.gap,
-            Feature::Edge(ea.index as u32),
-            Feature::Edge(eb.index as u32),
-        ),
-        c.appl,
-    );
+    // The releases of skipped groups before this one, for the conflict check of the pushes.
+    out.skips.work_out(|ea, eb, crossing, into| {
+        releases((a, b), (&a.w.edges[ea], &b.w.edges[eb]), crossing, into);
+    });
+    let ee_index = out.push_represented(edge_edge, c.appl, found);
     let mut members = out.list();
     members.push(ee_index);
     let mut candidates = out.list();
     candidates.push(ee_index);
-    let (released_a, released_b) = push_releases((a, b), (ea, eb), c, &mut members, out);
+    let mut ends = std::mem::take(out.releases);
+    ends.clear();
+    let (released_a, released_b) = releases((a, b), (ea, eb), c, &mut ends);
+    for &release in &ends {
+        members.push(out.push(release, f64::NEG_INFINITY));
+    }
+    *out.releases = ends;
     let configuration = match (released_a, released_b) {
         (false, false) => Configuration::EdgeEdge,
         (true, true) => Configuration::VertexVertex,
@@ -407,6 +440,19 @@ fn push_edge_group(
         candidates,
         from_edges: true,
     });
+}
+
+/// Leave out the edge group of the crossing `c` of A's edge `ea` and B's edge `eb`, which the
+/// lone vertex contact `lone` implies (`implied`): the edge–edge contact's applicability goes to
+/// `lone`, as the merge would give it, and the pair is set aside for its releases.
+fn skip_implied_group(
+    (ea, eb): (&WorldEdge, &WorldEdge),
+    c: EdgeCrossing,
+    lone: usize,
+    out: &mut Local,
+) {
+    out.merge_applicability(lone, c.appl);
+    out.skips.skip(ea.index, eb.index, c);
 }
 
 #[cfg(test)]

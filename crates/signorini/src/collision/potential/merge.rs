@@ -5,36 +5,43 @@
 //! originals.
 use super::detect::{recycle, Work};
 use super::PotentialSet;
+use crate::collision::Contact;
 use glam::DVec3;
 
-/// Merge nearly equal contacts, drop implied groups, and append what remains to `out`.
-pub(super) fn merge_into(
-    scratch: &mut Work,
-    normal_tol: f64,
-    point_tol: f64,
-    out: &mut PotentialSet,
-) {
+/// How close two contacts of a pair must be to merge: their points within `point` (m,
+/// `merge_tolerance` × (r_A + r_B)) and their unit normals within `normal`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Tolerances {
+    pub(super) point: f64,
+    pub(super) normal: f64,
+}
+
+/// Are `ci` and `cj` nearly equal (one contact, the same gap function to first order)?
+pub(super) fn nearly_equal(ci: &Contact, cj: &Contact, tol: Tolerances) -> bool {
+    within(ci.point_a, cj.point_a, tol.point)
+        && within(ci.point_b, cj.point_b, tol.point)
+        && within(ci.normal, cj.normal, tol.normal)
+}
+
+/// The representative of a contact `c` about to join `contacts` (whose representatives are
+/// `canon`): the first earlier contact nearly equal to it that is its own representative; None
+/// when there is none (`c` is then its own). The merge keeps only representatives.
+pub(super) fn representative(
+    contacts: &[Contact],
+    canon: &[usize],
+    c: &Contact,
+    tol: Tolerances,
+) -> Option<usize> {
+    (0..contacts.len()).find(|&j| canon[j] == j && nearly_equal(c, &contacts[j], tol))
+}
+
+/// Merge nearly equal contacts (each into its [`representative`], found as it was pushed:
+/// `scratch.canon`, with the best applicability `scratch.merged_applicability`), drop implied
+/// groups, and append what remains to `out`.
+pub(super) fn merge_into(scratch: &mut Work, out: &mut PotentialSet) {
     let contacts = &scratch.contacts;
     let n = contacts.len();
-    // Canonical representative of each contact: the first equal one.
-    let canon = &mut scratch.merge.canon;
-    canon.clear();
-    canon.extend(0..n);
-    for i in 0..n {
-        for j in 0..i {
-            if canon[j] != j {
-                continue;
-            }
-            let (ci, cj) = (&contacts[i], &contacts[j]);
-            if within(ci.point_a, cj.point_a, point_tol)
-                && within(ci.point_b, cj.point_b, point_tol)
-                && within(ci.normal, cj.normal, normal_tol)
-            {
-                canon[i] = j;
-                break;
-            }
-        }
-    }
+    let canon = &scratch.canon;
     let mut groups = std::mem::take(&mut scratch.groups);
     for g in &mut groups {
         for m in g.members.iter_mut().chain(g.candidates.iter_mut()) {
@@ -59,15 +66,9 @@ pub(super) fn merge_into(
     let keep = &mut scratch.merge.keep;
     keep.clear();
     keep.extend((0..groups.len()).map(|i| !implied(i)));
-    // Applicability of a merged contact: the best of those merged into it.
-    let appl = &mut scratch.merge.applicability;
-    appl.clear();
-    appl.extend_from_slice(&scratch.applicability);
-    for i in 0..n {
-        if canon[i] != i {
-            appl[canon[i]] = appl[canon[i]].max(scratch.applicability[i]);
-        }
-    }
+    // Applicability of a merged contact: the best of those merged into it (folded in as they
+    // were pushed, in push order).
+    let appl = &scratch.merged_applicability;
     // Append the contacts the kept groups use, in order, and remap.
     let index = &mut scratch.merge.index;
     index.clear();
@@ -113,8 +114,6 @@ fn within(p: DVec3, q: DVec3, tol: f64) -> bool {
 /// `merge_into`'s buffers, kept between pairs (no allocation per pair).
 #[derive(Clone, Debug, Default)]
 pub(super) struct MergeBuffers {
-    canon: Vec<usize>,
     keep: Vec<bool>,
-    applicability: Vec<f64>,
     index: Vec<usize>,
 }

@@ -89,6 +89,10 @@
 //! same gap function to first order). A group whose member set contains another group's is implied
 //! by it ("one of a subset ≥ 0" implies "one of the set ≥ 0") and is dropped; of equal groups the
 //! first is kept. Stacked boxes thus get one unilateral contact per corner, as the standard model.
+//! Each contact's merge representative (the first nearly equal contact before it) is found as it
+//! is generated, and an edge group whose edge–edge contact merges into a vertex group's only
+//! member is not built at all (`implied`: the merge would drop it; the output is the same bit for
+//! bit).
 //!
 //! # Files (the steps of the search)
 //!
@@ -100,6 +104,7 @@
 //! - `edge`: edge groups (eq. 35, the X-constraints of eqs 36 and 38) with edge–edge
 //!   applicability (eq. 31).
 //! - `releases`: the release pseudo-contacts of an edge group, and [`release_gap`].
+//! - `implied`: edge groups a lone vertex contact implies, skipped where they are generated.
 //! - `merge`: nearly equal candidates merged, implied groups dropped.
 //! - `set`: what comes out, [`PotentialSet`] and its [`Group`]s (constraints of eqs 17–25).
 //! - `gaps`: [`feature_gap`], a contact's gap re-evaluated at other poses.
@@ -108,6 +113,7 @@ mod covered;
 mod detect;
 mod edge;
 mod gaps;
+mod implied;
 mod merge;
 mod placed;
 mod releases;

@@ -4,7 +4,6 @@
 //! contains the normal n, positive once the crossing has left the segment through that endpoint.
 //! A release has a point on A, a point on B and a direction (a Jacobian row like any contact) but
 //! carries no force (applicability −∞). [`release_gap`] re-evaluates one at other poses.
-use super::detect::Local;
 use super::edge::{EdgeCrossing, WorldEdge};
 use super::placed::Side;
 use crate::collision::narrow::contact;
@@ -13,15 +12,14 @@ use crate::dynamics::Model;
 use crate::geometry::{Feature, Polytope, Pose};
 use glam::DVec3;
 
-/// Push the releases of the crossing `c` of A's edge `ea` and B's edge `eb` into `out` and their
-/// indices into `members`: first A's endpoints against B's edge line, then B's against A's.
-/// Returns whether A's, and whether B's, endpoints got releases.
-pub(super) fn push_releases(
+/// The releases of the crossing `c` of A's edge `ea` and B's edge `eb`, appended to `into`:
+/// first A's endpoints against B's edge line, then B's against A's. Returns whether A's, and
+/// whether B's, endpoints got releases.
+pub(super) fn releases(
     (a, b): (Side, Side),
     (ea, eb): (&WorldEdge, &WorldEdge),
     c: &EdgeCrossing,
-    members: &mut Vec<usize>,
-    out: &mut Local,
+    into: &mut Vec<Contact>,
 ) -> (bool, bool) {
     let (n, pa, pb, da, db) = (c.n, c.pa, c.pb, ea.dir, eb.dir);
     let [near_a0, near_a1] = c.near_a;
@@ -45,16 +43,13 @@ pub(super) fn push_releases(
             } else {
                 -beyond_b
             };
-            members.push(out.push(
-                contact(
-                    pv,
-                    pb,
-                    -m,
-                    m.dot(pv - pb),
-                    Feature::Vertex(v),
-                    Feature::Edge(eb.index as u32),
-                ),
-                f64::NEG_INFINITY,
+            into.push(contact(
+                pv,
+                pb,
+                -m,
+                m.dot(pv - pb),
+                Feature::Vertex(v),
+                Feature::Edge(eb.index as u32),
             ));
             released_a = true;
         }
@@ -71,16 +66,13 @@ pub(super) fn push_releases(
             } else {
                 -beyond_a
             };
-            members.push(out.push(
-                contact(
-                    pa,
-                    pw,
-                    m,
-                    m.dot(pw - pa),
-                    Feature::Edge(ea.index as u32),
-                    Feature::Vertex(v),
-                ),
-                f64::NEG_INFINITY,
+            into.push(contact(
+                pa,
+                pw,
+                m,
+                m.dot(pw - pa),
+                Feature::Edge(ea.index as u32),
+                Feature::Vertex(v),
             ));
             released_b = true;
         }

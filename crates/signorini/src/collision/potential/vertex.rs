@@ -184,6 +184,7 @@ pub(super) fn vertex_groups(
         }
         let mut members = out.list();
         members.extend(first..out.contacts.len());
+        out.note_vertex_group(&members);
         let mut candidates = out.list();
         candidates.extend(
             members
