@@ -569,15 +569,22 @@ impl ModelBase for HuntCrossley {
             let h = model.settings.time_step;
             let c = &group[0];
             let key = pair_key(c);
-            let Some(m) = self.measure(model, state, group, h, false) else {
+            let recorded = self.impact_speed.get(&key).copied();
+            // A point-measured pair in contact with its impact speed recorded keeps it: its
+            // measure (whether it touches: its deepest gap < 0) is not needed beyond that.
+            let touching = match (recorded, self.by_volume) {
+                (Some(v), false) => (deepest(state, group).0.gap < 0.0).then_some(Ok(v)),
+                _ => self.measure(model, state, group, h, false).map(Err),
+            };
+            let Some(touching) = touching else {
                 if anticipate {
                     approach.insert(key, deepest(state, group).1.max(0.0));
                 }
                 continue;
             };
-            let v_i = match self.impact_speed.get(&key) {
-                Some(&v) => v,
-                None => {
+            let v_i = match (touching, recorded) {
+                (Ok(v), _) | (Err(_), Some(v)) => v,
+                (Err(m), None) => {
                     let zeta = self.pair_zeta(model, c.body_a, c.body_b);
                     self.first_impact_speed(model, state, c, &m, zeta)
                 }
