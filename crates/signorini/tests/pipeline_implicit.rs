@@ -4,12 +4,12 @@
 //! explicit limit, and the force
 //! models on their defaults against the issue-16 floors on the 10-box stack and the cube
 //! started 5 cm into the ground; symbolic factorizations kept from step to step give the fresh
-//! forces to the bit.
+//! forces to the bit, and the friction modes kept warm-start the next step.
 use signorini::dynamics::implicit::{push_friction, ForceElement};
 use signorini::dynamics::{Integrator, Wrench};
 use signorini::experiments::simulate;
 use signorini::pipeline::implicit::{
-    end_of_step_forces, end_of_step_forces_with, Patterns, MAX_PASSES, SLIDING_TOLERANCE,
+    end_of_step_forces, end_of_step_forces_with, Memory, MAX_PASSES, SLIDING_TOLERANCE,
 };
 use signorini::scene::{self, Scene};
 use signorini::DVec3;
@@ -377,7 +377,8 @@ fn stack_elements(scene: &Scene, pairs: &[usize], (press, slip): (f64, f64)) -> 
 }
 
 /// A step's solve with the patterns kept from earlier steps (`end_of_step_forces_with`, what the
-/// pipeline calls) gives the forces and report of a fresh solve bit for bit, while the islands'
+/// pipeline calls; the friction modes forgotten) gives the forces and report of a fresh solve bit
+/// for bit, while the islands'
 /// block places stay, change (a contact joins boxes 0 and 2: the same bodies, other places; a
 /// face pair parts, splitting the stack into two islands; another slides) and come back. Checked to fail when a kept pattern is used without comparing its
 /// places.
@@ -396,15 +397,62 @@ fn kept_patterns_give_the_fresh_forces_to_the_bit() {
         (all, (2.5, 0.0)),
     ];
     let applied = vec![Wrench::default(); scene.model.bodies.len()];
-    let mut patterns = Patterns::default();
+    let mut memory = Memory::default();
     for (k, (pairs, load)) in steps.iter().enumerate() {
         let elements = stack_elements(&scene, pairs, *load);
         let (m, s) = (&scene.model, &scene.initial);
         let fresh = end_of_step_forces(m, s, 1e-3, &applied, &elements);
-        let kept = end_of_step_forces_with(m, s, 1e-3, &applied, &elements, &mut patterns);
+        memory.forget_modes(); // the warm start is the next test's
+        let kept = end_of_step_forces_with(m, s, 1e-3, &applied, &elements, &mut memory);
         let bits = |f: &[f64]| f.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&kept.0), bits(&fresh.0), "step {k}: forces");
         assert_eq!(kept.1, fresh.1, "step {k}: report");
         assert!(fresh.1.islands >= 1);
+    }
+}
+
+/// Warm start: a contact that slides on, step after step, starts the next step's active set at
+/// its last sliding scale. The cube of `friction_slides_at_the_cone_bound`, its friction damper
+/// far stiffer than its slip allows, solved once cold and then from the first solve's memory:
+/// the warm solve takes fewer passes and meets the same law (friction on μ f_n to the sliding
+/// tolerance).
+#[test]
+fn a_sliding_contact_starts_the_next_step_at_its_last_scale() {
+    let mu = 0.5;
+    let scene = cube([2.0, 0.0, 0.0], mu);
+    let p = scene.initial.bodies[1].position - DVec3::new(0.0, 0.0, 0.5);
+    let f_n = 10.0;
+    let mut elements = vec![ForceElement::normal((0, 1), p, DVec3::Z, f_n, 0.0, 0.0)];
+    let damping = mu * f_n / 1e-4;
+    let sticking = -damping * 2.0 * DVec3::X;
+    push_friction(
+        &mut elements,
+        (0, 1),
+        p,
+        DVec3::Z,
+        sticking,
+        (0.0, damping),
+        0,
+        mu,
+    );
+    let applied = vec![Wrench::default(); 2];
+    let (m, s) = (&scene.model, &scene.initial);
+    let mut memory = Memory::default();
+    let cold = end_of_step_forces_with(m, s, 0.01, &applied, &elements, &mut memory);
+    let warm = end_of_step_forces_with(m, s, 0.01, &applied, &elements, &mut memory);
+    assert!(
+        warm.1.iterations < cold.1.iterations,
+        "warm {} passes, cold {}",
+        warm.1.iterations,
+        cold.1.iterations
+    );
+    for (forces, report) in [&cold, &warm] {
+        let t = forces[1].hypot(forces[2]);
+        assert!(
+            (t - mu * forces[0]).abs() <= 2.0 * SLIDING_TOLERANCE * mu * forces[0],
+            "{t} vs {}",
+            mu * forces[0]
+        );
+        assert!(!report.unsettled && report.residual <= 1e-12, "{report:?}");
     }
 }

@@ -219,7 +219,7 @@ struct ImpulseStep<'a> {
     /// The model's force elements of a substep (`implicit-euler`).
     elements: Vec<ForceElement>,
     /// `implicit-euler`'s symbolic factorizations, kept between substeps and steps.
-    patterns: super::implicit::Patterns,
+    implicit_memory: super::implicit::Memory,
     trial: State,
     /// The step's contact impulses (`contact::impulses`).
     log: &'a mut ContactImpulses,
@@ -288,7 +288,7 @@ impl ImpulseStep<'_> {
         let mut stats = evaluated.map_err(|e| self.fail(e))?;
         let log = &mut *self.log;
         if implicit {
-            let wrenches = (&mut self.wrenches[..], &self.elements[..], &mut self.patterns);
+            let wrenches = (&mut self.wrenches[..], &self.elements[..], &mut self.implicit_memory);
             let solve = element_forces(model, state, h, wrenches, log, &mut self.times);
             stats.solve = solve.or(stats.solve);
         }
@@ -425,7 +425,7 @@ pub(super) fn advance(
         first_stats: None,
         wrenches: std::mem::take(&mut ws.wrenches),
         elements: std::mem::take(&mut ws.elements),
-        patterns: std::mem::take(&mut ws.patterns),
+        implicit_memory: std::mem::take(&mut ws.implicit_memory),
         trial: std::mem::take(&mut ws.stage),
         log,
     };
@@ -437,7 +437,7 @@ pub(super) fn advance(
     };
     ws.wrenches = std::mem::take(&mut step.wrenches);
     ws.elements = std::mem::take(&mut step.elements);
-    ws.patterns = std::mem::take(&mut step.patterns);
+    ws.implicit_memory = std::mem::take(&mut step.implicit_memory);
     ws.stage = std::mem::take(&mut step.trial);
     result?;
     state.time = match clock {

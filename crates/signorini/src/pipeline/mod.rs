@@ -180,7 +180,7 @@ pub struct Workspace {
     /// Body pairs deeper than v_max h at the start of the step (`projection::recovering_pairs`).
     recovering: Vec<(usize, usize)>,
     /// `implicit-euler`'s symbolic factorizations of the last step's islands.
-    patterns: implicit::Patterns,
+    implicit_memory: implicit::Memory,
 }
 
 impl Workspace {
@@ -446,7 +446,7 @@ fn advance_force(
     )
     .map_err(&fail)?;
     if integrator == Integrator::ImplicitEuler {
-        let wrenches = (&mut wrenches[..], &elements[..], &mut ws.patterns);
+        let wrenches = (&mut wrenches[..], &elements[..], &mut ws.implicit_memory);
         let solve = element_forces(model, state, h, wrenches, log, &mut times);
         model_stats.solve = solve.or(model_stats.solve);
     }
@@ -544,13 +544,13 @@ pub(crate) fn element_forces(
     model: &Model,
     state: &State,
     h: f64,
-    (wrenches, elements, patterns): (&mut [Wrench], &[ForceElement], &mut implicit::Patterns),
+    (wrenches, elements, memory): (&mut [Wrench], &[ForceElement], &mut implicit::Memory),
     log: &mut ContactImpulses,
     times: &mut StageTimes,
 ) -> Option<SolveReport> {
     let t0 = Instant::now();
     let (forces, implicit) =
-        implicit::end_of_step_forces_with(model, state, h, wrenches, elements, patterns);
+        implicit::end_of_step_forces_with(model, state, h, wrenches, elements, memory);
     add_element_forces(state, elements, &forces, wrenches);
     record_element_forces(elements, &forces, log);
     let seconds = t0.elapsed().as_secs_f64();
