@@ -123,13 +123,14 @@ pub fn intersect(a: &Polytope, pose_a: &Pose, b: &Polytope, pose_b: &Pose) -> Op
         return None;
     }
 
-    let mut clipper = Clipper::from_polytope(a, a_vertices);
-    for (i, (n, d)) in b_planes.iter().enumerate() {
-        if let ClipOutcome::Empty = clipper.clip(*n, *d, FaceOrigin::B(i as u32), tolerance) {
-            return None;
+    with_clipper(a, &a_vertices, |clipper| {
+        for (i, (n, d)) in b_planes.iter().enumerate() {
+            if let ClipOutcome::Empty = clipper.clip(*n, *d, FaceOrigin::B(i as u32), tolerance) {
+                return None;
+            }
         }
-    }
-    frame.finish(&clipper.mesh, tolerance)
+        frame.finish(&clipper.mesh, tolerance)
+    })
 }
 
 /// The intersection of a convex polytope placed by `pose_a` with the half-space
@@ -156,11 +157,12 @@ pub fn intersect_half_space(
         + 64.0 * f64::EPSILON * (a.radius + pose_a.translation.length() + d_w.abs())
         + 2.0 * planarity_defect(a);
     let a_vertices: Vec<DVec3> = a.vertices.iter().map(|v| *v - a.centroid).collect();
-    let mut clipper = Clipper::from_polytope(a, a_vertices);
-    match clipper.clip(n, d, FaceOrigin::HalfSpace, tolerance) {
-        ClipOutcome::Empty => None,
-        _ => frame.finish(&clipper.mesh, tolerance),
-    }
+    with_clipper(a, &a_vertices, |clipper| {
+        match clipper.clip(n, d, FaceOrigin::HalfSpace, tolerance) {
+            ClipOutcome::Empty => None,
+            _ => frame.finish(&clipper.mesh, tolerance),
+        }
+    })
 }
 
 fn pose_is_finite(p: &Pose) -> bool {
@@ -273,7 +275,9 @@ enum ClipOutcome {
     Cut,
 }
 
-/// The mesh being clipped and the scratch buffers of one clip, reused from plane to plane.
+/// The mesh being clipped and the scratch buffers of one clip, reused from plane to plane, and
+/// from one intersection to the next on the same thread ([`with_clipper`]).
+#[derive(Default)]
 struct Clipper {
     mesh: Mesh,
     dist: Vec<f64>,
@@ -291,36 +295,47 @@ struct Clipper {
     verts: Vec<DVec3>,
 }
 
+thread_local! {
+    /// Each thread's clipper: a multi-point step intersects every touching pair of boxes, and
+    /// the clipper's dozen buffers, grown afresh for each, were most of the cost of an
+    /// intersection. Their contents never outlive a call (each starts from `start`), so the
+    /// answer does not depend on what the thread intersected before.
+    static CLIPPER: std::cell::RefCell<Clipper> = std::cell::RefCell::new(Clipper::default());
+}
+
+/// Run `f` with this thread's clipper set to polytope `a` (its vertices `local_vertices`, in its
+/// centred frame); a fresh clipper if the thread's is in use.
+fn with_clipper<R>(a: &Polytope, local_vertices: &[DVec3], f: impl FnOnce(&mut Clipper) -> R) -> R {
+    CLIPPER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut clipper) => {
+            clipper.start(a, local_vertices);
+            f(&mut clipper)
+        }
+        Err(_) => {
+            let mut clipper = Clipper::default();
+            clipper.start(a, local_vertices);
+            f(&mut clipper)
+        }
+    })
+}
+
 impl Clipper {
-    fn from_polytope(a: &Polytope, local_vertices: Vec<DVec3>) -> Clipper {
-        let mut loops = Vec::new();
-        let mut faces = Vec::with_capacity(a.faces.len());
+    /// Make the mesh polytope `a` with vertices `local_vertices` (its centred frame).
+    fn start(&mut self, a: &Polytope, local_vertices: &[DVec3]) {
+        let mesh = &mut self.mesh;
+        mesh.verts.clear();
+        mesh.verts.extend_from_slice(local_vertices);
+        mesh.loops.clear();
+        mesh.faces.clear();
         for (i, f) in a.faces.iter().enumerate() {
-            faces.push(MeshFace {
-                start: loops.len() as u32,
+            mesh.faces.push(MeshFace {
+                start: mesh.loops.len() as u32,
                 len: f.vertices.len() as u32,
                 normal: f.normal,
                 offset: f.offset - f.normal.dot(a.centroid),
                 origin: FaceOrigin::A(i as u32),
             });
-            loops.extend_from_slice(&f.vertices);
-        }
-        Clipper {
-            mesh: Mesh {
-                verts: local_vertices,
-                loops,
-                faces,
-            },
-            dist: Vec::new(),
-            side: Vec::new(),
-            loops: Vec::new(),
-            faces: Vec::new(),
-            cuts: Vec::new(),
-            on_plane: Vec::new(),
-            cap: Vec::new(),
-            used: Vec::new(),
-            remap: Vec::new(),
-            verts: Vec::new(),
+            mesh.loops.extend_from_slice(&f.vertices);
         }
     }
 
