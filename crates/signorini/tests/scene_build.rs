@@ -129,9 +129,11 @@ fn spawned_bodies_never_start_overlapping() {
     }
 }
 
-/// A spawn whose cells cannot hold its bodies apart is refused at load time, at its `spacing`.
+/// A spawn whose cells cannot hold its bodies apart is refused at load time, at its `spacing`;
+/// one that puts a body inside a body of the scene, at its `origin`; one whose random offsets do
+/// either, at its `jitter`.
 #[test]
-fn a_spawn_without_room_is_refused_at_its_spacing() {
+fn a_spawn_without_room_is_refused_at_the_key_that_placed_it() {
     let tight = |random: bool| {
         format!(
             r#"
@@ -155,5 +157,41 @@ shapes = [{{ type = "box", size = [0.8, 0.8, 0.8] }}]
         assert_eq!((e.line, e.key.as_str()), (line, "spawn[0].spacing"), "{e}");
         assert!(e.message.contains("`part_1` overlaps `part_0`"), "{e}");
         assert!(e.hint.contains("widen `spacing`"), "{e}");
+    }
+}
+
+#[test]
+fn a_spawn_into_a_scene_body_is_refused_at_its_origin_or_jitter() {
+    for (jitter, key) in [(0.0, "origin"), (0.01, "jitter")] {
+        let text = format!(
+            r#"
+[[body]]
+name = "block"
+fixed = true
+shape = {{ type = "box", size = [1.0, 1.0, 1.0] }}
+
+[[spawn]]
+name = "part"
+count = 1
+seed = 4
+lattice = [1, 1, 1]
+spacing = [1.0, 1.0, 1.0]
+origin = [0.0, 0.0, 0.2]
+jitter = {jitter}
+mass = 1.0
+shapes = [{{ type = "box", size = [0.2, 0.2, 0.2] }}]
+"#
+        );
+        let e = build_scene(parse_scene(&text, "inside.toml").unwrap()).unwrap_err();
+        let line = text[..text.find(&format!("{key} =")).unwrap()]
+            .matches('\n')
+            .count()
+            + 1;
+        assert_eq!(
+            (e.line, e.key.as_str()),
+            (line, format!("spawn[0].{key}").as_str()),
+            "{e}"
+        );
+        assert!(e.message.contains("`part_0` overlaps `block`"), "{e}");
     }
 }

@@ -5,8 +5,8 @@
 use super::desc::{
     self, BodyShapeDesc, ContactDesc, MassDesc, SceneDesc, ShapeDesc, SpawnMassDesc, SpawnShapeDesc,
 };
+use super::overlap::Placed;
 use super::{load_scene, SceneError};
-use crate::collision;
 use crate::contact::{self, ConfigError, ContactModel, ParamInput};
 use crate::dynamics::{Body, BodyState, Material, Model, Piece, ScheduledForce, State};
 use crate::geometry::{Pose, Shape};
@@ -373,6 +373,11 @@ fn spawn(
 ) -> Result<(), SceneError> {
     let mut rng = Rng::new(s.seed);
     let total_weight: f64 = s.weights.iter().sum();
+    let spawned_before = bodies.len()..bodies.len() + s.count as usize;
+    // No spawned body may start inside another (`overlap.rs`): random sizes drawn on a lattice
+    // can put two boxes into each other (8.5 mm for `bin_64.toml` at seed 17), and a run that
+    // starts overlapping measures its model's recovery, not its contacts.
+    let mut placed = Placed::new(s.spacing.min_element(), bodies, states);
     let [nx, ny, _] = s.lattice;
     for i in 0..s.count {
         let cell = DVec3::new(
@@ -461,27 +466,48 @@ fn spawn(
         body.release_time = f64::from(i) * s.release_interval;
         let mut state = initial_state(&body, position, orientation, s.velocity, DVec3::ZERO);
         let mut tries = 1;
-        while let Some((other, depth)) = deepest_overlap(&body, &state, bodies, states) {
+        while let Some((other, depth)) = placed.deepest_overlap(&body, &state, bodies, states) {
             if !s.random_orientation || tries == SPAWN_ORIENTATION_TRIES {
                 let how = if s.random_orientation {
                     format!("in each of {SPAWN_ORIENTATION_TRIES} random orientations drawn")
                 } else {
                     "at its lattice cell".to_string()
                 };
+                // Blame what placed it there: the random offset if there is one, else the
+                // lattice's origin against a body of the scene, else its spacing.
+                let other_spawned = spawned_before.contains(&other);
+                // Cells so far out that their spacing is lost to round-off.
+                let lost = (0..3).any(|k| {
+                    let (o, d) = (s.origin[k], s.spacing[k]);
+                    ((o + d) - o - d).abs() > 1e-2 * d
+                });
+                let (key, hint) = if lost {
+                    ("origin", "bring `origin` nearer the world origin: that far out, `spacing` is lost to round-off")
+                } else if s.jitter > 0.0 {
+                    ("jitter", "lower `jitter` or widen `spacing`")
+                } else if !other_spawned {
+                    (
+                        "origin",
+                        "move `origin` (or narrow the lattice) clear of the scene's bodies",
+                    )
+                } else {
+                    ("spacing", "widen `spacing` or narrow the shapes' sizes")
+                };
                 return Err(SceneError::new(
                     file,
-                    s.key_lines.line_of("spacing", s.line),
-                    &format!("{}.spacing", s.key),
+                    s.key_lines.line_of(key, s.line),
+                    &format!("{}.{key}", s.key),
                     format!(
                         "spawned body `{name}` overlaps `{}` by {depth:.3e} m {how}",
                         bodies[other].name
                     ),
-                    "widen `spacing`, narrow the shapes' sizes or move `origin` clear of the other bodies",
+                    hint,
                 ));
             }
             tries += 1;
             state = initial_state(&body, position, rng.rotation(), s.velocity, DVec3::ZERO);
         }
+        placed.insert(bodies.len(), &body, &state);
         states.push(state);
         bodies.push(body);
     }
@@ -490,54 +516,6 @@ fn spawn(
 
 /// Orientations drawn for a spawned body before an overlap is reported (`random_orientation`).
 pub const SPAWN_ORIENTATION_TRIES: usize = 64;
-
-/// The body of `bodies` that `body`, placed at `state`, overlaps the deepest, and by how much
-/// (m, the narrow phase's deepest negative gap over every pair of pieces); `None` when it overlaps
-/// none. A spawn draws a body's orientation again until this is `None`: spawned sizes drawn at
-/// random on a lattice can put two boxes into each other (8.5 mm for `bin_64.toml` at seed 17),
-/// and a run that starts overlapping measures its model's recovery, not its contacts.
-fn deepest_overlap(
-    body: &Body,
-    state: &BodyState,
-    bodies: &[Body],
-    states: &[BodyState],
-) -> Option<(usize, f64)> {
-    let pose = state.pose();
-    let mut contacts = Vec::new();
-    let mut deepest: Option<(usize, f64)> = None;
-    for (other, (b, st)) in bodies.iter().zip(states).enumerate() {
-        let other_pose = st.pose();
-        for piece in &body.pieces {
-            let piece_pose = pose.mul(&piece.pose);
-            for other_piece in &b.pieces {
-                let other_piece_pose = other_pose.mul(&other_piece.pose);
-                let reach = piece.shape.bounding_radius() + other_piece.shape.bounding_radius();
-                if piece_pose
-                    .translation
-                    .distance(other_piece_pose.translation)
-                    > reach
-                {
-                    continue;
-                }
-                contacts.clear();
-                collision::narrow::pair_contacts(
-                    &piece.shape,
-                    &piece_pose,
-                    &other_piece.shape,
-                    &other_piece_pose,
-                    0.0,
-                    &mut contacts,
-                );
-                for c in &contacts {
-                    if c.gap < 0.0 && deepest.map_or(true, |(_, d)| -c.gap > d) {
-                        deepest = Some((other, -c.gap));
-                    }
-                }
-            }
-        }
-    }
-    deepest
-}
 
 /// The pulses of a `[[random_forces]]` table. Draw order per pulse: magnitude, then the point's
 /// x, y, z.

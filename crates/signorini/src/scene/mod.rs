@@ -8,6 +8,7 @@ mod build;
 mod deformable;
 mod desc;
 mod error;
+mod overlap;
 mod parse;
 mod planar;
 
