@@ -496,7 +496,7 @@ fn spawn(
                 return Err(SceneError::new(
                     file,
                     s.key_lines.line_of(key, s.line),
-                    &format!("{}.{key}", s.key),
+                    format!("{}.{key}", s.key),
                     format!(
                         "spawned body `{name}` overlaps `{}` by {depth:.3e} m {how}",
                         bodies[other].name

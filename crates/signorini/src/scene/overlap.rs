@@ -111,7 +111,7 @@ impl Placed {
                         &mut contacts,
                     );
                     for c in &contacts {
-                        if c.gap < 0.0 && deepest.map_or(true, |(_, d)| -c.gap > d) {
+                        if c.gap < 0.0 && deepest.is_none_or(|(_, d)| -c.gap > d) {
                             deepest = Some((other, -c.gap));
                         }
                     }
