@@ -70,6 +70,8 @@ pub(super) struct Work {
     pub(super) edges: Vec<WorldEdge>,
     /// An edge group's releases before they are pushed.
     pub(super) releases: Vec<Contact>,
+    /// A vertex's gaps to the other polytope's face planes (`vertex_groups`).
+    pub(super) face_gaps: Vec<f64>,
     /// The implied edge groups skipped (`implied`).
     pub(super) skips: Skips,
     /// Build every group, skipping none (a reference for the tests).
@@ -241,6 +243,7 @@ fn generate(
         groups: &mut work.groups,
         spare: &mut work.spare,
         releases: &mut work.releases,
+        face_gaps: &mut work.face_gaps,
         skips: &mut work.skips,
         tol,
     };
@@ -263,6 +266,8 @@ pub(super) struct Local<'s> {
     pub(super) spare: &'s mut Vec<Vec<usize>>,
     /// An edge group's releases before they are pushed.
     pub(super) releases: &'s mut Vec<Contact>,
+    /// A vertex's gaps to the other polytope's face planes (`vertex_groups`).
+    pub(super) face_gaps: &'s mut Vec<f64>,
     pub(super) skips: &'s mut Skips,
     pub(super) tol: Tolerances,
 }
