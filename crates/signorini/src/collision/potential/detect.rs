@@ -3,12 +3,15 @@
 //! groups of A's and of B's vertices (eqs 34, 36 I, 37 I), the edge groups (eqs 35, 36 X, 38 X)
 //! and merge nearly equal contacts and implied groups into the output. Each contact's
 //! representative for the merge is found as it is pushed, and an edge group that a lone vertex
-//! contact implies is not built (`implied`).
+//! contact implies is not built (`implied`). What the search computes from the two placements
+//! alone is kept per pair for its next search at the same placements (`pose`: a PEG step's
+//! passes differ only in the velocities).
 //!
 //! ```text
 //! for each piece pair (A, B):
 //!     place A and B (each kept from an earlier pair or pass at the same pose)
 //!     if |c_A − c_B| − r_A − r_B > σ + reach: skip
+//!     the pair's kept values (`pose`): renewed unless A and B are placed as at its last search
 //!     vertex_groups(A against B's faces); vertex_groups(B against A's faces)
 //!     edge_groups(A's edges against B's), skipping the implied ones
 //!     if a skipped release conflicts: all three again, skipping none
@@ -18,6 +21,7 @@ use super::edge::{edge_groups, WorldEdge};
 use super::implied::Skips;
 use super::merge::{merge_into, representative, MergeBuffers, Tolerances};
 use super::placed::{Motion, PlacedPiece, Side, World};
+use super::pose::PairPose;
 use super::vertex::vertex_groups;
 use super::{Group, PotentialParams, PotentialSet};
 use crate::collision::Contact;
@@ -35,6 +39,12 @@ pub struct Scratch {
     /// The pieces [`detect`] placed, by (body, piece): a piece in several pairs, or searched
     /// again in a later pass at the same pose, is placed once.
     pub(super) pieces: BTreeMap<(usize, usize), PlacedPiece>,
+    /// What each piece pair's search computed from the placements alone, by (body, piece, body,
+    /// piece), for the pair's next search at the same placements (`pose`: the second and later
+    /// passes of a PEG step).
+    pub(super) pair_poses: BTreeMap<(usize, usize, usize, usize), PairPose>,
+    /// [`pair`]'s kept values (its polytopes are placed afresh at each call: never reused).
+    pub(super) pair_pose: PairPose,
     pub(super) work: Work,
 }
 
@@ -153,10 +163,12 @@ pub fn detect(
         placed(bb, pb, q);
         let start = out.contacts.len();
         let (wa, wb) = (&scratch.pieces[&(ba, pa)].world, &scratch.pieces[&(bb, pb)].world);
+        let kept = scratch.pair_poses.entry((ba, pa, bb, pb)).or_default();
         search(
             Side { p, w: wa },
             Side { p: q, w: wb },
             &params(ba, bb),
+            kept,
             &mut scratch.work,
             out,
         );
@@ -185,13 +197,22 @@ pub fn pair(
         Side { p: a, w: &scratch.a },
         Side { p: b, w: &scratch.b },
         params,
+        &mut scratch.pair_pose,
         &mut scratch.work,
         out,
     );
 }
 
-/// [`pair`] for A and B placed.
-fn search(sa: Side, sb: Side, params: &PotentialParams, work: &mut Work, out: &mut PotentialSet) {
+/// [`pair`] for A and B placed, with the values kept from an earlier search of the pair
+/// (`kept`, `pose`).
+fn search(
+    sa: Side,
+    sb: Side,
+    params: &PotentialParams,
+    kept: &mut PairPose,
+    work: &mut Work,
+    out: &mut PotentialSet,
+) {
     let (a, b) = (sa.p, sb.p);
     let (motion_a, motion_b) = (sa.w.motion, sb.w.motion);
     // Bounding spheres: nothing within σ over the horizon.
@@ -207,22 +228,24 @@ fn search(sa: Side, sb: Side, params: &PotentialParams, work: &mut Work, out: &m
         point: params.merge_tolerance * (a.radius + b.radius),
         normal: params.merge_tolerance,
     };
-    generate(sa, sb, params, tol, !work.every_group, work);
+    kept.prepare(sa, sb, params.parallel_sine, params.merge_tolerance);
+    generate(sa, sb, params, tol, (!work.every_group, kept), work);
     if work.skips.conflict {
         work.skips.conflicts += 1;
-        generate(sa, sb, params, tol, false, work);
+        generate(sa, sb, params, tol, (false, kept), work);
     }
     merge_into(work, out);
 }
 
 /// The vertex and edge groups of A and B in `work` (`skip`: leave out the edge groups a lone
-/// vertex contact implies, `implied`).
+/// vertex contact implies, `implied`; `kept`: the pair's values that depend on the placements
+/// alone, `pose`).
 fn generate(
     sa: Side,
     sb: Side,
     params: &PotentialParams,
     tol: Tolerances,
-    skip: bool,
+    (skip, kept): (bool, &mut PairPose),
     work: &mut Work,
 ) {
     work.contacts.clear();
@@ -244,9 +267,10 @@ fn generate(
         skips: &mut work.skips,
         tol,
     };
-    vertex_groups(sa, sb, false, params, &mut local);
-    vertex_groups(sb, sa, true, params, &mut local);
-    edge_groups(sa, sb, params, &mut work.edges, &mut local);
+    let [vertices_a, vertices_b] = &mut kept.vertices;
+    vertex_groups(sa, sb, false, params, vertices_a, &mut local);
+    vertex_groups(sb, sa, true, params, vertices_b, &mut local);
+    edge_groups(sa, sb, params, &mut work.edges, &mut kept.edge_pairs, &mut local);
 }
 
 /// Pair-local output while generating.

@@ -16,9 +16,10 @@
 //! ```
 use super::detect::Local;
 use super::placed::{Motion, Side};
+use super::pose::{EdgePairPoses, Lines};
 use super::releases::releases;
 use super::{Configuration, Group, GroupKey, PotentialParams};
-use crate::collision::narrow::{contact, segment_closest_points};
+use crate::collision::narrow::contact;
 use crate::collision::Contact;
 use crate::geometry::polytope::point_segment_distance;
 use crate::geometry::{Feature, PlacedPolytope, Polytope};
@@ -69,7 +70,7 @@ fn line_crossing(
 
 /// Parameters (s, t) of the closest points a0 + s (a1 − a0), b0 + t (b1 − b0) of the lines
 /// through two segments; None for parallel lines.
-fn line_params(a0: DVec3, a1: DVec3, b0: DVec3, b1: DVec3) -> Option<(f64, f64)> {
+pub(super) fn line_params(a0: DVec3, a1: DVec3, b0: DVec3, b1: DVec3) -> Option<(f64, f64)> {
     let (da, db, r) = (a1 - a0, b1 - b0, a0 - b0);
     let (aa, bb, ee) = (da.dot(da), da.dot(db), db.dot(db));
     let den = aa * ee - bb * bb;
@@ -154,12 +155,14 @@ pub(super) struct EdgeCrossing {
     gap: f64,
 }
 
-/// The edge groups of A's and B's edges (`edges_b`: a buffer for B's world edges within reach).
+/// The edge groups of A's and B's edges (`edges_b`: a buffer for B's world edges within reach;
+/// `kept`: the pair's values that depend on the placements alone, `pose`).
 pub(super) fn edge_groups(
     a: Side,
     b: Side,
     params: &PotentialParams,
     edges_b: &mut Vec<WorldEdge>,
+    kept: &mut EdgePairPoses,
     out: &mut Local,
 ) {
     // How far an edge of A can move relative to B within the horizon, at most.
@@ -186,26 +189,26 @@ pub(super) fn edge_groups(
         if point_segment_distance(b.w.centroid, p0, p1) > b.p.radius + params.distance + reach_a {
             continue;
         }
-        let edge_a = a.w.edges[ea];
+        let edge_a = &a.w.edges[ea];
         for edge_b in edges_b.iter() {
-            if apart.surely(&edge_a, edge_b) {
+            if apart.surely(edge_a, edge_b) {
                 continue;
             }
-            let Some(crossing) = edge_crossing((ma, mb), &edge_a, edge_b, params) else {
+            let Some(crossing) = edge_crossing((ma, mb), edge_a, edge_b, params, kept) else {
                 continue;
             };
-            if spurious_penetration((a, b), (&edge_a, edge_b), &crossing, params) {
+            if spurious_penetration((a, b), (edge_a, edge_b), &crossing, params) {
                 continue;
             }
-            let edge_edge = edge_edge_contact((&edge_a, edge_b), &crossing);
+            let edge_edge = edge_edge_contact((edge_a, edge_b), &crossing);
             let found = out.representative(&edge_edge);
             if let Some(lone) = found.and_then(|r| out.skips.implying(r)) {
-                skip_implied_group((&edge_a, edge_b), crossing, lone, out);
+                skip_implied_group((edge_a, edge_b), crossing, lone, out);
                 continue;
             }
             push_edge_group(
                 (a, b),
-                (&edge_a, edge_b),
+                (edge_a, edge_b),
                 &crossing,
                 (edge_edge, found),
                 out,
@@ -261,35 +264,33 @@ impl SegmentsApart {
 /// parallel edges (|ê_a × ê_b| below `parallel_sine`), for segments farther apart than d = σ +
 /// T |w|, for lines whose closest points lie beyond d of the segments' ends, for pairs not
 /// applicable within ε_θ (eq. 31), and for gaps that stay above σ over the horizon or lie below
-/// −d.
+/// −d. What depends on the placements alone comes from the pair's kept values `kept` (`pose`).
 fn edge_crossing(
     (ma, mb): (Motion, Motion),
     ea: &WorldEdge,
     eb: &WorldEdge,
     params: &PotentialParams,
+    kept: &mut EdgePairPoses,
 ) -> Option<EdgeCrossing> {
     let eps = params.applicability;
-    let (a0, a1, da, la) = (ea.p0, ea.p1, ea.dir, ea.len);
-    let (b0, b1, db, lb) = (eb.p0, eb.p1, eb.dir, eb.len);
-    let cross = da.cross(db);
-    if cross.length() < params.parallel_sine * la * lb {
-        return None;
-    }
+    let (la, lb) = (ea.len, eb.len);
+    let pair = kept.pair(ea, eb, params.parallel_sine);
     // Applicability first: it needs no distances (on stacked boxes two pairs in three that get
     // this far are inapplicable: a side edge against the other box's face edges).
-    let (n, appl) = oriented_normal(cross, ea, eb);
+    let (n, appl) = pair.oriented()?;
     if appl < -eps {
         return None;
     }
-    let (sa, sb) = segment_closest_points(a0, a1, b0, b1);
+    let closest = pair.closest(ea, eb, n);
+    let (sa, sb) = closest.segments;
     // σ plus how far the closest points can approach within the horizon.
     let d = params.distance + params.horizon * (ma.at(sa) - mb.at(sb)).length();
     if sa.distance(sb) > d {
         return None;
     }
     // Closest points of the two lines (s on A's edge, t on B's, in [0, 1] on the
-    // segments).
-    let (s, t) = line_params(a0, a1, b0, b1)?;
+    // segments), ψ = n·(p_b − p_a).
+    let Lines { s, t, pa, pb, gap } = closest.lines?;
     let near_a0 = s * la <= d;
     let near_a1 = (1.0 - s) * la <= d;
     let near_b0 = t * lb <= d;
@@ -297,9 +298,6 @@ fn edge_crossing(
     if s * la < -d || (s - 1.0) * la > d || t * lb < -d || (t - 1.0) * lb > d {
         return None;
     }
-    let pa = a0 + s * da;
-    let pb = b0 + t * db;
-    let gap = n.dot(pb - pa);
     // The gap closes only along n: at ψ̇ = n·(w_B(p_b) − w_A(p_a)) it reaches at least
     // ψ + T min(ψ̇, 0) within the horizon (rotation's second-order motion is in σ).
     // An isotropic reach T |w| would take in every edge pair of two small fast bodies.
@@ -322,7 +320,7 @@ fn edge_crossing(
 
 /// Eq. 31: orient the normal by applicability. With n₀ = (e_a × e_b)/|e_a × e_b|, APPL(n) =
 /// min(−n·t_a1, −n·t_a2, n·t_b1, n·t_b2); the sign giving the larger value is the A → B normal.
-fn oriented_normal(cross: DVec3, ea: &WorldEdge, eb: &WorldEdge) -> (DVec3, f64) {
+pub(super) fn oriented_normal(cross: DVec3, ea: &WorldEdge, eb: &WorldEdge) -> (DVec3, f64) {
     let (ta1, ta2, tb1, tb2) = (ea.t1, ea.t2, eb.t1, eb.t2);
     let n0 = cross.normalize();
     let plus = (-n0.dot(ta1))
@@ -459,6 +457,7 @@ fn skip_implied_group(
 mod tests {
     use super::*;
     use crate::collision::potential::placed::{Motion, World};
+    use crate::collision::potential::pose::PairPose;
     use crate::geometry::{Polytope, Pose};
     use crate::util::rng::Rng;
 
@@ -506,7 +505,10 @@ mod tests {
             for ea in 0..pa.edges.len() {
                 for eb in 0..pb.edges.len() {
                     let (edge_a, edge_b) = (wa.edges[ea], wb.edges[eb]);
-                    let crossing = edge_crossing((ma, mb), &edge_a, &edge_b, &params);
+                    let mut fresh = PairPose::default();
+                    fresh.prepare(a, b, params.parallel_sine, params.merge_tolerance);
+                    let crossing =
+                        edge_crossing((ma, mb), &edge_a, &edge_b, &params, &mut fresh.edge_pairs);
                     if apart.beyond_a(&edge_b) {
                         beyond += 1;
                         assert!(crossing.is_none(), "edge {eb} beyond A's reach but crosses {ea}");

@@ -99,6 +99,9 @@
 //! - `placed`: the two polytopes placed in the world with their [`Motion`] and covered faces
 //!   (the sweep [p, p + T w] of §4.3), and the placements [`detect`] keeps between calls (a
 //!   piece is placed again only when its pose or polytope changes).
+//! - `pose`: what a pair's search computes from the placements alone (face gaps, polygon
+//!   distances, applicabilities, edge pairs' normals and closest points), kept for the pair's
+//!   next search at the same placements (PEG's passes of a step differ only in the velocities).
 //! - `covered`: [`covered_faces`], the faces glued to another piece of the same body.
 //! - `vertex`: vertex groups (eqs 34, 36 I, 37 I) with vertex–face applicability (eq. 30).
 //! - `edge`: edge groups (eq. 35, the X-constraints of eqs 36 and 38) with edge–edge
@@ -116,6 +119,7 @@ mod gaps;
 mod implied;
 mod merge;
 mod placed;
+mod pose;
 mod releases;
 mod set;
 mod vertex;

@@ -41,6 +41,16 @@ pub(super) struct World {
     pub(super) motion: Motion,
     /// Faces covered by another piece of the same body (not boundary).
     pub(super) covered: Vec<bool>,
+    /// A number no other placement has (`pose`: what a pair's search keeps is for the
+    /// placements it was computed at).
+    pub(super) stamp: u64,
+}
+
+/// A stamp no placement had before.
+fn fresh_stamp() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 impl World {
@@ -49,8 +59,9 @@ impl World {
         self.set_motion(p, motion, covered);
     }
 
-    /// Vertices, planes and edges of `p` at `pose`.
+    /// Vertices, planes and edges of `p` at `pose`, with a fresh stamp.
     pub(super) fn place_at(&mut self, p: &Polytope, pose: &Pose) {
+        self.stamp = fresh_stamp();
         self.placed.place(p, pose);
         self.edges.clear();
         let placed = &self.placed;
