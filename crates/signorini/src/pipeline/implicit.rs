@@ -62,8 +62,9 @@
 //! step starts near its answer. Normal elements keep their first-pass rule. Only the path
 //! changes: the modes are still checked pass by pass and the answer meets the same tolerances.
 //! On `bin_64` (5 s, seeds 1, 3, 7, the three force models) the linear solves fell from 635,632
-//! to 493,107 in all (hunt-crossley seed 1: 150,722 → 57,650) and the steps whose solve missed
-//! its tolerance from 6 to 0.
+//! to 500,878 in all (hunt-crossley seed 1: 150,722 → 68,389) and the steps whose solve missed
+//! its tolerance from 6 to 0. The modes of an island whose active set settled are its last
+//! pass's; after the convex solve they are read from its answer.
 //!
 //! What is left is reported: the momentum residual ‖∇E‖ and how far a friction force is outside
 //! μ f_n⁺ (`ImplicitReport`); the pipeline fails the step's solve when either exceeds 1e-8.
@@ -171,27 +172,33 @@ pub fn end_of_step_forces_with(
         elements: elements.len(),
         ..Default::default()
     };
-    let mut last = std::mem::take(&mut memory.by_first_body);
     let keys = element_keys(elements);
-    let last_modes = std::mem::take(&mut memory.modes);
+    // This step's entries go into the spare maps, which then become the last step's (their
+    // allocations kept).
+    memory.next_patterns.clear();
+    memory.next_modes.clear();
     for island in system.islands() {
         let first = island.bodies.first().copied();
         let mut problem = Problem::new(&system, &island);
-        *problem.pattern.borrow_mut() = first.and_then(|b| last.remove(&b));
-        problem.remembered = island
-            .elements
-            .iter()
-            .map(|&i| last_modes.get(&keys[i]).copied())
-            .collect();
+        *problem.pattern.borrow_mut() = first.and_then(|b| memory.patterns.remove(&b));
+        if !memory.modes.is_empty() {
+            problem.remembered = problem
+                .pairs
+                .iter()
+                .map(|p| memory.modes.get(&keys[island.elements[p.first]]).copied())
+                .collect();
+        }
         let final_modes = problem.solve(&mut forces, &mut report);
         for (k, mode) in final_modes {
-            memory.modes.insert(keys[island.elements[k]], mode);
+            memory.next_modes.insert(keys[island.elements[k]], mode);
         }
         report.islands += 1;
         if let (Some(b), Some(kept)) = (first, problem.pattern.into_inner()) {
-            memory.by_first_body.insert(b, kept);
+            memory.next_patterns.insert(b, kept);
         }
     }
+    std::mem::swap(&mut memory.patterns, &mut memory.next_patterns);
+    std::mem::swap(&mut memory.modes, &mut memory.next_modes);
     (forces, report)
 }
 
@@ -206,8 +213,11 @@ pub fn end_of_step_forces_with(
 ///   checked pass by pass as from a cold start.
 #[derive(Clone, Debug, Default)]
 pub struct Memory {
-    by_first_body: FastMap<usize, (Vec<(usize, usize)>, BlockPattern)>,
+    /// By an island's first moving body.
+    patterns: FastMap<usize, (Vec<(usize, usize)>, BlockPattern)>,
     modes: FastMap<(usize, usize, usize), Mode>,
+    next_patterns: FastMap<usize, (Vec<(usize, usize)>, BlockPattern)>,
+    next_modes: FastMap<(usize, usize, usize), Mode>,
 }
 
 impl Memory {
@@ -218,18 +228,20 @@ impl Memory {
     }
 }
 
-/// An element's key across steps: its two bodies and its place among the step's elements on
-/// the same two bodies (a penalty model lists a pair's elements in the same order each step).
+/// An element's key across steps: its two bodies and its place in the run of elements on the
+/// same two bodies (a penalty model lists a pair's elements together, in the same order each
+/// step).
 fn element_keys(elements: &[ForceElement]) -> Vec<(usize, usize, usize)> {
-    let mut seen: FastMap<(usize, usize), usize> = FastMap::default();
-    elements
-        .iter()
-        .map(|e| {
-            let n = seen.entry((e.body_a, e.body_b)).or_insert(0);
-            *n += 1;
-            (e.body_a, e.body_b, *n - 1)
-        })
-        .collect()
+    // A model lists a pair's elements one after another: the place is counted along the run.
+    let mut keys: Vec<(usize, usize, usize)> = Vec::with_capacity(elements.len());
+    for e in elements {
+        let place = match keys.last() {
+            Some(&(a, b, n)) if (a, b) == (e.body_a, e.body_b) => n + 1,
+            _ => 0,
+        };
+        keys.push((e.body_a, e.body_b, place));
+    }
+    keys
 }
 
 /// The moving bodies and element rows of a step.
@@ -446,7 +458,7 @@ struct Problem<'s> {
     /// The last Hessian's off-diagonal block places (island bodies p, q, in the order summed)
     /// and their symbolic factorization.
     pattern: RefCell<Option<(Vec<(usize, usize)>, BlockPattern)>>,
-    /// The last step's final mode of each element (friction pairs' first tangents), if any.
+    /// The last step's final mode of each friction pair (`pairs` order), if any.
     remembered: Vec<Option<Mode>>,
 }
 
@@ -501,7 +513,8 @@ impl<'s> Problem<'s> {
     /// Solve the island (rounds of cone radii, a Newton solve each) and write its forces.
     fn solve(&self, forces: &mut [f64], report: &mut ImplicitReport) -> Vec<(usize, Mode)> {
         let mut nu = self.free.clone();
-        let (passes, mut f) = self.active_set(&mut nu);
+        let (passes, settled_set) = self.active_set(&mut nu);
+        let (mut f, set_modes) = settled_set.unzip();
         let (mut iterations, mut rounds, mut residual) = (passes, 0, 0.0);
         let mut settled = f.is_some();
         if let Some(f) = &f {
@@ -540,7 +553,16 @@ impl<'s> Problem<'s> {
         report.residual = report.residual.max(residual);
         report.unsettled |= !settled;
         report.law_residual = report.law_residual.max(self.cone_excess(&f));
-        let u = self.velocities(&nu);
+        match set_modes {
+            Some(modes) => self.pairs.iter().map(|p| (p.first, modes[p.first])).collect(),
+            None => self.final_modes(&nu, &f),
+        }
+    }
+
+    /// Each pair's mode at the convex solve's answer ν with forces `f`: sliding at the scale
+    /// μ f_n / |w| where its sticking force w leaves the cone, else sticking.
+    fn final_modes(&self, nu: &DVector<f64>, f: &[f64]) -> Vec<(usize, Mode)> {
+        let u = self.velocities(nu);
         self.pairs
             .iter()
             .map(|p| {
@@ -558,11 +580,11 @@ impl<'s> Problem<'s> {
     }
 
     /// The active-set loop (module documentation) from ν_free: at most [`MAX_PASSES`] linear
-    /// solves; its passes, and the forces if the set settled (ν then the answer).
-    fn active_set(&self, nu: &mut DVector<f64>) -> (usize, Option<Vec<f64>>) {
+    /// solves; its passes, and the forces and modes if the set settled (ν then the answer).
+    fn active_set(&self, nu: &mut DVector<f64>) -> (usize, Option<(Vec<f64>, Vec<Mode>)>) {
         let mut modes = self.initial_modes();
-        for p in &self.pairs {
-            if let Some(Some(mode)) = self.remembered.get(p.first) {
+        for (p, remembered) in self.pairs.iter().zip(&self.remembered) {
+            if let Some(mode) = remembered {
                 (modes[p.first], modes[p.second]) = (*mode, *mode);
             }
         }
@@ -587,7 +609,7 @@ impl<'s> Problem<'s> {
                 })
                 .collect();
             if !self.update_modes((&u, &at_state), &f, (&mut modes, &mut history)) {
-                return (pass, Some(f));
+                return (pass, Some((f, modes)));
             }
         }
         (MAX_PASSES, None)
