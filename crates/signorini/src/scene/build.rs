@@ -468,41 +468,8 @@ fn spawn(
         let mut tries = 1;
         while let Some((other, depth)) = placed.deepest_overlap(&body, &state, bodies, states) {
             if !s.random_orientation || tries == SPAWN_ORIENTATION_TRIES {
-                let how = if s.random_orientation {
-                    format!("in each of {SPAWN_ORIENTATION_TRIES} random orientations drawn")
-                } else {
-                    "at its lattice cell".to_string()
-                };
-                // Blame what placed it there: the random offset if there is one, else the
-                // lattice's origin against a body of the scene, else its spacing.
-                let other_spawned = spawned_before.contains(&other);
-                // Cells so far out that their spacing is lost to round-off.
-                let lost = (0..3).any(|k| {
-                    let (o, d) = (s.origin[k], s.spacing[k]);
-                    ((o + d) - o - d).abs() > 1e-2 * d
-                });
-                let (key, hint) = if lost {
-                    ("origin", "bring `origin` nearer the world origin: that far out, `spacing` is lost to round-off")
-                } else if s.jitter > 0.0 {
-                    ("jitter", "lower `jitter` or widen `spacing`")
-                } else if !other_spawned {
-                    (
-                        "origin",
-                        "move `origin` (or narrow the lattice) clear of the scene's bodies",
-                    )
-                } else {
-                    ("spacing", "widen `spacing` or narrow the shapes' sizes")
-                };
-                return Err(SceneError::new(
-                    file,
-                    s.key_lines.line_of(key, s.line),
-                    format!("{}.{key}", s.key),
-                    format!(
-                        "spawned body `{name}` overlaps `{}` by {depth:.3e} m {how}",
-                        bodies[other].name
-                    ),
-                    hint,
-                ));
+                let others = (bodies[other].name.as_str(), spawned_before.contains(&other));
+                return Err(overlap_refusal(file, s, &name, others, depth));
             }
             tries += 1;
             state = initial_state(&body, position, rng.rotation(), s.velocity, DVec3::ZERO);
@@ -516,6 +483,50 @@ fn spawn(
 
 /// Orientations drawn for a spawned body before an overlap is reported (`random_orientation`).
 pub const SPAWN_ORIENTATION_TRIES: usize = 64;
+
+/// The error of spawn `s` whose body `name` overlaps the body `other` (its name, and whether
+/// `s` spawned it) by `depth` (m) wherever it was tried. It blames what placed the body there:
+/// the origin when the cells are so far out that their spacing is lost to round-off, the random
+/// offset if there is one, the lattice's origin against a body of the scene, else its spacing.
+fn overlap_refusal(
+    file: &str,
+    s: &desc::SpawnDesc,
+    name: &str,
+    (other, other_spawned): (&str, bool),
+    depth: f64,
+) -> SceneError {
+    let how = if s.random_orientation {
+        format!("in each of {SPAWN_ORIENTATION_TRIES} random orientations drawn")
+    } else {
+        "at its lattice cell".to_string()
+    };
+    let lost = (0..3).any(|k| {
+        let (o, d) = (s.origin[k], s.spacing[k]);
+        ((o + d) - o - d).abs() > 1e-2 * d
+    });
+    let (key, hint) = if lost {
+        (
+            "origin",
+            "bring `origin` nearer the world origin: that far out, `spacing` is lost to round-off",
+        )
+    } else if s.jitter > 0.0 {
+        ("jitter", "lower `jitter` or widen `spacing`")
+    } else if !other_spawned {
+        (
+            "origin",
+            "move `origin` (or narrow the lattice) clear of the scene's bodies",
+        )
+    } else {
+        ("spacing", "widen `spacing` or narrow the shapes' sizes")
+    };
+    SceneError::new(
+        file,
+        s.key_lines.line_of(key, s.line),
+        format!("{}.{key}", s.key),
+        format!("spawned body `{name}` overlaps `{other}` by {depth:.3e} m {how}"),
+        hint,
+    )
+}
 
 /// The pulses of a `[[random_forces]]` table. Draw order per pulse: magnitude, then the point's
 /// x, y, z.
