@@ -1112,7 +1112,7 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
 // 8. `experiment`
 // ---------------------------------------------------------------------------------------------
 
-const EXPERIMENTS: [&str; 20] = [
+const EXPERIMENTS: [&str; 21] = [
     "activation",
     "ramp",
     "box-stack",
@@ -1132,6 +1132,7 @@ const EXPERIMENTS: [&str; 20] = [
     "robustness",
     "pose-statistics",
     "mobile-robot",
+    "humanoid",
     "deformable",
 ];
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
@@ -3345,6 +3346,42 @@ fn experiment_triangle_drop_quick_converges() {
     assert!(err[0] < err[1] && err[2] < err[3], "{err:?}");
     assert!(csv.f64s("max_overlap").iter().all(|o| *o < 1e-12));
     assert_png(&out.join("triangle_drop.png"));
+}
+
+#[test]
+fn experiment_humanoid_quick_runs_under_both_models() {
+    let tmp = TempDir::new("exp-humanoid");
+    let out = tmp.join("out");
+    let o = signorini(
+        tmp.path(),
+        &[
+            "experiment",
+            "humanoid",
+            "--quick",
+            "--examples",
+            EXAMPLES_DIR,
+            "--out",
+            s(&out),
+        ],
+    );
+    o.expect_code(0, "experiment humanoid --quick");
+    assert!(o.stdout.contains("the paper's 6.98"), "{}", o.stdout);
+    let csv = Csv::read(&out.join("humanoid.csv"));
+    csv.assert_well_formed("humanoid.csv", &["model", "worst_joint", "failure"]);
+    let model = csv.col("model");
+    let models: Vec<&str> = csv.rows.iter().map(|r| r[model].as_str()).collect();
+    assert_eq!(models, ["penalty", "stewart-trinkle"]);
+    // 250 steps of 1 ms, the wheels' target still ramping (rim bound r ∫ ω* dt = 0.03125 m at
+    // 0.25 s): the robot stays upright (0.05 rad: a caster 2 cm up), does not sink, keeps its
+    // servos within 0.1 rad of their targets and cannot outrun its wheels.
+    for (i, row) in csv.rows.iter().enumerate() {
+        assert_eq!(csv.f64s("steps")[i], 250.0, "{row:?}");
+        assert!(csv.f64s("distance")[i].abs() < 0.03125, "{row:?}");
+        assert!(csv.f64s("final_height")[i] > -0.01, "{row:?}");
+        assert!(csv.f64s("max_tilt")[i] < 0.05, "{row:?}");
+        assert!(csv.f64s("tracking_max")[i] < 0.1, "{row:?}");
+        assert_eq!(row[csv.col("failure")], "", "{row:?}");
+    }
 }
 
 #[test]

@@ -2,12 +2,11 @@
 //! (`signorini::experiments::mobile_robot`, docs/multibody.md "Contact"), 2,500 steps under
 //! penalty contact and under Stewart–Trinkle on the tree, timed beside the paper's table.
 use super::Context;
-use crate::{input_error, Failure};
+use crate::Failure;
 use anyhow::anyhow;
 use signorini::experiments::mobile_robot::{
     run, Model, RobotRun, PAPER_LCP, PAPER_PENALTY, STEPS, TIME_STEP,
 };
-use signorini::multibody::urdf::{self, UrdfOptions};
 
 /// The robot file, under the examples directory.
 const ROBOT: &str = "robots/diff_drive.urdf";
@@ -19,19 +18,7 @@ const MODELS: [(Model, &str); 2] = [
 ];
 
 pub(super) fn mobile_robot(cx: &mut Context) -> Result<(), Failure> {
-    let path = cx.examples.join(ROBOT);
-    if !path.is_file() {
-        return Err(input_error(anyhow!(
-            "robot {} not found: run from the repository root (which holds examples/) or pass --examples DIR",
-            path.display()
-        )));
-    }
-    // Ten contact points per wheel, as the paper's robot: each wheel a 10-sided prism.
-    let options = UrdfOptions {
-        cylinder_segments: 10,
-        ..Default::default()
-    };
-    let robot = urdf::load(&path, &options).map_err(input_error)?;
+    let robot = cx.robot(ROBOT)?;
     let steps = if cx.quick { STEPS / 10 } else { STEPS };
     cx.start(MODELS.len());
     let mut runs: Vec<(&str, RobotRun)> = Vec::new();

@@ -3,6 +3,7 @@
 //! experiments, their sources and their files are described in `docs/experiments.md`.
 mod complementarity;
 mod deformable;
+mod humanoid;
 mod impulse;
 mod mobile_robot;
 mod peg;
@@ -17,6 +18,7 @@ use crate::progress::Progress;
 use crate::{input_error, Failure};
 use anyhow::anyhow;
 pub use pose::PoseOptions;
+use signorini::multibody::urdf::{self, UrdfOptions, UrdfRobot};
 use signorini::scene::{self, Scene};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -29,7 +31,7 @@ struct Experiment {
     run: fn(&mut Context) -> Result<(), Failure>,
 }
 
-const EXPERIMENTS: [Experiment; 20] = [
+const EXPERIMENTS: [Experiment; 21] = [
     Experiment {
         name: "activation",
         summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
@@ -124,6 +126,11 @@ const EXPERIMENTS: [Experiment; 20] = [
         name: "mobile-robot",
         summary: "a differential-drive robot (URDF, ten contact points a wheel) driving on a plane for 2,500 steps under penalty and stewart-trinkle contact on the tree: steps/s and their ratio beside the paper's (Drumwright 2008 §IV)",
         run: mobile_robot::mobile_robot,
+    },
+    Experiment {
+        name: "humanoid",
+        summary: "a 26-DOF humanoid on a differential-drive base (URDF) driving and moving its arms for 2,500 steps under penalty and stewart-trinkle contact on the tree: steps/s and their ratio beside the paper's (Drumwright 2008 §IV)",
+        run: humanoid::humanoid,
     },
     Experiment {
         name: "deformable",
@@ -246,6 +253,24 @@ impl Context {
             scene.contact_model(*m).map_err(input_error)?;
         }
         Ok(scene)
+    }
+
+    /// Load the robot `<examples>/<file>` with each `<cylinder>` a 10-sided prism (Drumwright's
+    /// "the number of contact points per wheel is limited to ten"). A missing or bad file is bad
+    /// input.
+    pub(super) fn robot(&self, file: &str) -> Result<UrdfRobot, Failure> {
+        let path = self.examples.join(file);
+        if !path.is_file() {
+            return Err(input_error(anyhow!(
+                "robot {} not found: run from the repository root (which holds examples/) or pass --examples DIR",
+                path.display()
+            )));
+        }
+        let options = UrdfOptions {
+            cylinder_segments: 10,
+            ..Default::default()
+        };
+        urdf::load(&path, &options).map_err(input_error)
     }
 
     /// Progress over `runs` runs: a bar when stdout is a terminal (drawn on stderr), else a

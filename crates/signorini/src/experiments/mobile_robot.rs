@@ -9,14 +9,13 @@
 //! caster frictionless (it stands for a free-turning caster), the wheels μ = 0.8. Each wheel
 //! joint is driven by a velocity servo (`PdActuator`, kp = 0, kd = `WHEEL_KD`) towards
 //! `WHEEL_SPEED`, so the robot drives along +x.
+use super::tree_drive::drive;
+pub use super::tree_drive::Model;
 use crate::contact::tree::ground::shapes_of;
-use crate::contact::tree::{
-    Ground, LinkShape, TreeLcp, TreeLcpParams, TreePenalty, TreePenaltyParams, TreeStepStats,
-};
+use crate::contact::tree::LinkShape;
 use crate::geometry::Shape;
 use crate::multibody::urdf::UrdfRobot;
 use crate::multibody::{Controls, PdActuator, Tree, Workspace};
-use std::time::Instant;
 
 /// Steps of the paper's runs.
 pub const STEPS: usize = 2500;
@@ -31,13 +30,6 @@ pub const WHEEL_FRICTION: f64 = 0.8;
 /// The paper's figures (steps/s): LCP, penalty.
 pub const PAPER_LCP: f64 = 32.6;
 pub const PAPER_PENALTY: f64 = 80.6;
-
-/// Which contact model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Model {
-    Penalty,
-    StewartTrinkle,
-}
 
 /// One run's figures.
 #[derive(Clone, Debug, PartialEq)]
@@ -92,64 +84,25 @@ pub fn controls(tree: &Tree) -> Controls {
 /// Run `steps` steps of the robot (imported with 10-sided wheels) under `model`.
 pub fn run(robot: &UrdfRobot, model: Model, steps: usize) -> RobotRun {
     let tree = &robot.tree;
-    let shapes = shapes(robot);
-    let controls = controls(tree);
+    let servos = controls(tree);
+    let start = (tree.neutral_q(), vec![0.0; tree.nv()]);
+    let d = drive(tree, &shapes(robot), start, model, (steps, TIME_STEP), |step, _, _, c| {
+        if step == 0 {
+            c.clone_from(&servos);
+        }
+    });
     let mut ws = Workspace::new(tree);
-    let (mut q, mut v) = (tree.neutral_q(), vec![0.0; tree.nv()]);
-    let ground = Ground { height: 0.0 };
-    let mut penalty = TreePenalty::new(
-        TreePenaltyParams {
-            ground,
-            ..Default::default()
-        },
-        tree,
-        TIME_STEP,
-    )
-    .expect("default penalty parameters are valid");
-    let mut lcp = TreeLcp::new(TreeLcpParams {
-        ground,
-        ..Default::default()
-    })
-    .expect("default LCP parameters are valid");
-    let (mut done, mut failure, mut deepest, mut contacts) = (0, None, 0.0f64, 0usize);
-    let start = Instant::now();
-    for _ in 0..steps {
-        let r: Result<TreeStepStats, String> = match model {
-            Model::Penalty => penalty
-                .step(tree, &mut ws, &shapes, (&mut q, &mut v), &controls, TIME_STEP)
-                .map_err(|e| e.to_string()),
-            Model::StewartTrinkle => lcp
-                .step(tree, &mut ws, &shapes, (&mut q, &mut v), &controls, TIME_STEP)
-                .map_err(|e| e.to_string()),
-        };
-        match r {
-            Ok(s) => {
-                deepest = deepest.max(s.max_penetration);
-                contacts += s.contacts;
-                done += 1;
-            }
-            Err(e) => {
-                failure = Some(format!("step {}: {e}", done + 1));
-                break;
-            }
-        }
-        if !q.iter().chain(&v).all(|x| x.is_finite()) {
-            failure = Some(format!("step {done}: the state is not finite"));
-            break;
-        }
-    }
-    let wall = start.elapsed().as_secs_f64();
     RobotRun {
-        steps: done,
-        wall_seconds: wall,
-        steps_per_second: done as f64 / wall.max(1e-12),
-        distance: q[0],
-        final_height: q[2],
-        max_penetration: deepest,
-        mean_contacts: contacts as f64 / done.max(1) as f64,
-        final_speed: final_speed(tree, &mut ws, &q, &v),
-        wheel_rate: v[6..].iter().sum::<f64>() / (v.len() - 6).max(1) as f64,
-        failure,
+        steps: d.steps,
+        wall_seconds: d.wall_seconds,
+        steps_per_second: d.steps_per_second,
+        distance: d.q[0],
+        final_height: d.q[2],
+        max_penetration: d.max_penetration,
+        mean_contacts: d.mean_contacts,
+        final_speed: final_speed(tree, &mut ws, &d.q, &d.v),
+        wheel_rate: d.v[6..].iter().sum::<f64>() / (d.v.len() - 6).max(1) as f64,
+        failure: d.failure,
     }
 }
 

@@ -5,6 +5,7 @@
 //! contact model on its defaults against the targets.
 pub mod complementarity;
 pub mod deformable;
+pub mod humanoid;
 pub mod impulse;
 pub mod mobile_robot;
 pub mod peg;
@@ -13,6 +14,7 @@ pub mod planar_peg;
 pub mod penalty;
 pub mod pose;
 pub mod robustness;
+pub mod tree_drive;
 
 use crate::dynamics::State;
 use crate::pipeline::StepReport;
