@@ -4,9 +4,11 @@
 Two robots of examples/robots/, each driven for 2,500 steps of h = 1e-3 s on the ground z = 0:
   mobile-robot  diff_drive.urdf (8 dofs): both wheels velocity servos τ = 2 (5 − q̇) N m.
   humanoid      humanoid.urdf (26 dofs): wheels τ = 5 (ω*(t) − q̇), ω* ramping 0 → 5 rad/s over
-                0.5 s; 18 upper-body joints PD servos τ = kp (q* − q) + kd (q̇* − q̇) + C_j(q, q̇)
-                (C: gravity + Coriolis bias forces), kp = ω² I_jj, kd = 2 ζ ω I_jj, ω = 25 rad/s,
-                ζ = 1, I the joint-space inertia at the initial pose (the targets at t = 0).
+                0.5 s; 18 upper-body joints computed-torque servos τ = kp (q* − q) + kd (q̇* − q̇)
+                + RNEA(q, q̇, a*)_j (the inverse dynamics at the targets' accelerations a*, zero
+                for the base and the wheels), kp = ω² I_jj, kd = 2 ζ ω I_jj, ω = 25 rad/s, ζ = 1,
+                I the joint-space inertia at the initial pose; the joints start on their targets
+                (q = q*(0), q̇ = q̇*(0)), the base at rest.
 signorini's figures come from `signorini experiment ROBOT --out TMP` (its CSV: steps/s of the
 "penalty" and "stewart-trinkle" contact models, the base's travel and height). signorini's
 wheels are 10-sided prisms (ten contact points a wheel, as Drumwright 2008); MuJoCo gets the
@@ -20,16 +22,17 @@ with the floor only, timestep 1e-3, no effort limits (the URDF's <limit effort> 
 actuator forces, signorini does not enforce it) and otherwise MuJoCo's defaults: Newton solver,
 pyramidal cone, Euler integrator, soft contacts (solref 0.02 1). Wheels are <velocity>
 actuators; the 18 servos <position> actuators with kv, force kp (ctrl − q) − kd q̇ with
-ctrl = q* + (kd / kp) q̇* (so the same law as signorini's), precomputed for every step before timing. The bias feed-forward is
-state-dependent, so the timed humanoid loop is mj_step1; ctrl row copy; qfrc_applied[18 dofs] =
-qfrc_bias[18 dofs] (a slice copy); mj_step2 (the mobile robot's loop is a bare mj_step). The
-"MuJoCo no-Py" column removes all per-step Python: mujoco.rollout steps the same precomputed ctrl
-in C (no bias feed-forward there, the only difference in the dynamics).
+ctrl = q* + (kd / kp) q̇* (so the same law as signorini's), precomputed for every step before timing. The inverse-dynamics
+feed-forward is state-dependent, so the timed humanoid loop is mj_step1; ctrl row copy; qacc row
+copy; mj_rne; qfrc_applied[18 dofs] = its 18 entries (slice copies); mj_step2 (the mobile
+robot's loop is a bare mj_step). The "without per-step Python" column removes all per-step
+Python: mujoco.rollout steps the same precomputed ctrl in C (no feed-forward there, the only
+difference in the dynamics; it also skips the RNEA that signorini's controller does per step).
 
 Sanity columns: the root's travel along x and final height. The cylinders roll further than
-signorini's prisms (mobile robot 1.21 m vs 1.15 m); MuJoCo given 10-sided prism meshes instead
-travels 1.11 m: the gap is the wheel shape (a prism's rolling radius is 1.6 % smaller and it
-loses energy at each edge), not the contact solver.
+signorini's prisms (mobile robot 1.21 m vs 1.15 m, humanoid 1.10 m vs 0.93-0.97 m); MuJoCo given
+10-sided prism meshes instead travels 1.11 m and 0.95 m: the gap is the wheel shape (a prism's
+rolling radius is 1.6 % smaller and it loses energy at each edge), not the contact solver.
 
 Engines alternate `--repeats` times; the table gives medians and ratio = signorini / MuJoCo
 steps/s (> 1: signorini faster). The machine is shared and noisy: only same-run ratios count.
@@ -96,11 +99,14 @@ def build(robot):
     dofs = np.array([model.jnt_dofadr[model.joint(s).id] for s in servos], dtype=int)
     t = np.arange(STEPS) * H
     ctrl, qstar = np.empty((STEPS, model.nu)), np.empty((STEPS, len(servos)))
+    acc, qdot0 = np.zeros((STEPS, model.nv)), np.zeros(len(servos))
     ctrl[:, :len(wheels)] = (WHEEL_SPEED * np.minimum(t / ramp, 1.0) if ramp else np.full(STEPS, WHEEL_SPEED))[:, None]
     for k, s in enumerate(servos):
         off, amp, f = MOTIONS[s]
         w = 2 * np.pi * f
         qstar[:, k] = off + amp * np.sin(w * t)
+        acc[:, dofs[k]] = -amp * w * w * np.sin(w * t)
+        qdot0[k] = amp * w
         ctrl[:, len(wheels) + k] = qstar[:, k] + 2 * ZETA / OMEGA * amp * w * np.cos(w * t)
     data.qpos[qadr] = qstar[0]
     mujoco.mj_forward(model, data)
@@ -112,7 +118,8 @@ def build(robot):
         model.actuator_gainprm[a, 0], model.actuator_biasprm[a, 1:3] = kp, (-kp, -kd)
     mujoco.mj_resetData(model, data)
     data.qpos[qadr] = qstar[0]
-    return model, data, ctrl, (servos, dofs, qadr, qstar)
+    data.qvel[dofs] = qdot0
+    return model, data, ctrl, acc, (servos, dofs, qadr, qstar)
 
 
 def tilt(quat):
@@ -120,20 +127,28 @@ def tilt(quat):
     return float(np.arccos(np.clip(1 - 2 * (x * x + y * y) / (quat @ quat), -1, 1)))
 
 
-def mujoco_run(model, data0, ctrl, dofs):
-    """Steps/s of the timed Python loop, and the base's travel, height (m), tilt (rad) after it."""
+def fresh(model, data0):
     data = mujoco.MjData(model)
-    data.qpos[:] = data0.qpos
+    data.qpos[:], data.qvel[:] = data0.qpos, data0.qvel
+    return data
+
+
+def mujoco_run(model, data0, ctrl, acc, dofs):
+    """Steps/s of the timed Python loop; the base's x, y, height (m) and tilt (rad) after it."""
+    data = fresh(model, data0)
     if len(dofs):
         # The arrays' views fetched once (each data.ctrl access builds a new one: ~0.7 µs);
         # the servoed dofs as a slice when contiguous (they are: 8..25).
-        c, applied, bias = data.ctrl, data.qfrc_applied, data.qfrc_bias
+        c, applied, qacc = data.ctrl, data.qfrc_applied, data.qacc
+        tau = np.zeros(model.nv)
         idx = slice(dofs[0], dofs[-1] + 1) if (np.diff(dofs) == 1).all() else dofs
         t0 = time.perf_counter()
-        for row in ctrl:
+        for row, a in zip(ctrl, acc):
             mujoco.mj_step1(model, data)
             c[:] = row
-            applied[idx] = bias[idx]
+            qacc[:] = a
+            mujoco.mj_rne(model, data, 1, tau)
+            applied[idx] = tau[idx]
             mujoco.mj_step2(model, data)
     else:  # constant controls: set once
         data.ctrl[:] = ctrl[0]
@@ -141,20 +156,22 @@ def mujoco_run(model, data0, ctrl, dofs):
         for _ in range(len(ctrl)):
             mujoco.mj_step(model, data)
     seconds = time.perf_counter() - t0
-    return len(ctrl) / seconds, data.qpos[0], data.qpos[2], tilt(data.qpos[3:7])
+    return len(ctrl) / seconds, data.qpos[0], data.qpos[1], data.qpos[2], tilt(data.qpos[3:7])
 
 
-def mujoco_tracking(model, data0, ctrl, servos, dofs, qadr, qstar):
+def mujoco_tracking(model, data0, ctrl, acc, servos, dofs, qadr, qstar):
     """Untimed rerun of the timed loop: the servos' |q − q*| at each step's start, RMS and largest
     (rad), and the joint of the largest (as signorini's CSV columns tracking_rms, tracking_max)."""
-    data = mujoco.MjData(model)
-    data.qpos[:] = data0.qpos
+    data = fresh(model, data0)
     err = np.empty_like(qstar)
+    tau = np.zeros(model.nv)
     for i, row in enumerate(ctrl):
         err[i] = data.qpos[qadr] - qstar[i]
         mujoco.mj_step1(model, data)
         data.ctrl[:] = row
-        data.qfrc_applied[dofs] = data.qfrc_bias[dofs]
+        data.qacc[:] = acc[i]
+        mujoco.mj_rne(model, data, 1, tau)
+        data.qfrc_applied[dofs] = tau[dofs]
         mujoco.mj_step2(model, data)
     worst = np.abs(err).max(axis=0)
     return float(np.sqrt((err ** 2).mean())), float(worst.max()), servos[int(worst.argmax())]
@@ -162,8 +179,7 @@ def mujoco_tracking(model, data0, ctrl, servos, dofs, qadr, qstar):
 
 def mujoco_rollout(model, data0, ctrl):
     """Steps/s of mujoco.rollout (no per-step Python), and the base's travel and height."""
-    data = mujoco.MjData(model)
-    data.qpos[:] = data0.qpos
+    data = fresh(model, data0)
     mujoco.mj_forward(model, data)
     spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
     state0 = np.empty(mujoco.mj_stateSize(model, spec))
@@ -201,7 +217,7 @@ def main():
     print(f"MuJoCo {mujoco.__version__}; {STEPS} steps of h = {H} s; {args.repeats} alternating repeats, medians")
     results, lines = [], []
     for robot in args.robot or list(ROBOTS):
-        model, data0, ctrl, (servos, dofs, qadr, qstar) = build(robot)
+        model, data0, ctrl, acc, (servos, dofs, qadr, qstar) = build(robot)
         opt = model.opt
         print(f"{robot}: MuJoCo nq {model.nq}, nv {model.nv}, bodies {model.nbody - 1}, geoms {model.ngeom - 1} + floor, "
               f"actuators {model.nu}; solver {mujoco.mjtSolver(opt.solver).name}, cone {mujoco.mjtCone(opt.cone).name}, "
@@ -212,20 +228,24 @@ def main():
                 rows = signorini_run(exe, robot, tmp)
                 for name, r in rows.items():
                     ours.setdefault(name, []).append(r)
-                sps, travel, height, tilt_end = mujoco_run(model, data0, ctrl, dofs)
+                sps, travel, lateral, height, tilt_end = mujoco_run(model, data0, ctrl, acc, dofs)
                 theirs.append(sps)
                 bsps, btravel, bheight = mujoco_rollout(model, data0, ctrl)
                 bare.append(bsps)
         b, c = statistics.median(theirs), statistics.median(bare)
-        work = "mj_step1, ctrl row copy, qfrc_applied[18] = qfrc_bias[18], mj_step2" if len(dofs) else "mj_step only"
-        lines.append(f"{robot}: MuJoCo per-step Python: {work}; MuJoCo final tilt {tilt_end:.3f} rad; "
+        work = "mj_step1, ctrl and qacc row copies, mj_rne, qfrc_applied[18] = its 18 entries, mj_step2" if len(dofs) else "mj_step only"
+        lateral_ours = ", ".join(f"{n} {float(r[-1]['lateral']):.3f} m" for n, r in ours.items() if "lateral" in r[-1])
+        lines.append(f"{robot}: MuJoCo per-step Python: {work}; MuJoCo final y {lateral:.3f} m"
+                     f"{' (signorini ' + lateral_ours + ')' if lateral_ours else ''}, tilt {tilt_end:.3f} rad; "
                      f"rollout (no feed-forward) travel {btravel:.4f} m, height {bheight * 1e3:.2f} mm")
+        track = {}
         if servos:
-            rms, worst, joint = mujoco_tracking(model, data0, ctrl, servos, dofs, qadr, qstar)
+            rms, worst, joint = mujoco_tracking(model, data0, ctrl, acc, servos, dofs, qadr, qstar)
             theirs_track = "; ".join(f"{n} rms {float(r[-1]['tracking_rms']):.2e} max {float(r[-1]['tracking_max']):.2e}"
                                      f" ({r[-1].get('worst_joint', '?')})" for n, r in ours.items() if "tracking_rms" in r[-1])
             lines.append(f"{robot}: servo tracking |q − q*| (rad): MuJoCo rms {rms:.2e} max {worst:.2e} ({joint}); "
                          f"signorini {theirs_track or 'not in its CSV'}")
+            track = dict(mujoco_tracking_rms_rad=rms, mujoco_tracking_max_rad=worst, mujoco_tracking_worst_joint=joint)
         for name, rs in ours.items():
             a = statistics.median(float(r["steps_per_second"]) for r in rs)
             last = rs[-1]
@@ -236,9 +256,10 @@ def main():
                                 signorini_steps_per_s=a, mujoco_steps_per_s=b, ratio=a / b,
                                 mujoco_rollout_steps_per_s=c, mujoco_per_step_python=work,
                                 signorini_travel_m=st, mujoco_travel_m=travel,
-                                signorini_height_m=sh, mujoco_height_m=height, mujoco_final_tilt_rad=tilt_end))
+                                signorini_height_m=sh, mujoco_height_m=height, mujoco_lateral_m=lateral,
+                                mujoco_final_tilt_rad=tilt_end, **track))
     print()
-    print("| robot | signorini model | signorini steps/s | MuJoCo steps/s | ratio | MuJoCo no-Py steps/s "
+    print("| robot | signorini model | signorini steps/s | MuJoCo steps/s | ratio | MuJoCo steps/s without per-step Python "
           "| travel m signorini / MuJoCo | height mm signorini / MuJoCo |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for r in results:

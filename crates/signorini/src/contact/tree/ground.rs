@@ -112,6 +112,19 @@ pub fn point_jacobian(
     for_each_column(tree, links, link, p, |j, column| out[j] = column);
 }
 
+/// `out[j] += scale · column j` of the point Jacobian of [`point_jacobian`] (length nv): a
+/// relative velocity's Jacobian is one point's minus another's.
+pub fn add_point_jacobian(
+    tree: &Tree,
+    links: &[LinkKinematics],
+    link: usize,
+    p: DVec3,
+    scale: f64,
+    out: &mut [DVec3],
+) {
+    for_each_column(tree, links, link, p, |j, column| out[j] += scale * column);
+}
+
 /// Call `f(j, column j of the point Jacobian)` for every degree of freedom j on the path from
 /// `link` to the root ([`point_jacobian`]'s formula), the others being zero.
 fn for_each_column(

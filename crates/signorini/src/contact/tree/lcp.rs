@@ -1,5 +1,5 @@
-//! Stewart–Trinkle time stepping of a tree against the ground, with joint limits in the same
-//! LCP.
+//! Stewart–Trinkle time stepping of a tree against the ground and between its bodies' links
+//! (`pairs.rs`), with joint limits in the same LCP.
 //!
 //! The free-body model (`contact::stewart_trinkle`, its module doc) with the tree's joint-space
 //! mass matrix H(q) (CRBA, RBDA Table 6.2) in place of the block-diagonal M, the generalized
@@ -15,7 +15,9 @@
 //! ```
 //!
 //! with rows G written by the point Jacobian (`ground::point_jacobian`): a contact's normal row
-//! n · J_p, its k friction rows d_j · J_p (`cone::directions`, the free bodies' pyramid). The
+//! n · J_p, its k friction rows d_j · J_p (`cone::directions`, the free bodies' pyramid about
+//! n), J_p the Jacobian of its point's velocity relative to the other side (`pairs::Touch`:
+//! J_B(p_B) − J_A(p_A) for a pair of links, J_B(p_B) on the ground). The
 //! LCP in z = (p_n, β, σ) is the free bodies' (W = G H⁻¹ Gᵀ), H factored once a step (dense
 //! Cholesky; H⁻¹ Gᵀ by its solves). ψ̃/h is `time_stepping::position_term` (ψ/h for a gap, an
 //! overlap removed at no more than `max_recovery_speed`: stewart-trinkle's `recovery =
@@ -25,7 +27,8 @@
 //! with limits (lo, hi), the gaps ψ = q − lo (row +e_j) and ψ = hi − q (row −e_j), each taken
 //! into the LCP when below `limit_activation`; its multiplier is the limit's generalized
 //! impulse (N m s or N s).
-use super::ground::{ground_contacts, point_jacobian};
+use super::ground::ground_contacts;
+use super::pairs::{candidate_pairs, link_contacts, touches, LinkContact, Touch};
 use super::{Ground, GroundContact, LinkShape, TreeStepStats};
 use crate::contact::cone::Cone;
 use crate::contact::time_stepping::{position_term, SolverChain};
@@ -49,6 +52,9 @@ pub struct TreeLcpParams {
     /// Bound of the overlap's removal speed (m/s for contacts, rad/s or m/s for limits, > 0;
     /// default 0.5, as stewart-trinkle's).
     pub max_recovery_speed: f64,
+    /// Contact between the links of one body (`pairs.rs`; default false: only the links of
+    /// different bodies, and each with the ground, touch).
+    pub self_contact: bool,
     /// LCP solvers tried in order (default lemke, fischer-burmeister, pgs).
     pub solvers: Vec<&'static str>,
     /// Scaled residual a solve must meet (–, default 1e-8, as stewart-trinkle's).
@@ -66,6 +72,7 @@ impl Default for TreeLcpParams {
             activation_distance: 0.01,
             limit_activation: 0.1,
             max_recovery_speed: 0.5,
+            self_contact: false,
             solvers: vec!["lemke", "fischer-burmeister", "pgs"],
             tolerance: 1e-8,
             on_failure: "stop",
@@ -119,6 +126,8 @@ pub struct TreeLcp {
     cone: Cone,
     links: Vec<LinkKinematics>,
     contacts: Vec<GroundContact>,
+    link_contacts: Vec<LinkContact>,
+    touches: Vec<Touch>,
     limits: Vec<Limit>,
     jac: Vec<DVec3>,
     warm: DVector<f64>,
@@ -170,6 +179,8 @@ impl TreeLcp {
             params,
             links: Vec::new(),
             contacts: Vec::new(),
+            link_contacts: Vec::new(),
+            touches: Vec::new(),
             limits: Vec::new(),
             jac: Vec::new(),
             warm: DVector::zeros(0),
@@ -196,6 +207,9 @@ impl TreeLcp {
         let reach = self.params.activation_distance;
         ground_contacts(shapes, &self.links, self.params.ground, reach, &mut contacts);
         self.contacts = contacts;
+        let pairs = candidate_pairs(tree, shapes, self.params.self_contact);
+        link_contacts(shapes, &pairs, &self.links, reach, &mut self.link_contacts);
+        touches(&self.contacts, &self.link_contacts, &mut self.touches);
         self.collect_limits(tree, q);
         let rows = self.rows(tree, h);
         let mut stats = self.stats(rows.normals);
@@ -212,7 +226,7 @@ impl TreeLcp {
                 format!(
                     "tree LCP of {} rows ({} contacts, {} joint limits)",
                     problem.len(),
-                    self.contacts.len(),
+                    self.touches.len(),
                     self.limits.len()
                 )
             };
@@ -235,12 +249,12 @@ impl TreeLcp {
     }
 
     fn stats(&self, normals: usize) -> TreeStepStats {
-        let pen = self.contacts.iter().filter(|c| c.gap < 0.0);
+        let pen = self.touches.iter().filter(|c| c.gap < 0.0);
         TreeStepStats {
-            contacts: self.contacts.len(),
+            contacts: self.touches.len(),
             penetrating: pen.clone().count(),
             max_penetration: pen.map(|c| -c.gap).fold(0.0, f64::max),
-            limit_rows: normals - self.contacts.len(),
+            limit_rows: normals - self.touches.len(),
             ..TreeStepStats::default()
         }
     }
@@ -255,24 +269,24 @@ impl TreeLcp {
     fn rows(&mut self, tree: &Tree, h: f64) -> Rows {
         let nv = tree.nv();
         let k = self.cone_size();
-        let friction: Vec<(usize, f64)> = (self.contacts.iter().enumerate())
+        let friction: Vec<(usize, f64)> = (self.touches.iter().enumerate())
             .filter(|(_, c)| c.friction > 0.0)
             .map(|(i, c)| (i, c.friction))
             .collect();
-        let normals = self.contacts.len() + self.limits.len();
+        let normals = self.touches.len() + self.limits.len();
         let mut g = DMatrix::zeros(normals + k * friction.len(), nv);
         let mut psi = Vec::with_capacity(normals);
         self.jac.resize(nv, DVec3::ZERO);
         let vmax = self.params.max_recovery_speed;
         let mut f = 0;
-        for (c, contact) in self.contacts.iter().enumerate() {
-            point_jacobian(tree, &self.links, contact.link, contact.point, &mut self.jac);
+        for (c, contact) in self.touches.iter().enumerate() {
+            contact.jacobian(tree, &self.links, &mut self.jac);
             for (j, col) in self.jac.iter().enumerate() {
-                g[(c, j)] = Ground::NORMAL.dot(*col);
+                g[(c, j)] = contact.normal.dot(*col);
             }
             psi.push(position_term(contact.gap, h, vmax));
             if contact.friction > 0.0 {
-                for (r, d) in self.cone.directions(Ground::NORMAL).enumerate() {
+                for (r, d) in self.cone.directions(contact.normal).enumerate() {
                     for (j, col) in self.jac.iter().enumerate() {
                         g[(normals + k * f + r, j)] = d.dot(*col);
                     }
@@ -281,7 +295,7 @@ impl TreeLcp {
             }
         }
         for (l, limit) in self.limits.iter().enumerate() {
-            g[(self.contacts.len() + l, limit.dof)] = limit.sign;
+            g[(self.touches.len() + l, limit.dof)] = limit.sign;
             psi.push(position_term(limit.gap, h, vmax));
         }
         Rows {

@@ -16,11 +16,13 @@
 //! `contact::time_stepping`; nothing of the free bodies' pipeline.
 pub mod ground;
 pub mod lcp;
+pub mod pairs;
 pub mod params;
 pub mod penalty;
 
 pub use ground::{ground_contacts, point_jacobian, Ground, GroundContact, LinkShape};
 pub use lcp::{TreeLcp, TreeLcpParams};
+pub use pairs::{candidate_pairs, link_contacts, LinkContact, Touch};
 pub use params::{TreeParamSpec, LCP_PARAMS, PENALTY_PARAMS};
 pub use penalty::{TreePenalty, TreePenaltyParams};
 

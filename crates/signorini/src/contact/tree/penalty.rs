@@ -1,10 +1,13 @@
-//! Penalty contact of a tree with the ground: at every penetrating point a spring–damper normal
+//! Penalty contact of a tree with the ground and between its bodies' links (`pairs.rs`): at
+//! every penetrating point a spring–damper normal
 //! force with regularized Coulomb friction, taken linearly implicitly in the generalized
 //! velocities (backward Euler on the forces, linearized about the start of the step), and the
 //! joint limits as unilateral velocity-level rows solved with the same step's matrix.
 //!
-//! **Laws** per penetrating point (depth d = −ψ > 0, normal n = +z, the point's velocity
-//! v_p = J v, J its point Jacobian `ground::point_jacobian`, v_n = n · v_p > 0 separating):
+//! **Laws** per penetrating point (depth d = −ψ > 0, normal n = +z on the ground or the pair's
+//! normal from A to B, v_p = J v the point's velocity relative to A (`pairs::Touch`: J the
+//! point Jacobian `ground::point_jacobian` of B's point minus A's), v_n = n · v_p > 0
+//! separating; the force acts on B at its point and its opposite on A at A's):
 //!
 //! ```text
 //!   f_n = max(0, k d − c v_n)                       (Drumwright 2008, eq. 3, no integral term)
@@ -56,8 +59,9 @@
 //! **Gains**, when not given: k = m ω², c = 2 ζ m ω with m the tree's mass and ω = `omega_h` / h:
 //! one point carrying the whole tree would oscillate at ω with damping ratio ζ. The step is
 //! stable for any gains; these set the depth at rest, W / (n k) for a weight W on n points.
-use super::ground::{ground_contacts, point_jacobian, point_velocity};
+use super::ground::ground_contacts;
 use super::lcp::{joint_limits, Limit, TreeContactError};
+use super::pairs::{candidate_pairs, link_contacts, touches, LinkContact, Touch};
 use super::{Ground, GroundContact, LinkShape, TreeStepStats};
 use crate::contact::time_stepping::{position_term, SolverChain};
 use crate::multibody::algorithms::{bias_forces, crba, forward_kinematics};
@@ -86,6 +90,9 @@ pub struct TreePenaltyParams {
     /// Bound of the speed at which a limit's violation is removed (rad/s or m/s, > 0; default
     /// 0.5, as stewart-trinkle's).
     pub max_recovery_speed: f64,
+    /// Contact between the links of one body (`pairs.rs`; default false: only the links of
+    /// different bodies, and each with the ground, touch).
+    pub self_contact: bool,
     pub ground: Ground,
 }
 
@@ -99,6 +106,7 @@ impl Default for TreePenaltyParams {
             slip_speed: 0.01,
             limit_activation: 0.1,
             max_recovery_speed: 0.5,
+            self_contact: false,
             ground: Ground { height: 0.0 },
         }
     }
@@ -128,6 +136,8 @@ pub struct TreePenalty {
     pub damping: f64,
     chain: SolverChain,
     contacts: Vec<GroundContact>,
+    link_contacts: Vec<LinkContact>,
+    touches: Vec<Touch>,
     laws: Vec<PointLaw>,
     /// The point Jacobians, nv columns per contact, contact after contact.
     jac: Vec<DVec3>,
@@ -190,6 +200,8 @@ impl TreePenalty {
             damping,
             chain,
             contacts: Vec::new(),
+            link_contacts: Vec::new(),
+            touches: Vec::new(),
             laws: Vec::new(),
             jac: Vec::new(),
             links: Vec::new(),
@@ -231,13 +243,16 @@ impl TreePenalty {
         let mut contacts = std::mem::take(&mut self.contacts);
         ground_contacts(shapes, &self.links, self.params.ground, 0.0, &mut contacts);
         self.contacts = contacts;
+        let pairs = candidate_pairs(tree, shapes, self.params.self_contact);
+        link_contacts(shapes, &pairs, &self.links, 0.0, &mut self.link_contacts);
+        touches(&self.contacts, &self.link_contacts, &mut self.touches);
         joint_limits(tree, q, self.params.limit_activation, &mut self.limits);
         self.linearize(tree, h);
         let (base_a, base_b) = joint_system(tree, ws, (q, v), controls, h)?;
         let mut stats = TreeStepStats {
-            contacts: self.contacts.len(),
-            penetrating: self.contacts.len(),
-            max_penetration: self.contacts.iter().map(|c| -c.gap).fold(0.0, f64::max),
+            contacts: self.touches.len(),
+            penetrating: self.touches.len(),
+            max_penetration: self.touches.iter().map(|c| -c.gap).fold(0.0, f64::max),
             limit_rows: self.limits.len(),
             ..TreeStepStats::default()
         };
@@ -260,13 +275,13 @@ impl TreePenalty {
     /// Each contact's point Jacobian and linearized law at the start of the step.
     fn linearize(&mut self, tree: &Tree, h: f64) {
         let nv = tree.nv();
-        let n = Ground::NORMAL;
-        self.jac.resize(self.contacts.len() * nv, DVec3::ZERO);
+        self.jac.resize(self.touches.len() * nv, DVec3::ZERO);
         self.laws.clear();
-        for (i, c) in self.contacts.iter().enumerate() {
+        for (i, c) in self.touches.iter().enumerate() {
             let jac = &mut self.jac[i * nv..(i + 1) * nv];
-            point_jacobian(tree, &self.links, c.link, c.point, jac);
-            let vel = point_velocity(&self.links, c.link, c.point);
+            c.jacobian(tree, &self.links, jac);
+            let vel = c.velocity(&self.links);
+            let n = c.normal;
             let vn = n.dot(vel);
             let normal = (self.stiffness * (-c.gap) - self.damping * vn).max(0.0);
             let slip = (vel - vn * n).length().max(self.params.slip_speed);
@@ -289,10 +304,10 @@ impl TreePenalty {
         h: f64,
     ) -> (DMatrix<f64>, DVector<f64>) {
         let nv = base_b.len();
-        let n = Ground::NORMAL;
         let (mut a, mut b) = (base_a.clone(), base_b.clone());
         for (i, law) in self.laws.iter().enumerate().filter(|(_, l)| l.active) {
             let jac = &self.jac[i * nv..(i + 1) * nv];
+            let n = self.touches[i].normal;
             let w = |x: DVec3| {
                 let xn = n.dot(x);
                 law.normal_slope * xn * n + law.friction_slope * (x - xn * n)
@@ -318,7 +333,8 @@ impl TreePenalty {
         let mut any = false;
         for (i, law) in self.laws.iter_mut().enumerate().filter(|(_, l)| l.active) {
             let jac = &self.jac[i * nv..(i + 1) * nv];
-            let vn: f64 = jac.iter().zip(v_new.iter()).map(|(c, w)| c.z * w).sum();
+            let n = self.touches[i].normal;
+            let vn: f64 = jac.iter().zip(v_new.iter()).map(|(c, w)| n.dot(*c) * w).sum();
             if law.spring - law.normal_slope * vn < 0.0 {
                 law.active = false;
                 any = true;
