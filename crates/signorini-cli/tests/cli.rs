@@ -1112,7 +1112,7 @@ fn dt_duration_integrator_and_model_overrides_take_effect() {
 // 8. `experiment`
 // ---------------------------------------------------------------------------------------------
 
-const EXPERIMENTS: [&str; 21] = [
+const EXPERIMENTS: [&str; 22] = [
     "activation",
     "ramp",
     "box-stack",
@@ -1133,6 +1133,7 @@ const EXPERIMENTS: [&str; 21] = [
     "pose-statistics",
     "mobile-robot",
     "humanoid",
+    "grasp",
     "deformable",
 ];
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
@@ -3346,6 +3347,36 @@ fn experiment_triangle_drop_quick_converges() {
     assert!(err[0] < err[1] && err[2] < err[3], "{err:?}");
     assert!(csv.f64s("max_overlap").iter().all(|o| *o < 1e-12));
     assert_png(&out.join("triangle_drop.png"));
+}
+
+#[test]
+fn experiment_grasp_lifts_the_box_under_both_models() {
+    let tmp = TempDir::new("exp-grasp");
+    let out = tmp.join("out");
+    let args = [
+        "experiment",
+        "grasp",
+        "--examples",
+        EXAMPLES_DIR,
+        "--out",
+        s(&out),
+    ];
+    let o = signorini(tmp.path(), &args);
+    o.expect_code(0, "experiment grasp");
+    let csv = Csv::read(&out.join("grasp.csv"));
+    csv.assert_well_formed("grasp.csv", &["model", "failure"]);
+    let model = csv.col("model");
+    let models: Vec<&str> = csv.rows.iter().map(|r| r[model].as_str()).collect();
+    assert_eq!(models, ["penalty", "stewart-trinkle"]);
+    // The box rises by the arm's 0.2 m less the servos' sag under its weight (a few mm);
+    // a box left on the ground or dropped has lift ≈ 0.
+    for (i, row) in csv.rows.iter().enumerate() {
+        assert!((csv.f64s("lift")[i] - 0.2).abs() < 0.01, "{row:?}");
+        assert_eq!(row[csv.col("failure")], "", "{row:?}");
+    }
+    let trace = Csv::read(&out.join("grasp_trace.csv"));
+    trace.assert_well_formed("grasp_trace.csv", &["model"]);
+    assert_png(&out.join("grasp.png"));
 }
 
 #[test]

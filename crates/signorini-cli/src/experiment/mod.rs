@@ -3,6 +3,7 @@
 //! experiments, their sources and their files are described in `docs/experiments.md`.
 mod complementarity;
 mod deformable;
+mod grasp;
 mod humanoid;
 mod impulse;
 mod mobile_robot;
@@ -31,7 +32,7 @@ struct Experiment {
     run: fn(&mut Context) -> Result<(), Failure>,
 }
 
-const EXPERIMENTS: [Experiment; 21] = [
+const EXPERIMENTS: [Experiment; 22] = [
     Experiment {
         name: "activation",
         summary: "type 1 vs type 2 activation: sphere onto a plane and into a wedge, penetration vs v·h",
@@ -131,6 +132,11 @@ const EXPERIMENTS: [Experiment; 21] = [
         name: "humanoid",
         summary: "a 26-DOF humanoid on a differential-drive base (URDF) driving and moving its arms for 2,500 steps under penalty and stewart-trinkle contact on the tree: steps/s and their ratio beside the paper's (Drumwright 2008 §IV)",
         run: humanoid::humanoid,
+    },
+    Experiment {
+        name: "grasp",
+        summary: "a gripper arm (URDF, fixed base) grasps a box on the ground and lifts it 0.2 m by friction, under penalty and stewart-trinkle contact on the tree: lift, slip, penetration, steps/s",
+        run: grasp::grasp,
     },
     Experiment {
         name: "deformable",
@@ -259,6 +265,19 @@ impl Context {
     /// "the number of contact points per wheel is limited to ten"). A missing or bad file is bad
     /// input.
     pub(super) fn robot(&self, file: &str) -> Result<UrdfRobot, Failure> {
+        let options = UrdfOptions {
+            cylinder_segments: 10,
+            ..Default::default()
+        };
+        self.robot_with(file, &options)
+    }
+
+    /// Load the robot `<examples>/<file>` with `options`. A missing or bad file is bad input.
+    pub(super) fn robot_with(
+        &self,
+        file: &str,
+        options: &UrdfOptions,
+    ) -> Result<UrdfRobot, Failure> {
         let path = self.examples.join(file);
         if !path.is_file() {
             return Err(input_error(anyhow!(
@@ -266,11 +285,7 @@ impl Context {
                 path.display()
             )));
         }
-        let options = UrdfOptions {
-            cylinder_segments: 10,
-            ..Default::default()
-        };
-        urdf::load(&path, &options).map_err(input_error)
+        urdf::load(&path, options).map_err(input_error)
     }
 
     /// Progress over `runs` runs: a bar when stdout is a terminal (drawn on stderr), else a

@@ -5,6 +5,7 @@
 //! contact model on its defaults against the targets.
 pub mod complementarity;
 pub mod deformable;
+pub mod grasp;
 pub mod humanoid;
 pub mod impulse;
 pub mod mobile_robot;
