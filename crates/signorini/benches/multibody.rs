@@ -7,12 +7,16 @@
 //! inertias are boxes of human-like proportions (60 kg in all). The state is seeded and fixed.
 //! Run: `cargo bench -p signorini --bench multibody`.
 use criterion::{criterion_group, criterion_main, Criterion};
+use signorini::contact::tree::{TreeLcp, TreeLcpParams, TreePenalty, TreePenaltyParams};
+use signorini::experiments::humanoid::{self, Humanoid};
 use signorini::geometry::Pose;
 use signorini::multibody::algorithms::{aba, crba, rnea};
-use signorini::multibody::{JointKind, Link, Tree, Workspace};
+use signorini::multibody::urdf::{self, UrdfOptions};
+use signorini::multibody::{Controls, JointKind, Link, Tree, Workspace};
 use signorini::util::rng::Rng;
 use signorini::{DMat3, DQuat, DVec3};
 use std::hint::black_box;
+use std::path::Path;
 use std::time::Duration;
 
 fn box_link(
@@ -139,5 +143,51 @@ fn bench_multibody(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_multibody);
+/// The bundled humanoid URDF (`examples/robots/humanoid.urdf`, 26 DOF, 21 links; Drumwright's
+/// experiment, `experiments::humanoid`) at its initial state: ABA, and one contact step under
+/// each tree contact model standing on the ground (no controls).
+fn bench_humanoid_urdf(c: &mut Criterion) {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/robots/humanoid.urdf"
+    );
+    let options = UrdfOptions {
+        cylinder_segments: 10,
+        ..Default::default()
+    };
+    let robot = urdf::load(Path::new(path), &options).expect("the bundled humanoid loads");
+    let tree = &robot.tree;
+    let humanoid = Humanoid::new(&robot).expect("the bundled humanoid has its joints");
+    let (q0, v0) = humanoid.initial_state();
+    let shapes = humanoid::shapes(&robot);
+    let controls = Controls::new(tree);
+    let mut ws = Workspace::new(tree);
+    let tau = vec![0.0; tree.nv()];
+    let mut qdd = vec![0.0; tree.nv()];
+    let h = humanoid::TIME_STEP;
+    let mut group = c.benchmark_group("multibody");
+    group
+        .sample_size(100)
+        .measurement_time(Duration::from_secs(3));
+    group.bench_function("aba/humanoid-urdf", |b| {
+        b.iter(|| aba(tree, &mut ws, black_box(q0), black_box(v0), &tau, &mut qdd).unwrap())
+    });
+    let mut penalty = TreePenalty::new(TreePenaltyParams::default(), tree, h).unwrap();
+    group.bench_function("step/humanoid-urdf/penalty", |b| {
+        b.iter(|| {
+            let (mut q, mut v) = (q0.to_vec(), v0.to_vec());
+            (penalty.step(tree, &mut ws, &shapes, (&mut q, &mut v), &controls, h)).unwrap()
+        })
+    });
+    let mut lcp = TreeLcp::new(TreeLcpParams::default()).unwrap();
+    group.bench_function("step/humanoid-urdf/stewart-trinkle", |b| {
+        b.iter(|| {
+            let (mut q, mut v) = (q0.to_vec(), v0.to_vec());
+            (lcp.step(tree, &mut ws, &shapes, (&mut q, &mut v), &controls, h)).unwrap()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_multibody, bench_humanoid_urdf);
 criterion_main!(benches);

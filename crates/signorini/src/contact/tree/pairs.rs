@@ -5,8 +5,9 @@
 //! free object on a floating joint). Shapes of two different bodies always touch; shapes of one
 //! body touch only with `self_contact` on, and then never on the same link or on a parent and
 //! its child (their joint holds them together, and a URDF's collision shapes overlap there, as
-//! MuJoCo and Drake exclude them). Shapes that cannot move relative to each other — both on
-//! links welded to the world — never touch.
+//! MuJoCo and Drake exclude them). Shapes that cannot move relative to each other never touch:
+//! links joined by fixed joints count as one link (one rigid piece), and two pieces welded to
+//! the world never touch.
 //!
 //! The narrow phase is the free bodies' (`collision::narrow::pair_contacts`: sphere, polytope
 //! and their pairs; A → B normal, ψ < 0 penetrating), on each shape's world pose, for pairs
@@ -44,34 +45,36 @@ pub struct LinkContact {
     pub friction: f64,
 }
 
-/// The shape pairs (a, b), a < b, that may touch (module doc), in order: deterministic.
+/// The shape pairs (a, b), a < b, that may touch (module doc), in order: deterministic. Links
+/// joined by fixed joints move as one rigid piece, so they count as one link here: shapes on
+/// one piece never touch, a piece's parent is the piece its first moving joint hangs from, and a
+/// piece whose fixed joints reach the world is welded.
 pub fn candidate_pairs(tree: &Tree, shapes: &[LinkShape], self_contact: bool) -> Vec<(usize, usize)> {
     let links = tree.links();
+    // The link at the top of i's rigid piece: up through fixed joints (nv = 0).
+    let piece = |mut i: usize| {
+        while let (0, Some(p)) = (links[i].joint.nv(), links[i].parent) {
+            i = p;
+        }
+        i
+    };
     let root = |mut i: usize| {
         while let Some(p) = links[i].parent {
             i = p;
         }
         i
     };
-    let welded = |mut i: usize| loop {
-        if links[i].joint.nv() > 0 {
-            return false;
-        }
-        match links[i].parent {
-            Some(p) => i = p,
-            None => return true,
-        }
-    };
-    let adjacent = |a: usize, b: usize| links[a].parent == Some(b) || links[b].parent == Some(a);
+    let welded = |i: usize| links[piece(i)].joint.nv() == 0;
+    let parent_piece = |i: usize| links[piece(i)].parent.map(piece);
     let mut pairs = Vec::new();
     for (a, sa) in shapes.iter().enumerate() {
         for (b, sb) in shapes.iter().enumerate().skip(a + 1) {
-            let (la, lb) = (sa.link, sb.link);
-            let same_body = root(la) == root(lb);
-            if la == lb || (welded(la) && welded(lb)) || (same_body && !self_contact) {
+            let (pa, pb) = (piece(sa.link), piece(sb.link));
+            let same_body = root(pa) == root(pb);
+            if pa == pb || (welded(pa) && welded(pb)) || (same_body && !self_contact) {
                 continue;
             }
-            if same_body && adjacent(la, lb) {
+            if same_body && (parent_piece(pa) == Some(pb) || parent_piece(pb) == Some(pa)) {
                 continue;
             }
             pairs.push((a, b));
