@@ -460,7 +460,11 @@ fn cmd_run(
     if planar::is_planar(path)? {
         return planar::run(path, o, out, (html_fps.is_some(), impulses));
     }
-    let mut sim = prepare(path, o)?;
+    let scene = scene::load(path).map_err(input_error)?;
+    if !scene.desc.robots.is_empty() {
+        return urdf::run_scene(path, scene, o, out, (html_fps.is_some(), impulses));
+    }
+    let mut sim = prepare_scene(scene, path, o)?;
     let out_dir = out.unwrap_or_else(|| {
         PathBuf::from("out").join(
             path.file_stem()
@@ -646,7 +650,11 @@ fn cmd_check(path: &Path) -> Result<(), Failure> {
     if planar::is_planar(path)? {
         return planar::check(path);
     }
-    let sim = prepare(path, &Overrides::none())?;
+    let scene = scene::load(path).map_err(input_error)?;
+    if !scene.desc.robots.is_empty() {
+        return urdf::check_scene(path, scene);
+    }
+    let sim = prepare_scene(scene, path, &Overrides::none())?;
     let m = sim.model();
     let pieces: usize = m.bodies.iter().map(|b| b.pieces.len()).sum();
     say!(

@@ -12,7 +12,9 @@ use crate::{input_error, Failure, Overrides};
 use serde_json::json;
 use signorini::multibody::urdf::{self, UrdfOptions, UrdfRobot};
 use signorini::multibody::{JointKind, MbIntegrator, Tree};
+use signorini::scene::{ParamDesc, Scene};
 use signorini::simulation::multibody_run::{base_kind, run_tree, TreeContactModel, TreeRun};
+use signorini::simulation::robot_scene::tree_run;
 use signorini::simulation::run::{remove_stale, RunConfig};
 use signorini::DVec3;
 use std::collections::BTreeMap;
@@ -403,6 +405,18 @@ pub(crate) fn run(
             path.display()
         );
     }
+    execute(path, &run, out, (0.0, true))
+}
+
+/// Run a prepared tree run from `path` into `out` (default `out/STEM`), writing trajectory.csv
+/// every `interval` s (0: every step), and say what happened; `placed`: the run stood a robot
+/// on the ground (`TreeRun::place_on_ground`), so say where.
+fn execute(
+    path: &Path,
+    run: &TreeRun,
+    out: Option<PathBuf>,
+    (interval, placed): (f64, bool),
+) -> Result<(), Failure> {
     let out_dir = out.unwrap_or_else(|| {
         PathBuf::from("out").join(
             path.file_stem()
@@ -414,20 +428,20 @@ pub(crate) fn run(
     }
     let interrupt = crate::on_interrupt("an interrupted run will leave no summary");
     let cfg = RunConfig {
-        trajectory_interval: 0.0,
+        trajectory_interval: interval,
         out_dir: &out_dir,
         interrupt: Some(interrupt),
         contacts: None,
         impulses: false,
     };
-    let summary = run_tree(&cfg, &run, &mut |_, _| {}).map_err(input_error)?;
+    let summary = run_tree(&cfg, run, &mut |_, _| {}).map_err(input_error)?;
     let timing = format!(
         "{} steps, {:.3} s simulated in {:.3} s wall ({:.0} steps/s)",
         summary.steps, summary.simulated_time, summary.wall_time, summary.steps_per_second
     );
     match (&run.ground, &summary.contact) {
         (Some(g), Some(c)) => {
-            let base = if base_kind(&run.tree) == "floating" {
+            let base = if placed && base_kind(&run.tree) == "floating" {
                 // q of a floating root: x, y, z first (docs/multibody.md).
                 format!("; base at z = {:.6} m", summary.final_q[2])
             } else {
@@ -442,11 +456,13 @@ pub(crate) fn run(
                 c.mean_contacts,
                 c.solver_failures,
             );
-            say!(
-                "  placed {:+.6} m along z (lowest collision point {:.6} m above the ground at the start)",
-                g.shift,
-                g.clearance
-            );
+            if placed {
+                say!(
+                    "  placed {:+.6} m along z (lowest collision point {:.6} m above the ground at the start)",
+                    g.shift,
+                    g.clearance
+                );
+            }
         }
         _ => {
             say!(
@@ -471,4 +487,79 @@ pub(crate) fn run(
         summary.error,
         &out_dir,
     )
+}
+
+/// A scene with robots (`[[robot]]`): the scene's forest of trees (`simulation::robot_scene`)
+/// with the command line's --dt, --duration, --model and --param, ready to run.
+fn prepare_robot_scene(path: &Path, mut scene: Scene, o: &Overrides) -> Result<TreeRun, Failure> {
+    if let Some(name) = &o.model {
+        scene.desc.contact.model = name.clone();
+        scene.desc.contact.model_line = 0;
+        scene.desc.contact.params.clear();
+    }
+    for p in &o.params {
+        let (name, value) = crate::parse_param(p)?;
+        scene.desc.contact.params.push(ParamDesc {
+            name: name.to_string(),
+            value,
+            line: 0,
+            key: "--param".into(),
+        });
+    }
+    let (mut run, warnings) = tree_run(&scene).map_err(input_error)?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Some(dt) = o.dt {
+        run.time_step = dt;
+    }
+    if let Some(t) = o.duration {
+        run.duration = t;
+    }
+    if o.integrator.is_some() {
+        eprintln!("note: a scene with robots integrates by its contact model's own step; --integrator is ignored");
+    }
+    run.check()
+        .map_err(|e| input_error(anyhow::anyhow!("{}: {e}", path.display())))?;
+    Ok(run)
+}
+
+/// `signorini run scene.toml` for a scene with robots.
+pub(crate) fn run_scene(
+    path: &Path,
+    scene: Scene,
+    o: &Overrides,
+    out: Option<PathBuf>,
+    (html, impulses): (bool, bool),
+) -> Result<(), Failure> {
+    refuse_scene_flags(o, &RobotArgs::default(), html, impulses)?;
+    let interval = scene.desc.output.trajectory_interval;
+    let run = prepare_robot_scene(path, scene, o)?;
+    execute(path, &run, out, (interval, false))
+}
+
+/// `signorini check scene.toml` for a scene with robots: the forest it builds.
+pub(crate) fn check_scene(path: &Path, scene: Scene) -> Result<(), Failure> {
+    let robots = scene.desc.robots.len();
+    let run = prepare_robot_scene(path, scene, &Overrides::none())?;
+    let tree = &run.tree;
+    let roots = tree.links().iter().filter(|l| l.parent.is_none()).count();
+    let g = run
+        .ground
+        .as_ref()
+        .expect("a scene with robots has a ground");
+    say!(
+        "{}: ok — {robots} robots and {} bodies as a forest of {roots} trees: {} links, nq = {}, nv = {}, {} collision shapes; model {}, ground at z = {} m; {} steps of {} s",
+        path.display(),
+        roots - robots,
+        tree.len(),
+        tree.nq(),
+        tree.nv(),
+        g.shapes.len(),
+        g.model.name(),
+        g.model.ground().height,
+        run.planned_steps(),
+        run.time_step
+    );
+    Ok(())
 }

@@ -224,6 +224,7 @@ fn tree_model_parameters_are_set_by_name_and_checked() {
         let value = match spec.name {
             "solvers" => ParamInput::List(vec!["pgs".into(), "lemke".into()]),
             "on_failure" => ParamInput::Word("continue".into()),
+            "self_contact" => ParamInput::Word("on".into()),
             _ => ParamInput::Number(7.0),
         };
         lcp.set(spec.name, &value).unwrap();
@@ -235,11 +236,21 @@ fn tree_model_parameters_are_set_by_name_and_checked() {
     assert_eq!(lcp.tolerance, 7.0);
     assert_eq!(lcp.solvers, vec!["pgs", "lemke"]);
     assert_eq!(lcp.on_failure, "continue");
+    assert!(lcp.self_contact);
     assert!(TreeLcp::new(lcp.clone()).is_ok());
     let mut penalty = TreePenaltyParams::default();
     for spec in PENALTY_PARAMS {
-        penalty.set(spec.name, &ParamInput::Number(0.25)).unwrap();
+        let value = match spec.name {
+            "self_contact" => ParamInput::Word("on".into()),
+            _ => ParamInput::Number(0.25),
+        };
+        penalty.set(spec.name, &value).unwrap();
     }
+    assert!(penalty.self_contact);
+    let e = penalty
+        .set("self_contact", &ParamInput::Word("yes".into()))
+        .unwrap_err();
+    assert!(e.contains("on or off"), "{e}");
     assert_eq!(penalty.stiffness, Some(0.25));
     assert_eq!(penalty.damping, Some(0.25));
     assert_eq!(

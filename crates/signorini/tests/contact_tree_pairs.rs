@@ -301,7 +301,7 @@ fn lcp_cube_rests_on_a_cube_resting_on_the_ground() {
     let (m1, m2) = (2.0, 1.0);
     let mut scene = Scene::stack(m1, m2, 0.5, 0.5);
     let (z1, z2) = (scene.centre(0).z, scene.centre(1).z);
-    let mut model = Model::lcp(Ground { height: 0.0 });
+    let mut model = Model::lcp(Ground::at(0.0));
     let (mut drift, mut speed, mut worst_residual) = (0.0f64, 0.0f64, 0.0f64);
     let mut counts = std::collections::BTreeSet::new();
     let controls = Controls::new(&scene.tree);
@@ -347,7 +347,7 @@ fn lcp_cube_rests_on_a_cube_resting_on_the_ground() {
 fn penalty_stack_rests_at_the_springs_analytic_depths() {
     let (m1, m2) = (2.0, 1.0);
     let mut scene = Scene::stack(m1, m2, 0.5, 0.5);
-    let mut model = Model::penalty(&scene.tree, Ground { height: 0.0 });
+    let mut model = Model::penalty(&scene.tree, Ground::at(0.0));
     let k = model.stiffness().unwrap();
     let mut last = (TreeStepStats::default(), 0);
     let controls = Controls::new(&scene.tree);
@@ -416,7 +416,7 @@ fn collide(model: impl FnOnce(&Tree, Ground) -> Model, spin: f64) -> Collision {
         DVec3::ZERO,
     );
     scene.set_velocity(0, DVec3::new(spin, 0.0, 0.0), DVec3::X);
-    let mut model = model(&scene.tree, Ground { height: -100.0 });
+    let mut model = model(&scene.tree, Ground::at(-100.0));
     let mut ws = Workspace::new(&scene.tree);
     let (p0, _) = momentum(&scene.tree, &mut ws, &scene.q, &scene.v).unwrap();
     let e0 = kinetic_energy(&scene.tree, &mut ws, &scene.q, &scene.v).unwrap();
@@ -538,7 +538,7 @@ fn lcp_friction_between_cubes_sticks_carries_or_lets_slide() {
         let mut controls = Controls::new(&scene.tree);
         // [moment; force] in link axes at the link origin = the centre; unrotated: world x.
         controls.tau[scene.tree.v_offset(0) + 3] = push.force;
-        let mut model = Model::lcp(Ground { height: 0.0 });
+        let mut model = Model::lcp(Ground::at(0.0));
         let (mut n, mut worst, mut lift) = (0, 0.0f64, 0.0f64);
         // 150 steps: sliding, the upper cube falls behind by ½ (a1 − a2) t² = 5 cm of its
         // 20 cm face, its centre of pressure (0.1 μ = 4 cm behind its centre) still on the

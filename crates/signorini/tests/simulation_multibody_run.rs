@@ -460,13 +460,7 @@ fn lowest_point(robot: &urdf::UrdfRobot, run: &TreeRun) -> f64 {
     let links = forward_kinematics(&run.tree, &mut ws, &run.q0, &run.v0).unwrap();
     let mut points = Vec::new();
     let shapes = shapes_of(&robot.collisions, 0.5);
-    ground_contacts(
-        &shapes,
-        links,
-        Ground { height: 0.0 },
-        f64::INFINITY,
-        &mut points,
-    );
+    ground_contacts(&shapes, links, Ground::at(0.0), f64::INFINITY, &mut points);
     points.iter().map(|c| c.gap).fold(f64::INFINITY, f64::min)
 }
 

@@ -54,7 +54,7 @@ pub fn drive(
     let (mut q, mut v) = (q, v);
     let mut controls = Controls::new(tree);
     let mut ws = Workspace::new(tree);
-    let ground = Ground { height: 0.0 };
+    let ground = Ground::at(0.0);
     let mut penalty = TreePenalty::new(
         TreePenaltyParams {
             ground,

@@ -77,3 +77,65 @@ impl Controls {
         }
     }
 }
+
+/// A value through (time s, value) points, times strictly increasing: piecewise linear between
+/// them, held before the first and after the last. [`Schedule`]'s servos and torques follow one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Piecewise(pub Vec<(f64, f64)>);
+
+impl Piecewise {
+    /// (value, slope per second) at time t (s); the slope is 0 outside the points and on a
+    /// point takes the segment that starts there.
+    pub fn at(&self, t: f64) -> (f64, f64) {
+        let p = &self.0;
+        match p.iter().position(|&(ti, _)| ti > t) {
+            None => (p.last().map_or(0.0, |&(_, y)| y), 0.0),
+            Some(0) => (p[0].1, 0.0),
+            Some(k) => {
+                let ((t0, y0), (t1, y1)) = (p[k - 1], p[k]);
+                let slope = (y1 - y0) / (t1 - t0);
+                (y0 + slope * (t - t0), slope)
+            }
+        }
+    }
+}
+
+/// What a scheduled servo follows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ServoSchedule {
+    /// q*(t) through the points, q̇* its slope.
+    Positions(Piecewise),
+    /// q̇*(t) through the points (a velocity servo, kp = 0); q* left as it is.
+    Velocities(Piecewise),
+}
+
+/// Inputs that follow time (a scene's `[[robot.servo]]` and `[[robot.torque]]`): set into a
+/// [`Controls`] before each step by [`Schedule::apply`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Schedule {
+    /// (index into `Controls::pd`, what its targets follow).
+    pub servos: Vec<(usize, ServoSchedule)>,
+    /// (degree of freedom, its input τ (N m or N) through time).
+    pub torques: Vec<(usize, Piecewise)>,
+}
+
+impl Schedule {
+    /// No scheduled input.
+    pub fn is_empty(&self) -> bool {
+        self.servos.is_empty() && self.torques.is_empty()
+    }
+
+    /// The servos' targets and the torque inputs at time t (s).
+    pub fn apply(&self, t: f64, controls: &mut Controls) {
+        for (i, s) in &self.servos {
+            let a = &mut controls.pd[*i];
+            match s {
+                ServoSchedule::Positions(p) => (a.target_position, a.target_velocity) = p.at(t),
+                ServoSchedule::Velocities(p) => a.target_velocity = p.at(t).0,
+            }
+        }
+        for (dof, p) in &self.torques {
+            controls.tau[*dof] = p.at(t).0;
+        }
+    }
+}

@@ -14,7 +14,7 @@ pub mod tree;
 pub mod urdf;
 
 pub use algorithms::{LinkKinematics, Workspace};
-pub use control::{Controls, PdActuator};
+pub use control::{Controls, PdActuator, Piecewise, Schedule, ServoSchedule};
 pub use integrate::MbIntegrator;
 pub use joint::JointKind;
 pub use tree::{Link, Tree};

@@ -22,6 +22,8 @@ pub struct SceneDesc {
     pub output: OutputDesc,
     /// The `[[deformable]]` entries, in file order (docs/deformable.md).
     pub deformables: Vec<DeformableDesc>,
+    /// The `[[robot]]` entries, in file order (docs/scene-format.md, "Robots").
+    pub robots: Vec<RobotDesc>,
 }
 
 impl SceneDesc {
@@ -448,4 +450,76 @@ pub struct DeformableDesc {
     pub key: String,
     /// Lines of the keys given.
     pub key_lines: KeyLines,
+}
+
+/// `[[robot]]`: a URDF robot placed in the scene (docs/scene-format.md, "Robots"). A scene with
+/// robots runs as one forest of trees (`multibody`): each robot a tree, each `[[body]]` a link
+/// on a floating joint (a fixed body welded to the world), stepped by a tree contact model
+/// (`contact::tree`). SI units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RobotDesc {
+    /// Unique among robots and bodies: the prefix of its joints' columns.
+    pub name: String,
+    /// The URDF file as written: relative to the scene file's directory, or absolute.
+    pub urdf: String,
+    /// Weld the root link to the world (default false: a floating base).
+    pub fixed_base: bool,
+    /// Where the URDF's root link frame is placed in the world (m), and its rotation.
+    pub position: DVec3,
+    pub orientation: DQuat,
+    /// Name of a defined material: the friction of every collision shape of the robot.
+    pub material: String,
+    /// Initial positions (rad or m) of revolute and prismatic joints by URDF joint name, in
+    /// file order; the others start at zero.
+    pub joints: Vec<(String, f64)>,
+    /// Initial velocities (rad/s or m/s), the same way.
+    pub joint_velocities: Vec<(String, f64)>,
+    /// `[[robot.servo]]` entries, in file order.
+    pub servos: Vec<ServoDesc>,
+    /// `[[robot.torque]]` entries, in file order.
+    pub torques: Vec<TorqueDesc>,
+    pub line: usize,
+    /// e.g. `robot[0]`.
+    pub key: String,
+    /// Lines of the keys given.
+    pub key_lines: KeyLines,
+}
+
+/// `[[robot.servo]]`: a PD actuator on one revolute or prismatic joint,
+/// τ = kp (q* − q) + kd (q̇* − q̇), its target following a schedule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServoDesc {
+    /// URDF joint name.
+    pub joint: String,
+    /// N m/rad or N/m (≥ 0).
+    pub kp: f64,
+    /// N m s/rad or N s/m (≥ 0).
+    pub kd: f64,
+    pub target: ServoTarget,
+    pub line: usize,
+    /// e.g. `robot[0].servo[1]`.
+    pub key: String,
+}
+
+/// What a servo follows: (time s, value) points, times strictly increasing, the value
+/// piecewise linear between them and held before the first and after the last.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServoTarget {
+    /// `positions = [[t, q], …]` (rad or m): q* through the points, q̇* its slope (0 outside).
+    Positions(Vec<(f64, f64)>),
+    /// `velocities = [[t, w], …]` (rad/s or m/s): q̇* through the points; only with kp = 0
+    /// (a velocity servo, as a wheel's).
+    Velocities(Vec<(f64, f64)>),
+}
+
+/// `[[robot.torque]]`: a generalized force on one revolute or prismatic joint (N m or N),
+/// piecewise linear through `schedule` (time s, value) and held outside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TorqueDesc {
+    /// URDF joint name.
+    pub joint: String,
+    pub schedule: Vec<(f64, f64)>,
+    pub line: usize,
+    /// e.g. `robot[0].torque[0]`.
+    pub key: String,
 }

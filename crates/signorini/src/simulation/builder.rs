@@ -175,6 +175,7 @@ impl ModelBuilder {
             spawns: Vec::new(),
             output: OutputDesc::default(),
             deformables: Vec::new(),
+            robots: Vec::new(),
         };
         Ok(scene::build(desc)?)
     }

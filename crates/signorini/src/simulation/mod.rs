@@ -16,6 +16,7 @@ mod builder;
 mod error;
 pub mod multibody_run;
 pub mod planar_run;
+pub mod robot_scene;
 pub mod run;
 
 pub use builder::{BodyBuilder, IntoParam, ModelBuilder};

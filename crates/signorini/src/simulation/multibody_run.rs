@@ -17,6 +17,7 @@
 use super::run::{remove_stale, status, RunConfig, Writer};
 use super::Error;
 use crate::contact::tree::ground::ground_contacts;
+use crate::contact::tree::pairs::{candidate_pairs, link_contacts, LinkContact};
 use crate::contact::tree::{
     Ground, GroundContact, LinkShape, TreeLcp, TreeLcpParams, TreePenalty, TreePenaltyParams,
     TreeStepStats,
@@ -27,7 +28,7 @@ use crate::multibody::algorithms::{
 };
 use crate::multibody::integrate::step;
 use crate::multibody::urdf::UrdfRobot;
-use crate::multibody::{Controls, JointKind, MbIntegrator, Tree, Workspace};
+use crate::multibody::{Controls, JointKind, MbIntegrator, Schedule, Tree, Workspace};
 use crate::pipeline::adaptive::check_step_plan;
 use glam::{DQuat, DVec3};
 use serde_json::json;
@@ -72,6 +73,30 @@ impl TreeContactModel {
         match self {
             TreeContactModel::StewartTrinkle(_) => Self::NAMES[0],
             TreeContactModel::MultiPoint(_) => Self::NAMES[1],
+        }
+    }
+
+    /// The ground plane the model steps against.
+    pub fn ground(&self) -> Ground {
+        match self {
+            TreeContactModel::StewartTrinkle(p) => p.ground,
+            TreeContactModel::MultiPoint(p) => p.ground,
+        }
+    }
+
+    /// Set the ground plane (m, world z).
+    pub fn set_ground(&mut self, ground: Ground) {
+        match self {
+            TreeContactModel::StewartTrinkle(p) => p.ground = ground,
+            TreeContactModel::MultiPoint(p) => p.ground = ground,
+        }
+    }
+
+    /// Whether the links of one body touch each other (`contact::tree::pairs`).
+    pub fn self_contact(&self) -> bool {
+        match self {
+            TreeContactModel::StewartTrinkle(p) => p.self_contact,
+            TreeContactModel::MultiPoint(p) => p.self_contact,
         }
     }
 
@@ -139,8 +164,11 @@ pub struct TreeRun {
     /// Initial q (length nq) and v (length nv), in the tree's layout (docs/multibody.md).
     pub q0: Vec<f64>,
     pub v0: Vec<f64>,
-    /// Torque inputs and PD actuators, held for the whole run; joint damping is the tree's.
+    /// Torque inputs and PD actuators at the start; joint damping is the tree's.
     pub controls: Controls,
+    /// What of the controls follows time (a scene's servos and torques), set before each
+    /// step; empty for a URDF run.
+    pub schedule: Schedule,
     /// s, > 0.
     pub time_step: f64,
     /// s, a whole number of steps.
@@ -221,6 +249,7 @@ impl TreeRun {
             q0: robot.tree.neutral_q(),
             v0: vec![0.0; robot.tree.nv()],
             controls: Controls::new(&robot.tree),
+            schedule: Schedule::default(),
             joint_names: urdf_joint_names(robot),
             tree: robot.tree.clone(),
             time_step,
@@ -380,6 +409,12 @@ impl TreeRun {
         }
         self.tree.check_state(&self.q0, &self.v0)?;
         self.controls.check(&self.tree)?;
+        let (servos, dofs) = (self.controls.pd.len(), self.tree.nv());
+        if self.schedule.servos.iter().any(|(i, _)| *i >= servos)
+            || self.schedule.torques.iter().any(|(d, _)| *d >= dofs)
+        {
+            return bad("the schedule names a servo or a degree of freedom the run lacks".into());
+        }
         Stepper::new(self).map(|_| ())
     }
 
@@ -473,7 +508,7 @@ fn lowest_point(tree: &Tree, shapes: &[LinkShape], q: &[f64], v: &[f64]) -> Resu
     let mut ws = Workspace::new(tree);
     let links = forward_kinematics(tree, &mut ws, q, v)?;
     let mut points = Vec::new();
-    let far = Ground { height: 0.0 };
+    let far = Ground::at(0.0);
     ground_contacts(shapes, links, far, f64::INFINITY, &mut points);
     Ok(points.iter().map(|c| c.gap).fold(f64::INFINITY, f64::min))
 }
@@ -482,14 +517,20 @@ fn lowest_point(tree: &Tree, shapes: &[LinkShape], q: &[f64], v: &[f64]) -> Resu
 fn penetration(
     tree: &Tree,
     ws: &mut Workspace,
-    shapes: &[LinkShape],
+    g: &TreeGround,
     (q, v): (&[f64], &[f64]),
-    scratch: &mut Vec<GroundContact>,
+    (ground, pairs): &mut (Vec<GroundContact>, Vec<LinkContact>),
 ) -> Result<(usize, f64), Error> {
     let links = forward_kinematics(tree, ws, q, v)?;
-    ground_contacts(shapes, links, Ground { height: 0.0 }, 0.0, scratch);
-    let deepest = scratch.iter().map(|c| -c.gap).fold(0.0, f64::max);
-    Ok((scratch.len(), deepest))
+    ground_contacts(&g.shapes, links, g.model.ground(), 0.0, ground);
+    let candidates = candidate_pairs(tree, &g.shapes, g.model.self_contact());
+    link_contacts(&g.shapes, &candidates, links, 0.0, pairs);
+    let gaps = ground
+        .iter()
+        .map(|c| c.gap)
+        .chain(pairs.iter().map(|c| c.gap));
+    let deepest = gaps.map(|gap| -gap).fold(0.0, f64::max);
+    Ok((ground.len() + pairs.len(), deepest))
 }
 
 /// A name made safe for a CSV header.
@@ -554,7 +595,7 @@ pub fn trajectory_header(run: &TreeRun) -> String {
 
 /// One trajectory row of (q, v) at `time`; `tau` is scratch of length nv.
 fn trajectory_row(
-    run: &TreeRun,
+    (run, controls): (&TreeRun, &Controls),
     ws: &mut Workspace,
     (time, q, v): (f64, &[f64], &[f64]),
     tau: &mut [f64],
@@ -562,7 +603,7 @@ fn trajectory_row(
 ) -> Result<(), Error> {
     let mut s = String::with_capacity(32 * (1 + q.len() + 2 * v.len() + 7 * run.tree.len()));
     let _ = write!(s, "{time}");
-    run.controls.joint_forces(&run.tree, q, v, tau);
+    controls.joint_forces(&run.tree, q, v, tau);
     for x in q.iter().chain(v).chain(tau.iter()) {
         let _ = write!(s, ",{x}");
     }
@@ -621,7 +662,7 @@ fn first_non_finite(run: &TreeRun, q: &[f64], v: &[f64]) -> Option<String> {
 /// One step from (q, v) (left unchanged when it fails) by `stepper`, taken in the scratch state
 /// `next` (swapped in on success: no allocation a step); `Err` names what went wrong.
 fn advance(
-    run: &TreeRun,
+    (run, c): (&TreeRun, &Controls),
     ws: &mut Workspace,
     stepper: &mut Stepper,
     (q, v): (&mut Vec<f64>, &mut Vec<f64>),
@@ -636,7 +677,7 @@ fn advance(
              way is a blow-up of the motion; try a smaller time step, --dt)"
         )
     };
-    let (tree, c) = (&run.tree, &run.controls);
+    let tree = &run.tree;
     let shapes = run.ground.as_ref().map_or(&[][..], |g| &g.shapes[..]);
     // The penalty step is stable for any gains; what can still go wrong is a limit LCP no
     // solver solves or a motion too fast for h.
@@ -681,7 +722,7 @@ struct ContactTally {
     /// Σ contact points over the steps, and the steps that had an LCP.
     contacts: u64,
     lcp_steps: u64,
-    scratch: Vec<GroundContact>,
+    scratch: (Vec<GroundContact>, Vec<LinkContact>),
 }
 
 impl ContactTally {
@@ -697,7 +738,7 @@ impl ContactTally {
         let Some(g) = &run.ground else {
             return Ok(String::new());
         };
-        let (below, deepest) = penetration(&run.tree, ws, &g.shapes, (q, v), &mut self.scratch)?;
+        let (below, deepest) = penetration(&run.tree, ws, g, (q, v), &mut self.scratch)?;
         self.max_penetration = self.max_penetration.max(deepest);
         self.solver_failures += s.failed as u64;
         self.max_residual = self.max_residual.max(s.residual);
@@ -748,11 +789,19 @@ pub fn run_tree(
     let mut tau = vec![0.0; tree.nv()];
     let (mut q, mut v) = (run.q0.clone(), run.v0.clone());
     let (mut q_next, mut v_next) = (q.clone(), v.clone());
+    let mut controls = run.controls.clone();
+    run.schedule.apply(0.0, &mut controls);
     let (ke, pe) = energies(run, &mut ws, &q, &v)?;
     let none = TreeStepStats::default();
     let columns = contact.columns(run, &mut ws, (&q, &v), &none)?;
     metrics.line(&format!("0,{ke},{pe},{},0{columns}", ke + pe))?;
-    trajectory_row(run, &mut ws, (0.0, &q, &v), &mut tau, &mut traj)?;
+    trajectory_row(
+        (run, &controls),
+        &mut ws,
+        (0.0, &q, &v),
+        &mut tau,
+        &mut traj,
+    )?;
     let mut tally = Tally {
         e0: ke + pe,
         max_change: 0.0,
@@ -769,8 +818,9 @@ pub fn run_tree(
             break;
         }
         let clock = Instant::now();
+        run.schedule.apply(steps as f64 * h, &mut controls);
         let stats = match advance(
-            run,
+            (run, &controls),
             &mut ws,
             &mut stepper,
             (&mut q, &mut v),
@@ -795,7 +845,13 @@ pub fn run_tree(
         let columns = contact.columns(run, &mut ws, (&q, &v), &stats)?;
         metrics.line(&format!("{time},{ke},{pe},{},{seconds}{columns}", ke + pe))?;
         if time - last_traj >= cfg.trajectory_interval - 1e-9 * h || steps == total {
-            trajectory_row(run, &mut ws, (time, &q, &v), &mut tau, &mut traj)?;
+            trajectory_row(
+                (run, &controls),
+                &mut ws,
+                (time, &q, &v),
+                &mut tau,
+                &mut traj,
+            )?;
             last_traj = time;
         }
         if steps % 256 == 0 || last_flush.elapsed().as_secs_f64() >= 1.0 {
@@ -807,7 +863,13 @@ pub fn run_tree(
     }
     let time = steps as f64 * h;
     if time > last_traj && (interrupted || error.is_some()) {
-        trajectory_row(run, &mut ws, (time, &q, &v), &mut tau, &mut traj)?;
+        trajectory_row(
+            (run, &controls),
+            &mut ws,
+            (time, &q, &v),
+            &mut tau,
+            &mut traj,
+        )?;
     }
     traj.flush()?;
     metrics.flush()?;

@@ -28,11 +28,28 @@ pub struct LinkShape {
 pub struct Ground {
     /// m, world z.
     pub height: f64,
+    /// The ground's own friction coefficient μ_g (–, ≥ 0): a shape of friction μ touches it
+    /// with √(μ μ_g), the free bodies' pair rule (`Material::pair_friction`). `None`: with the
+    /// shape's own μ (a URDF run's `friction` parameter).
+    pub friction: Option<f64>,
 }
 
 impl Ground {
     /// The normal, pointing out of the ground: +z.
     pub const NORMAL: DVec3 = DVec3::Z;
+
+    /// The plane z = `height` (m) with no friction of its own (shapes touch it with theirs).
+    pub const fn at(height: f64) -> Ground {
+        Ground {
+            height,
+            friction: None,
+        }
+    }
+
+    /// The friction of a contact with a shape of friction `mu` (–).
+    pub fn friction_with(&self, mu: f64) -> f64 {
+        self.friction.map_or(mu, |g| (mu * g).sqrt())
+    }
 }
 
 /// One contact point of a link with the ground.
@@ -73,7 +90,7 @@ pub fn ground_contacts(
                     vertex,
                     point,
                     gap,
-                    friction: ls.friction,
+                    friction: ground.friction_with(ls.friction),
                 });
             }
         };

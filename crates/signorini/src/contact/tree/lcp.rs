@@ -76,7 +76,7 @@ impl Default for TreeLcpParams {
             solvers: vec!["lemke", "fischer-burmeister", "pgs"],
             tolerance: 1e-8,
             on_failure: "stop",
-            ground: Ground { height: 0.0 },
+            ground: Ground::at(0.0),
         }
     }
 }

@@ -40,6 +40,7 @@ pub const LCP_PARAMS: &[TreeParamSpec] = &[
     spec("tolerance", "-", "1e-8", "scaled residual a solve must meet, > 0"),
     spec("solvers", "-", "lemke,fischer-burmeister,pgs", "LCP solvers tried in order"),
     spec("on_failure", "-", "stop", "when no solver meets the tolerance: stop (the run ends) or continue (best answer, counted)"),
+    spec("self_contact", "-", "off", "on: the links of one body touch each other (never a parent and its child); off: only different bodies and the ground"),
 ];
 
 /// `multi-point` (penalty) on a tree (`TreePenalty`).
@@ -51,6 +52,7 @@ pub const PENALTY_PARAMS: &[TreeParamSpec] = &[
     spec("slip_speed", "m/s", "0.01", "regularization of Coulomb friction, > 0"),
     spec("limit_activation", "rad or m", "0.1", "joint limits with gap below this enter the step's limit LCP, >= 0"),
     spec("max_recovery_speed", "rad/s or m/s", "0.5", "bound of the speed at which a limit's violation is removed, > 0"),
+    spec("self_contact", "-", "off", "on: the links of one body touch each other (never a parent and its child); off: only different bodies and the ground"),
 ];
 
 /// "a, b, c": the names of `specs`.
@@ -79,6 +81,14 @@ fn words(value: &ParamInput) -> Vec<String> {
         ParamInput::Number(x) => vec![x.to_string()],
         ParamInput::Word(w) => vec![w.clone()],
         ParamInput::List(ws) => ws.clone(),
+    }
+}
+
+fn on_off(name: &str, value: &ParamInput) -> Result<bool, String> {
+    match words(value).as_slice() {
+        [w] if w == "on" => Ok(true),
+        [w] if w == "off" => Ok(false),
+        _ => Err(format!("{name} = {value}: must be on or off")),
     }
 }
 
@@ -119,6 +129,7 @@ impl TreeLcpParams {
                     _ => return Err(format!("on_failure = {value}: must be stop or continue")),
                 }
             }
+            "self_contact" => self.self_contact = on_off(name, value)?,
             _ => return Err(unknown(name, "stewart-trinkle", LCP_PARAMS)),
         }
         Ok(())
@@ -137,6 +148,7 @@ impl TreePenaltyParams {
             "slip_speed" => self.slip_speed = number(name, value)?,
             "limit_activation" => self.limit_activation = number(name, value)?,
             "max_recovery_speed" => self.max_recovery_speed = number(name, value)?,
+            "self_contact" => self.self_contact = on_off(name, value)?,
             _ => return Err(unknown(name, "multi-point", PENALTY_PARAMS)),
         }
         Ok(())

@@ -107,7 +107,7 @@ impl Default for TreePenaltyParams {
             limit_activation: 0.1,
             max_recovery_speed: 0.5,
             self_contact: false,
-            ground: Ground { height: 0.0 },
+            ground: Ground::at(0.0),
         }
     }
 }

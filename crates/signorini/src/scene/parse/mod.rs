@@ -21,6 +21,7 @@
 //! - `forces.rs`: `[[force]]` and `[[random_forces]]`.
 //! - `spawn.rs`: `[[spawn]]`.
 //! - `deformable.rs`: `[[deformable]]`.
+//! - `robots.rs`: `[[robot]]` with `[[robot.servo]]` and `[[robot.torque]]`.
 
 mod bodies;
 mod deformable;
@@ -28,6 +29,7 @@ mod forces;
 mod hints;
 mod planar;
 mod reader;
+mod robots;
 mod sections;
 mod shapes;
 mod spawn;
@@ -57,9 +59,10 @@ mod keys {
         }
     }
 
-    pub const ROOT: &[&str] = &["simulation", "contact", "material", "body", "force", "random_forces", "spawn", "output", "deformable"];
+    pub const ROOT: &[&str] = &["simulation", "contact", "material", "body", "force", "random_forces", "spawn", "output",
+                                "deformable", "robot"];
     /// Top-level keys that hold arrays of tables (`[[name]]`).
-    pub const ARRAY_SECTIONS: &[&str] = &["material", "body", "force", "random_forces", "spawn", "deformable"];
+    pub const ARRAY_SECTIONS: &[&str] = &["material", "body", "force", "random_forces", "spawn", "deformable", "robot"];
     pub const SIMULATION: &[&str] = &["dimension", "time_step", "duration", "gravity", "integrator", "activation_distance", "max_speed",
                                       "face_preference", "adaptive"];
     pub const ADAPTIVE: &[&str] = &["energy_tolerance", "min_time_step", "max_time_step"];
@@ -75,6 +78,10 @@ mod keys {
     pub const DEFORMABLE: &[&str] = &["name", "size", "divisions", "position", "velocity", "young", "poisson", "density",
                                       "damping", "clamp", "tip_load", "drag", "integrator", "contact_stiffness",
                                       "contact_damping", "friction", "slip_speed", "particle_interval"];
+    pub const ROBOT: &[&str] = &["name", "urdf", "fixed_base", "position", "orientation", "material", "joints",
+                                 "joint_velocities", "servo", "torque"];
+    pub const SERVO: &[&str] = &["joint", "kp", "kd", "positions", "velocities"];
+    pub const TORQUE: &[&str] = &["joint", "schedule"];
     pub const OUTPUT: &[&str] = &["trajectory_interval"];
     pub const ORIENTATION: &[&str] = &["axis", "angle", "angle_deg", "rpy", "rpy_deg"];
     pub const SHAPE_TYPES: &[&str] = &["sphere", "box", "cylinder", "convex", "halfspace"];

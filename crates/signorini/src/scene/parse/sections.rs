@@ -1,8 +1,9 @@
 //! The parser of the whole document: visits the top-level tables (and each entry of an array of
 //! tables) in file order and reads the single-table sections `[simulation]` (with
 //! `[simulation.adaptive]`), `[contact]` and `[output]`. The array sections are read in
-//! `bodies.rs` (`[[material]]`, `[[body]]`), `forces.rs` (`[[force]]`, `[[random_forces]]`)
-//! and `spawn.rs` (`[[spawn]]`).
+//! `bodies.rs` (`[[material]]`, `[[body]]`), `forces.rs` (`[[force]]`, `[[random_forces]]`),
+//! `spawn.rs` (`[[spawn]]`), `deformable.rs` (`[[deformable]]`) and `robots.rs` (`[[robot]]`;
+//! a body or spawn read after a robot is checked there against the robot names).
 use toml::de::{DeTable, DeValue};
 
 use super::super::desc::*;
@@ -62,6 +63,7 @@ impl<'a, 'i> Parser<'a, 'i> {
                 spawns: Vec::new(),
                 output: OutputDesc::default(),
                 deformables: Vec::new(),
+                robots: Vec::new(),
             },
         }
     }
@@ -89,11 +91,18 @@ impl<'a, 'i> Parser<'a, 'i> {
                 ("contact", _) => self.scene.contact = self.contact(v)?,
                 ("output", _) => self.scene.output = self.output(v)?,
                 ("material", Some(i)) => self.material(i, v)?,
-                ("body", Some(i)) => self.body(i, v)?,
+                ("body", Some(i)) => {
+                    self.body(i, v)?;
+                    self.body_vs_robots()?;
+                }
                 ("force", Some(i)) => self.force(i, v)?,
                 ("random_forces", Some(i)) => self.random_forces(i, v)?,
-                ("spawn", Some(i)) => self.spawn(i, v)?,
+                ("spawn", Some(i)) => {
+                    self.spawn(i, v)?;
+                    self.spawn_vs_robots()?;
+                }
                 ("deformable", Some(i)) => self.deformable(i, v)?,
+                ("robot", Some(i)) => self.robot(i, v)?,
                 // Not an array (arrays were split into their entries above): fails.
                 (s, None) if keys::ARRAY_SECTIONS.contains(&s) => _ = tables(self.cx, v, s)?,
                 (s, _) => {
