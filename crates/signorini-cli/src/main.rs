@@ -321,6 +321,14 @@ fn prepare_scene(
     path: &Path,
     o: &Overrides,
 ) -> Result<Simulation, Failure> {
+    if let Some(r) = scene.desc.robots.first() {
+        return Err(input_error(anyhow::anyhow!(
+            "{}:{}: {}: this command steps free bodies only; a scene with robots runs with `signorini run` and `signorini check` (docs/multibody.md, \"Robots in a scene\")",
+            path.display(),
+            r.line,
+            r.key
+        )));
+    }
     let s = &mut scene.model.settings;
     let positive = |name: &str, v: f64| {
         if v > 0.0 && v.is_finite() {
@@ -374,11 +382,12 @@ fn prepare_scene(
             scene.model.settings.integrator
         );
     }
-    let sim = Simulation::with_contact_model(scene, model, ignored).map_err(|e| {
-        input_error(anyhow::anyhow!(
+    let sim = Simulation::with_contact_model(scene, model, ignored).map_err(|e| match e {
+        signorini::Error::Adaptive(_) => input_error(anyhow::anyhow!(
             "{}: {e}; remove [simulation.adaptive] or choose a force-based model",
             path.display()
-        ))
+        )),
+        other => input_error(anyhow::anyhow!("{}: {other}", path.display())),
     })?;
     if !sim.ignored_params().is_empty() {
         eprintln!(
@@ -695,6 +704,14 @@ fn deformables_note(desc: &scene::SceneDesc) -> String {
 
 fn cmd_export(path: &Path, mjcf: &Path) -> Result<(), Failure> {
     let scene = scene::load(path).map_err(input_error)?;
+    if let Some(r) = scene.desc.robots.first() {
+        return Err(input_error(anyhow::anyhow!(
+            "{}:{}: {}: export --mjcf writes free bodies only, not robots yet (MuJoCo reads the URDF itself: scripts/bench_mujoco_robots.py)",
+            path.display(),
+            r.line,
+            r.key
+        )));
+    }
     let name = path
         .file_stem()
         .map_or("scene".into(), |s| s.to_string_lossy());

@@ -269,3 +269,19 @@ fn what_a_robot_scene_cannot_hold_is_refused_at_its_key() {
     );
     assert!(msg.contains("does not take [[force]]"), "{msg}");
 }
+
+#[test]
+fn the_free_bodies_simulation_refuses_a_scene_with_robots() {
+    // Stepping the bodies and leaving the robot out would be a silent wrong answer.
+    let text = scene(&[GROUND, ARM]);
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/inline.toml");
+    let built = build(parse_scene(&text, file).unwrap()).unwrap();
+    let e = signorini::Simulation::new(built, None, &[])
+        .err()
+        .expect("refused");
+    let message = e.to_string();
+    assert!(
+        message.contains("robot[0]") && message.contains("forest of trees"),
+        "{message}"
+    );
+}

@@ -27,7 +27,7 @@ use crate::contact::{catalog, ConfigError, ContactImpulse, ContactModel, ParamIn
 use crate::dynamics::{Model, State, Wrench};
 use crate::pipeline::adaptive::{AdaptiveStats, Stepper};
 use crate::pipeline::{self, StepReport, Workspace};
-use crate::scene::{self, Scene};
+use crate::scene::{self, Scene, SceneError};
 use glam::DVec3;
 use std::path::Path;
 
@@ -71,6 +71,17 @@ impl Simulation {
         contact_model: ContactModel,
         ignored_params: Vec<String>,
     ) -> Result<Self, Error> {
+        if let Some(r) = scene.desc.robots.first() {
+            // The free bodies' pipeline would step the bodies and leave the robots out.
+            return Err(SceneError::new(
+                &scene.desc.file,
+                r.line,
+                r.key.clone(),
+                "a scene with robots runs as a forest of trees, not in the free bodies' pipeline",
+                "run it with `signorini run` (or `simulation::robot_scene::tree_run` and `multibody_run::run_tree`); docs/multibody.md, \"Robots in a scene\"",
+            )
+            .into());
+        }
         let stepper = Stepper::new(&scene.model, &contact_model)?;
         let state = scene.initial.clone();
         Ok(Simulation {

@@ -21,7 +21,7 @@ use crate::scene::planar::{PlanarBodyDesc, PlanarSceneDesc};
 mod keys {
     pub const ROOT: &[&str] = &["simulation", "contact", "material", "body", "output"];
     /// 3D sections a 2D scene cannot have yet.
-    pub const NOT_IN_2D: &[&str] = &["force", "random_forces", "spawn"];
+    pub const NOT_IN_2D: &[&str] = &["force", "random_forces", "spawn", "robot"];
     pub const SIMULATION: &[&str] = &["dimension", "time_step", "duration", "gravity", "activation_distance", "max_speed"];
     pub const BODY: &[&str] = &["name", "fixed", "material", "mass", "density", "position", "angle", "angle_deg",
                                 "velocity", "angular_velocity", "shape"];
