@@ -236,6 +236,7 @@ fn spinning_chain(h: f64) -> TreeRun {
         q0: tree.neutral_q(),
         v0,
         controls: Controls::new(&tree),
+        schedule: Default::default(),
         tree,
         time_step: h,
         duration: 2.0,

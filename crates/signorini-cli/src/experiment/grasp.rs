@@ -2,21 +2,15 @@
 //! (`signorini::experiments::grasp`, docs/multibody.md "A manipulator grasps a box"), under
 //! penalty contact and under Stewart–Trinkle on the tree: lift, slip, penetration, steps/s,
 //! and the heights of the box and of the grasp centre over time.
-use super::{lines, Context};
+use super::{first_failure, lines, under_tree_models, Context};
 use crate::plot::{Axes, Series};
 use crate::{input_error, Failure};
 use anyhow::anyhow;
-use signorini::experiments::grasp::{steps, Grasp, GraspRun, Model, LIFT, TIME_STEP};
+use signorini::experiments::grasp::{steps, Grasp, LIFT, TIME_STEP};
 use signorini::multibody::urdf::UrdfOptions;
 
 /// The robot file, under the examples directory.
 const ROBOT: &str = "robots/gripper_arm.urdf";
-
-/// The models, as the table names them.
-const MODELS: [(Model, &str); 2] = [
-    (Model::Penalty, "penalty"),
-    (Model::StewartTrinkle, "stewart-trinkle"),
-];
 
 pub(super) fn grasp(cx: &mut Context) -> Result<(), Failure> {
     let options = UrdfOptions {
@@ -26,13 +20,7 @@ pub(super) fn grasp(cx: &mut Context) -> Result<(), Failure> {
     let robot = cx.robot_with(ROBOT, &options)?;
     let grasp = Grasp::new(&robot).map_err(|e| input_error(anyhow!("{ROBOT}: {e}")))?;
     let n = steps();
-    cx.start(MODELS.len());
-    let mut runs: Vec<(&str, GraspRun)> = Vec::new();
-    for (model, name) in MODELS {
-        let r = cx.run(name, || Ok(grasp.run(model, n)))?;
-        runs.push((name, r));
-    }
-    cx.finish();
+    let runs = under_tree_models(cx, |model| grasp.run(model, n))?;
     say!(
         "A gripper arm (URDF, fixed base) lifts a 5 cm, 0.1 kg box by {LIFT} m: {n} steps of h = {TIME_STEP} s, fingers squeezing about 5 N each, friction 1"
     );
@@ -115,14 +103,5 @@ pub(super) fn grasp(cx: &mut Context) -> Result<(), Failure> {
         },
         &lines(&series),
     );
-    match runs
-        .iter()
-        .find_map(|(name, r)| r.failure.as_ref().map(|f| (name, f)))
-    {
-        Some((name, failure)) => Err(Failure {
-            code: 1,
-            error: anyhow!("grasp under {name}: {failure}"),
-        }),
-        None => Ok(()),
-    }
+    first_failure("grasp", &runs, |r| r.failure.as_ref())
 }

@@ -2,33 +2,21 @@
 //! differential-drive base (`signorini::experiments::humanoid`, docs/multibody.md "Drumwright's
 //! humanoid"), 2,500 steps under penalty contact and under Stewart–Trinkle on the tree, timed
 //! beside the paper's table.
-use super::Context;
+use super::{first_failure, under_tree_models, Context};
 use crate::{input_error, Failure};
 use anyhow::anyhow;
 use signorini::experiments::humanoid::{
-    travel_bound, Humanoid, HumanoidRun, Model, PAPER_LCP, PAPER_PENALTY, STEPS, TIME_STEP,
+    travel_bound, Humanoid, HumanoidRun, PAPER_LCP, PAPER_PENALTY, STEPS, TIME_STEP,
 };
 
 /// The robot file, under the examples directory.
 const ROBOT: &str = "robots/humanoid.urdf";
 
-/// The models, as the table names them.
-const MODELS: [(Model, &str); 2] = [
-    (Model::Penalty, "penalty"),
-    (Model::StewartTrinkle, "stewart-trinkle"),
-];
-
 pub(super) fn humanoid(cx: &mut Context) -> Result<(), Failure> {
     let robot = cx.robot(ROBOT)?;
     let humanoid = Humanoid::new(&robot).map_err(|e| input_error(anyhow!("{ROBOT}: {e}")))?;
     let steps = if cx.quick { STEPS / 10 } else { STEPS };
-    cx.start(MODELS.len());
-    let mut runs: Vec<(&str, HumanoidRun)> = Vec::new();
-    for (model, name) in MODELS {
-        let r = cx.run(name, || Ok(humanoid.run(model, steps)))?;
-        runs.push((name, r));
-    }
-    cx.finish();
+    let runs = under_tree_models(cx, |model| humanoid.run(model, steps))?;
     print_table(&runs, steps);
     let rows: Vec<String> = runs.iter().map(|(name, r)| csv_row(name, r)).collect();
     cx.csv(
@@ -36,16 +24,7 @@ pub(super) fn humanoid(cx: &mut Context) -> Result<(), Failure> {
         "model,steps,time_step,wall_seconds,steps_per_second,distance,lateral,final_height,heading,max_tilt,tracking_rms,tracking_max,worst_joint,wheel_rate,max_penetration,mean_contacts,max_lcp_rows,failure",
         &rows,
     )?;
-    match runs
-        .iter()
-        .find_map(|(name, r)| r.failure.as_ref().map(|f| (name, f)))
-    {
-        Some((name, failure)) => Err(Failure {
-            code: 1,
-            error: anyhow!("humanoid under {name}: {failure}"),
-        }),
-        None => Ok(()),
-    }
+    first_failure("humanoid", &runs, |r| r.failure.as_ref())
 }
 
 fn print_table(runs: &[(&str, HumanoidRun)], steps: usize) {

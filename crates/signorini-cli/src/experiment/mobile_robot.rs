@@ -1,32 +1,19 @@
 //! `signorini experiment mobile-robot`: Drumwright's differential-drive robot on a plane
 //! (`signorini::experiments::mobile_robot`, docs/multibody.md "Contact"), 2,500 steps under
 //! penalty contact and under Stewart–Trinkle on the tree, timed beside the paper's table.
-use super::Context;
+use super::{first_failure, under_tree_models, Context};
 use crate::Failure;
-use anyhow::anyhow;
 use signorini::experiments::mobile_robot::{
-    run, Model, RobotRun, PAPER_LCP, PAPER_PENALTY, STEPS, TIME_STEP,
+    run, RobotRun, PAPER_LCP, PAPER_PENALTY, STEPS, TIME_STEP,
 };
 
 /// The robot file, under the examples directory.
 const ROBOT: &str = "robots/diff_drive.urdf";
 
-/// The models, as the table names them.
-const MODELS: [(Model, &str); 2] = [
-    (Model::Penalty, "penalty"),
-    (Model::StewartTrinkle, "stewart-trinkle"),
-];
-
 pub(super) fn mobile_robot(cx: &mut Context) -> Result<(), Failure> {
     let robot = cx.robot(ROBOT)?;
     let steps = if cx.quick { STEPS / 10 } else { STEPS };
-    cx.start(MODELS.len());
-    let mut runs: Vec<(&str, RobotRun)> = Vec::new();
-    for (model, name) in MODELS {
-        let r = cx.run(name, || Ok(run(&robot, model, steps)))?;
-        runs.push((name, r));
-    }
-    cx.finish();
+    let runs = under_tree_models(cx, |model| run(&robot, model, steps))?;
     print_table(&runs, steps);
     let rows: Vec<String> = runs.iter().map(|(name, r)| csv_row(name, r)).collect();
     cx.csv(
@@ -34,16 +21,7 @@ pub(super) fn mobile_robot(cx: &mut Context) -> Result<(), Failure> {
         "model,steps,time_step,wall_seconds,steps_per_second,distance,final_height,max_penetration,mean_contacts,final_speed,wheel_rate,failure",
         &rows,
     )?;
-    match runs
-        .iter()
-        .find_map(|(name, r)| r.failure.as_ref().map(|f| (name, f)))
-    {
-        Some((name, failure)) => Err(Failure {
-            code: 1,
-            error: anyhow!("mobile robot under {name}: {failure}"),
-        }),
-        None => Ok(()),
-    }
+    first_failure("mobile robot", &runs, |r| r.failure.as_ref())
 }
 
 fn print_table(runs: &[(&str, RobotRun)], steps: usize) {

@@ -19,6 +19,7 @@ use crate::progress::Progress;
 use crate::{input_error, Failure};
 use anyhow::anyhow;
 pub use pose::PoseOptions;
+use signorini::experiments::tree_drive::Model as TreeModel;
 use signorini::multibody::urdf::{self, UrdfOptions, UrdfRobot};
 use signorini::scene::{self, Scene};
 use std::io::IsTerminal;
@@ -396,6 +397,45 @@ impl Context {
 }
 
 /// Every series drawn as a line.
+/// The tree contact models the robot experiments compare, as their tables name them.
+pub(super) const TREE_MODELS: [(TreeModel, &str); 2] = [
+    (TreeModel::Penalty, "penalty"),
+    (TreeModel::StewartTrinkle, "stewart-trinkle"),
+];
+
+/// Run `run` under each of [`TREE_MODELS`] with progress: (the model's name, its result).
+pub(super) fn under_tree_models<R>(
+    cx: &mut Context,
+    run: impl Fn(TreeModel) -> R,
+) -> Result<Vec<(&'static str, R)>, Failure> {
+    cx.start(TREE_MODELS.len());
+    let mut runs = Vec::new();
+    for (model, name) in TREE_MODELS {
+        let r = cx.run(name, || Ok(run(model)))?;
+        runs.push((name, r));
+    }
+    cx.finish();
+    Ok(runs)
+}
+
+/// Exit 1 naming the first run that failed (`what` under its model: its failure), else Ok.
+pub(super) fn first_failure<R>(
+    what: &str,
+    runs: &[(&str, R)],
+    failure: impl Fn(&R) -> Option<&String>,
+) -> Result<(), Failure> {
+    match runs
+        .iter()
+        .find_map(|(name, r)| failure(r).map(|f| (name, f)))
+    {
+        Some((name, f)) => Err(Failure {
+            code: 1,
+            error: anyhow!("{what} under {name}: {f}"),
+        }),
+        None => Ok(()),
+    }
+}
+
 pub(super) fn lines(series: &[Series]) -> Vec<(&Series, Mark)> {
     series.iter().map(|s| (s, Mark::Line)).collect()
 }
