@@ -2348,6 +2348,15 @@ fn peg_runs_on_every_bundled_example() {
             // 2D scenes: planar PEG (issue 17, item 2) runs them.
             o.expect_code(0, &format!("peg on {}", scene.display()));
             ran += 1;
+        } else if text.contains("[[robot]]") {
+            // A scene with robots runs as a forest of trees, under the models with a tree form.
+            o.expect_code(2, &format!("peg on {}", scene.display()));
+            assert!(
+                o.stderr.contains("tree form"),
+                "{}: {}",
+                scene.display(),
+                o.stderr
+            );
         } else if text.contains("[simulation.adaptive]") {
             o.expect_code(2, &format!("peg on {}", scene.display()));
             assert!(

@@ -98,9 +98,39 @@ fn bundled_examples_never_trip_the_depth_check() {
             continue;
         }
         let mut scene = scene::load(&f).unwrap_or_else(|e| panic!("{e}"));
+        if !scene.desc.robots.is_empty() {
+            robot_scene_runs(&scene, 0.3);
+            continue;
+        }
         scene.model.settings.duration = scene.model.settings.duration.min(0.3);
         simulate(&scene, None, |_, _| {}).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
     }
+}
+
+/// A scene with robots runs as a forest of trees (`simulation::robot_scene`): its first `seconds`
+/// without a step error.
+fn robot_scene_runs(scene: &scene::Scene, seconds: f64) {
+    use signorini::simulation::multibody_run::run_tree;
+    use signorini::simulation::robot_scene::tree_run;
+    use signorini::simulation::run::RunConfig;
+    let (mut run, _) = tree_run(scene).unwrap_or_else(|e| panic!("{e}"));
+    run.duration = run.duration.min(seconds);
+    let dir = std::env::temp_dir().join(format!("signorini-robot-scene-{}", std::process::id()));
+    let cfg = RunConfig {
+        trajectory_interval: 0.0,
+        out_dir: &dir,
+        interrupt: None,
+        contacts: None,
+        impulses: false,
+    };
+    let summary = run_tree(&cfg, &run, &mut |_, _| {}).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        summary.error.is_none(),
+        "{}: {:?}",
+        scene.desc.file,
+        summary.error
+    );
 }
 
 /// A diverging spin stops the run as a diverging translation does: the cube of
