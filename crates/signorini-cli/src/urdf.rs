@@ -355,9 +355,11 @@ fn prepare_run(path: &Path, o: &Overrides, robot_args: &RobotArgs) -> Result<Tre
             eprintln!(
                 "note: `{}` integrates by its own {} and ignores --integrator rk4",
                 model.name(),
-                match model.name() {
-                    "stewart-trinkle" => "semi-implicit Euler (velocity-level time stepping)",
-                    _ => "linearly implicit Euler (the penalty forces at the end of the step)",
+                match model {
+                    TreeContactModel::StewartTrinkle(_) =>
+                        "semi-implicit Euler (velocity-level time stepping)",
+                    TreeContactModel::MultiPoint(_) =>
+                        "linearly implicit Euler (the penalty forces at the end of the step)",
                 }
             );
         }

@@ -286,11 +286,11 @@ fn unsupported_models_and_parameters_exit_2_with_the_list() {
     for (args, says) in [
         (
             vec!["--model", "hunt-crossley"],
-            "the models a tree supports: stewart-trinkle (default), multi-point",
+            "the models a tree supports: stewart-trinkle (default), anitescu-potra, multi-point",
         ),
         (
             vec!["--model", "no-such-model"],
-            "the models a tree supports: stewart-trinkle (default), multi-point",
+            "the models a tree supports: stewart-trinkle (default), anitescu-potra, multi-point",
         ),
         (
             vec!["--model", "multi-point", "--param", "stiff=3"],

@@ -126,9 +126,22 @@ fn lcp_run(
     v: &mut [f64],
     controls: &Controls,
     steps: usize,
+    each: impl FnMut(&[f64], &[f64]),
+) {
+    let params = TreeLcpParams::default();
+    lcp_run_with(params, tree, shapes, (q, v), controls, steps, each);
+}
+
+fn lcp_run_with(
+    params: TreeLcpParams,
+    tree: &Tree,
+    shapes: &[LinkShape],
+    (q, v): (&mut [f64], &mut [f64]),
+    controls: &Controls,
+    steps: usize,
     mut each: impl FnMut(&[f64], &[f64]),
 ) {
-    let mut model = TreeLcp::new(TreeLcpParams::default()).unwrap();
+    let mut model = TreeLcp::new(params).unwrap();
     let mut ws = Workspace::new(tree);
     for _ in 0..steps {
         model
@@ -156,6 +169,54 @@ fn lcp_box_resting_on_the_ground_holds_its_height() {
     );
     // Issue 18's target: ≤ 1e-9 m over 1 s.
     assert!(worst <= 1e-9, "height drift {worst} m");
+}
+
+#[test]
+fn anitescu_potra_stops_an_approach_where_it_activates_and_pushes_an_overlap_out_slowly() {
+    use signorini::contact::stewart_trinkle::Formulation;
+    let ap = TreeLcpParams {
+        formulation: Formulation::AnitescuPotra,
+        ..TreeLcpParams::default()
+    };
+    // A box released 5 mm above the ground (inside the 1 cm activation distance): Anitescu–Potra's
+    // G_nᵀ v⁺ ≥ 0 stops it where its contacts activated, a positive gap it keeps (the paper's
+    // model: bodies rest up to the activation distance apart); Stewart–Trinkle's ψ/h lets the
+    // gap close exactly, and it rests on the ground to the LCP's 1e-9 m.
+    for (params, name) in [
+        (ap.clone(), "anitescu-potra"),
+        (TreeLcpParams::default(), "stewart-trinkle"),
+    ] {
+        let (tree, shapes, mut q, _) = floating_box(HALF + 5e-3);
+        let mut v = vec![0.0; tree.nv()];
+        let mut lowest = f64::INFINITY;
+        let c = Controls::new(&tree);
+        lcp_run_with(params, &tree, &shapes, (&mut q, &mut v), &c, 500, |q, _| {
+            lowest = lowest.min(q[2] - HALF);
+        });
+        let gap = q[2] - HALF;
+        assert!(lowest >= -1e-9, "{name}: lowest gap {lowest} m");
+        if name == "anitescu-potra" {
+            assert!(gap > 1e-3, "{name}: rests {gap} m above the ground");
+        } else {
+            assert!(gap.abs() <= 1e-9, "{name}: rests {gap} m above the ground");
+        }
+        assert!(v.iter().all(|w| w.abs() < 1e-9), "{name}: {v:?}");
+    }
+    // A box started 5 cm into the ground: pushed out at no more than max_recovery_speed
+    // (0.5 m/s; gravity's g h a step is taken back by the same row), out in about 0.1 s.
+    let (tree, shapes, mut q, _) = floating_box(HALF - 0.05);
+    let mut v = vec![0.0; tree.nv()];
+    let mut fastest: f64 = 0.0;
+    let c = Controls::new(&tree);
+    lcp_run_with(ap, &tree, &shapes, (&mut q, &mut v), &c, 500, |_, v| {
+        fastest = fastest.max(v[5].abs());
+    });
+    assert!(fastest <= 0.5 + 1e-9, "pushed out at {fastest} m/s");
+    // Out at 0.5 m/s it rises v²/2g = 1.3 cm and comes down onto its contacts, which stop it
+    // where they activate again: at rest, out of the ground, within the 1 cm activation.
+    let gap = q[2] - HALF;
+    assert!((0.0..=0.01).contains(&gap), "ends {gap} m from resting");
+    assert!(v.iter().all(|w| w.abs() < 1e-9), "{v:?}");
 }
 
 #[test]

@@ -16,6 +16,7 @@
 //! plan rule (`pipeline::adaptive::check_step_plan`).
 use super::run::{remove_stale, status, RunConfig, Writer};
 use super::Error;
+use crate::contact::stewart_trinkle::Formulation;
 use crate::contact::tree::ground::ground_contacts;
 use crate::contact::tree::pairs::{candidate_pairs, link_contacts, LinkContact};
 use crate::contact::tree::{
@@ -57,13 +58,17 @@ pub enum TreeContactModel {
 
 impl TreeContactModel {
     /// The models a tree supports, the default first.
-    pub const NAMES: [&'static str; 2] = ["stewart-trinkle", "multi-point"];
+    pub const NAMES: [&'static str; 3] = ["stewart-trinkle", "anitescu-potra", "multi-point"];
 
     /// The model of that name with its default parameters; `None` for a model a tree does not
     /// support.
     pub fn by_name(name: &str) -> Option<TreeContactModel> {
         match name {
             "stewart-trinkle" => Some(TreeContactModel::StewartTrinkle(TreeLcpParams::default())),
+            "anitescu-potra" => Some(TreeContactModel::StewartTrinkle(TreeLcpParams {
+                formulation: Formulation::AnitescuPotra,
+                ..TreeLcpParams::default()
+            })),
             "multi-point" => Some(TreeContactModel::MultiPoint(TreePenaltyParams::default())),
             _ => None,
         }
@@ -71,8 +76,11 @@ impl TreeContactModel {
 
     pub fn name(&self) -> &'static str {
         match self {
-            TreeContactModel::StewartTrinkle(_) => Self::NAMES[0],
-            TreeContactModel::MultiPoint(_) => Self::NAMES[1],
+            TreeContactModel::StewartTrinkle(p) => match p.formulation {
+                Formulation::StewartTrinkle => Self::NAMES[0],
+                Formulation::AnitescuPotra => Self::NAMES[1],
+            },
+            TreeContactModel::MultiPoint(_) => Self::NAMES[2],
         }
     }
 

@@ -23,6 +23,12 @@
 //! overlap removed at no more than `max_recovery_speed`: stewart-trinkle's `recovery =
 //! "bounded"`).
 //!
+//! `anitescu-potra` (`TreeLcpParams::formulation`) is the same LCP with Anitescu & Potra's
+//! (1997) constraint G_nᵀ v⁺ ≥ 0 on the contacts: a gap gets no position term (a contact
+//! activated apart stops the approach there), an existing overlap beyond
+//! `time_stepping::OVERLAP_SLOP` is removed at up to `max_recovery_speed`, as the free bodies'
+//! `anitescu-potra` does; joint limits keep the bounded ψ/h.
+//!
 //! A joint limit is one more normal row without friction: for a revolute or prismatic joint
 //! with limits (lo, hi), the gaps ψ = q − lo (row +e_j) and ψ = hi − q (row −e_j), each taken
 //! into the LCP when below `limit_activation`; its multiplier is the limit's generalized
@@ -31,7 +37,8 @@ use super::ground::ground_contacts;
 use super::pairs::{candidate_pairs, link_contacts, touches, LinkContact, Touch};
 use super::{Ground, GroundContact, LinkShape, TreeStepStats};
 use crate::contact::cone::Cone;
-use crate::contact::time_stepping::{position_term, SolverChain};
+use crate::contact::stewart_trinkle::Formulation;
+use crate::contact::time_stepping::{position_term, SolverChain, OVERLAP_SLOP};
 use crate::contact::ContactError;
 use crate::multibody::algorithms::{bias_forces, crba, forward_kinematics};
 use crate::multibody::integrate::advance_positions;
@@ -55,6 +62,9 @@ pub struct TreeLcpParams {
     /// Contact between the links of one body (`pairs.rs`; default false: only the links of
     /// different bodies, and each with the ground, touch).
     pub self_contact: bool,
+    /// Stewart–Trinkle's ψ/h on every contact (default), or Anitescu–Potra's G_nᵀ v⁺ ≥ 0 with
+    /// only an existing overlap removed (`anitescu-potra`; module doc).
+    pub formulation: Formulation,
     /// LCP solvers tried in order (default lemke, fischer-burmeister, pgs).
     pub solvers: Vec<&'static str>,
     /// Scaled residual a solve must meet (–, default 1e-8, as stewart-trinkle's).
@@ -73,6 +83,7 @@ impl Default for TreeLcpParams {
             limit_activation: 0.1,
             max_recovery_speed: 0.5,
             self_contact: false,
+            formulation: Formulation::StewartTrinkle,
             solvers: vec!["lemke", "fischer-burmeister", "pgs"],
             tolerance: 1e-8,
             on_failure: "stop",
@@ -284,7 +295,13 @@ impl TreeLcp {
             for (j, col) in self.jac.iter().enumerate() {
                 g[(c, j)] = contact.normal.dot(*col);
             }
-            psi.push(position_term(contact.gap, h, vmax));
+            psi.push(match self.params.formulation {
+                Formulation::StewartTrinkle => position_term(contact.gap, h, vmax),
+                // An existing overlap beyond the slop only; a gap gets no term.
+                Formulation::AnitescuPotra => {
+                    position_term((contact.gap + OVERLAP_SLOP).min(0.0), h, vmax)
+                }
+            });
             if contact.friction > 0.0 {
                 for (r, d) in self.cone.directions(contact.normal).enumerate() {
                     for (j, col) in self.jac.iter().enumerate() {
