@@ -705,3 +705,38 @@ fn schedule_times_are_non_negative_and_strictly_increasing() {
         "strictly increasing",
     );
 }
+
+#[test]
+fn link_materials_are_read_in_file_order_and_must_name_defined_materials() {
+    let text = format!(
+        "[[material]]\nname = \"ice\"\nfriction = 0.0\n\n{}",
+        robot("link_materials = { rear_caster = \"ice\", left_wheel = \"default\" }\n")
+    );
+    let scene = parse(&text).unwrap();
+    let r = &scene.robots[0];
+    let got: Vec<(&str, &str)> = (r.link_materials.iter())
+        .map(|(l, m)| (l.as_str(), m.as_str()))
+        .collect();
+    assert_eq!(got, [("rear_caster", "ice"), ("left_wheel", "default")]);
+    let line = line_of_marker(&text, "link_materials");
+    assert_eq!(r.key_lines.line_of("link_materials.rear_caster", 0), line);
+    // An undefined material: at the entry, naming the materials.
+    let text = robot("link_materials = { rear_caster = \"ice\" } # HERE\n");
+    expect_err(
+        &text,
+        "# HERE",
+        "robot[0].link_materials.rear_caster",
+        "undefined material `ice`",
+        "default",
+    );
+    // A value that is not a material's name.
+    let text = robot("link_materials = { rear_caster = 0.0 } # HERE\n");
+    let e = parse(&text).unwrap_err();
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (
+            line_of_marker(&text, "# HERE"),
+            "robot[0].link_materials.rear_caster"
+        )
+    );
+}

@@ -132,6 +132,30 @@ shape = { type = "box", size = [0.1, 0.1, 0.1] }
 }
 
 #[test]
+fn link_materials_give_a_link_its_own_friction() {
+    let text = scene(&[
+        "[[material]]\nname = \"ice\"\nfriction = 0.0\n",
+        GROUND,
+        &ARM.replace(
+            "fixed_base = true",
+            "fixed_base = true\nlink_materials = { left_finger = \"ice\" }",
+        ),
+    ]);
+    let run = forest(&text).unwrap();
+    let g = run.ground.as_ref().unwrap();
+    let finger = run
+        .joint_names
+        .iter()
+        .position(|n| n == "arm.left_finger")
+        .unwrap();
+    for s in &g.shapes {
+        // The robot's own material is `default` (0.5); the left finger's is ice.
+        let expected = if s.link == finger { 0.0 } else { 0.5 };
+        assert_eq!(s.friction, expected, "link {}", s.link);
+    }
+}
+
+#[test]
 fn a_robot_is_placed_at_its_pose_with_its_joints_and_schedules() {
     let text = scene(&[
         GROUND,
@@ -248,6 +272,23 @@ fn what_a_robot_scene_cannot_hold_is_refused_at_its_key() {
     );
     assert!(
         msg.contains("no joint `knee`") && msg.contains("shoulder, elbow"),
+        "{msg}"
+    );
+    // A link the URDF lacks (or that has no collision geometry), in link_materials.
+    let text = scene(&[
+        GROUND,
+        &ARM.replace(
+            "fixed_base = true",
+            "fixed_base = true\nlink_materials = { gripper = \"default\" }",
+        ),
+    ]);
+    let (line, key, msg) = refused(&text);
+    assert_eq!(
+        (line, key.as_str()),
+        (line_of(&text, "link_materials"), "robot[0].link_materials.gripper")
+    );
+    assert!(
+        msg.contains("no link `gripper`") && msg.contains("left_finger"),
         "{msg}"
     );
     // A URDF that is not there.

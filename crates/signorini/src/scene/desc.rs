@@ -467,8 +467,11 @@ pub struct RobotDesc {
     /// Where the URDF's root link frame is placed in the world (m), and its rotation.
     pub position: DVec3,
     pub orientation: DQuat,
-    /// Name of a defined material: the friction of every collision shape of the robot.
+    /// Name of a defined material: the friction of every collision shape of the robot…
     pub material: String,
+    /// …but those of these URDF links (link name, material name), in file order: a caster,
+    /// a gripper's pads.
+    pub link_materials: Vec<(String, String)>,
     /// Initial positions (rad or m) of revolute and prismatic joints by URDF joint name, in
     /// file order; the others start at zero.
     pub joints: Vec<(String, f64)>,

@@ -220,15 +220,35 @@ impl Forest {
                 .into_iter()
                 .map(|n| format!("{}.{n}", r.name)),
         );
-        let friction = scene.desc.material(&r.material).map_or(0.5, |m| m.friction);
-        self.shapes.extend(
-            shapes_of(&robot.collisions, friction)
-                .into_iter()
-                .map(|mut s| {
-                    s.link += offset;
-                    s
-                }),
-        );
+        let friction_of = |name: &str| scene.desc.material(name).map_or(0.5, |m| m.friction);
+        for (link, _) in &r.link_materials {
+            if !robot.collisions.iter().any(|c| &c.urdf_link == link) {
+                let mut with: Vec<&str> = robot
+                    .collisions
+                    .iter()
+                    .map(|c| c.urdf_link.as_str())
+                    .collect();
+                with.dedup();
+                return Err(err(
+                    &format!("link_materials.{link}"),
+                    format!(
+                        "robot \"{}\" has no link `{link}` with collision geometry; its links with collision geometry are: {}",
+                        robot.name,
+                        with.join(", ")
+                    ),
+                    "name a URDF link that has <collision> elements",
+                ));
+            }
+        }
+        let shapes = shapes_of(&robot.collisions, friction_of(&r.material));
+        self.shapes
+            .extend(shapes.into_iter().zip(&robot.collisions).map(|(mut s, c)| {
+                s.link += offset;
+                if let Some((_, m)) = r.link_materials.iter().find(|(l, _)| *l == c.urdf_link) {
+                    s.friction = friction_of(m);
+                }
+                s
+            }));
         let joint = |key: &str, name: &str| {
             one_dof_joint(&robot, name).map(|l| l + offset).map_err(|m| err(key, m, "name a revolute or prismatic joint of the URDF (`signorini check` lists them)"))
         };

@@ -78,8 +78,8 @@ mod keys {
     pub const DEFORMABLE: &[&str] = &["name", "size", "divisions", "position", "velocity", "young", "poisson", "density",
                                       "damping", "clamp", "tip_load", "drag", "integrator", "contact_stiffness",
                                       "contact_damping", "friction", "slip_speed", "particle_interval"];
-    pub const ROBOT: &[&str] = &["name", "urdf", "fixed_base", "position", "orientation", "material", "joints",
-                                 "joint_velocities", "servo", "torque"];
+    pub const ROBOT: &[&str] = &["name", "urdf", "fixed_base", "position", "orientation", "material", "link_materials",
+                                 "joints", "joint_velocities", "servo", "torque"];
     pub const SERVO: &[&str] = &["joint", "kp", "kd", "positions", "velocities"];
     pub const TORQUE: &[&str] = &["joint", "schedule"];
     pub const OUTPUT: &[&str] = &["trajectory_interval"];

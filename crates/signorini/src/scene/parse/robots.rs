@@ -66,6 +66,42 @@ fn joint_values(cx: &Cx, v: &Value, key: &str, lines: &mut KeyLines) -> Res<Vec<
     Ok(out)
 }
 
+/// `link_materials`: a table of URDF link name -> a defined material's name, in file order;
+/// the line of each entry is added to `lines` as `link_materials.LINK`.
+fn link_materials(
+    cx: &Cx,
+    v: &Value,
+    key: &str,
+    materials: &[&str],
+    lines: &mut KeyLines,
+) -> Res<Vec<(String, String)>> {
+    let mut entries: Vec<_> = table(cx, v, key)?.iter().collect();
+    entries.sort_by_key(|(k, _)| k.span().start);
+    let mut out = Vec::with_capacity(entries.len());
+    for (k, val) in entries {
+        let link: &str = k.get_ref();
+        let lkey = format!("{key}.{}", keys::spelled(link));
+        if link.is_empty() {
+            let hint = "name a link of the URDF that has collision geometry";
+            return Err(cx.err(k.span().start, &lkey, "the link name is empty", hint));
+        }
+        let material = string(cx, val, &lkey)?;
+        if !materials.contains(&material) {
+            let msg = format!("undefined material `{material}`");
+            let hint = format!(
+                "define it in a [[material]] table; {}",
+                super::hints::choices_hint(material, materials, "materials")
+            );
+            return Err(cx.err(val.span().start, &lkey, msg, hint));
+        }
+        lines
+            .0
+            .push((format!("link_materials.{link}"), cx.line(k.span().start)));
+        out.push((link.to_string(), material.to_string()));
+    }
+    Ok(out)
+}
+
 /// A non-empty string (the URDF path as written).
 fn urdf(cx: &Cx, v: &Value, key: &str) -> Res<String> {
     let s = string(cx, v, key)?;
@@ -199,6 +235,12 @@ impl<'a, 'i> Parser<'a, 'i> {
             .unwrap_or(DQuat::IDENTITY);
         let material = self.material_ref(&mut r)?;
         let mut key_lines = r.key_lines();
+        let names = &self.material_names;
+        let link_materials = r
+            .opt("link_materials", |cx, v, k| {
+                link_materials(cx, v, k, names, &mut key_lines)
+            })?
+            .unwrap_or_default();
         let mut read_joints = |r: &mut Reader, name| {
             r.opt(name, |cx, v, k| joint_values(cx, v, k, &mut key_lines))
                 .map(Option::unwrap_or_default)
@@ -215,6 +257,7 @@ impl<'a, 'i> Parser<'a, 'i> {
             position,
             orientation,
             material,
+            link_materials,
             joints,
             joint_velocities,
             servos,
