@@ -14,7 +14,7 @@ use signorini::contact::tree::{
 };
 use signorini::geometry::{Pose, Shape};
 use signorini::multibody::algorithms::{forward_kinematics, kinetic_energy, potential_energy};
-use signorini::multibody::{Controls, JointKind, Link, Tree, Workspace};
+use signorini::multibody::{Controls, JointKind, Link, PdActuator, Tree, Workspace};
 use signorini::util::rng::Rng;
 use signorini::DVec3;
 
@@ -241,6 +241,38 @@ fn lcp_friction_sticks_below_mu_m_g_and_slides_at_the_analytic_acceleration_abov
         );
         assert!((q[2] - HALF).abs() <= 1e-9, "height {}", q[2]);
     }
+}
+
+#[test]
+fn lcp_servo_on_a_light_link_is_stable_at_any_gain() {
+    // A light link (a wrist: I = m l²/3 = 5e-4 kg m² about its hinge, no gravity) on a servo
+    // of kp = 20 N m/rad, kd = 1 N m s/rad towards 0.5 rad, h = 1 ms: kd h / I = 2, where the
+    // explicit servo the LCP model had diverged (a humanoid scene with such wrist servos stopped
+    // at step 73 with its links 3e27 m into the ground). Taken linearly implicitly it is the
+    // overdamped servo it is (ζ = kd / (2 √(kp I)) = 5, slow pole kp / kd = 20 /s): it settles
+    // on the target without overshooting, e^(−20 t) ≈ 2e-9 of the way left after 1 s.
+    let l = 0.15f64.sqrt();
+    let tree = Tree::new(vec![rod("wrist", None, DVec3::ZERO, 0.01, l)], DVec3::ZERO).unwrap();
+    let mut controls = Controls::new(&tree);
+    controls.pd.push(PdActuator {
+        link: 0,
+        kp: 20.0,
+        kd: 1.0,
+        target_position: 0.5,
+        target_velocity: 0.0,
+    });
+    let (mut q, mut v) = (vec![0.0], vec![0.0]);
+    let mut highest: f64 = 0.0;
+    lcp_run(&tree, &[], &mut q, &mut v, &controls, 1000, |q, _| {
+        highest = highest.max(q[0]);
+    });
+    assert!(highest <= 0.5 + 1e-12, "overshoots to {highest} rad");
+    assert!(
+        (q[0] - 0.5).abs() < 1e-6 && v[0].abs() < 1e-5,
+        "q {} v {}",
+        q[0],
+        v[0]
+    );
 }
 
 #[test]

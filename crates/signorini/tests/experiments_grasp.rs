@@ -39,11 +39,14 @@ fn the_arm_lifts_the_box_under_both_models() {
         // Upright in the fingers: two parallel pads hold it face on.
         assert!(r.box_tilt < 0.05, "{name}: tilt {} rad", r.box_tilt);
     }
-    // Held by friction: the LCP's static friction holds the box where the fingers closed on it
-    // (what moves is the pads' contact points re-forming, measured 2e-5 m); the penalty
+    // Held by friction: the LCP's static friction keeps the pads' contact points on the box,
+    // which can only turn in the grip about the axis through the two pads (the hand's path in
+    // joint space swings it); a tilt θ moves its centre, 1.5 cm below the grasp centre, by
+    // about 1.5 cm × θ: 0.3 mm at the measured 0.019 rad (2e-5 m with the servos explicit,
+    // tilt 0.009 rad). A box sliding out of the fingers moves by centimetres. The penalty
     // model's friction is a damper below the slip speed ε = 0.01 m/s, so the box creeps at
     // ε × weight / (2 μ × squeeze) ≈ 0.01 × 0.98 / 10 = 1 mm/s over the 2 s of lift and hold.
-    assert!(lcp.slip < 1e-4, "{}", lcp.slip);
+    assert!(lcp.slip < 1e-3, "{}", lcp.slip);
     assert!(pen.slip < 5e-3, "{}", pen.slip);
     // The box rests on the ground, then in the fingers, within the LCP's tolerance.
     assert!(lcp.max_penetration < 1e-6, "{}", lcp.max_penetration);

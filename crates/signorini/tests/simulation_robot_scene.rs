@@ -285,7 +285,10 @@ fn what_a_robot_scene_cannot_hold_is_refused_at_its_key() {
     let (line, key, msg) = refused(&text);
     assert_eq!(
         (line, key.as_str()),
-        (line_of(&text, "link_materials"), "robot[0].link_materials.gripper")
+        (
+            line_of(&text, "link_materials"),
+            "robot[0].link_materials.gripper"
+        )
     );
     assert!(
         msg.contains("no link `gripper`") && msg.contains("left_finger"),

@@ -3,11 +3,15 @@
 //!
 //! The free-body model (`contact::stewart_trinkle`, its module doc) with the tree's joint-space
 //! mass matrix H(q) (CRBA, RBDA Table 6.2) in place of the block-diagonal M, the generalized
-//! velocity v in place of ν and the bias forces C(q, v) (RNEA) in the free velocity:
+//! velocity v in place of ν and the bias forces C(q, v) (RNEA) in the free velocity, whose
+//! joint damping and PD servos (D_u: damping plus kd, K_u: kp; τ(q, v) the controls' force) are
+//! taken linearly implicitly, as the penalty model takes them (`penalty::joint_system`): an
+//! explicit servo on a light link (a wrist's 5e-4 kg m² under kd = 1 N m s/rad at h = 1 ms,
+//! kd h / H = 2) diverged:
 //!
 //! ```text
-//!   v_ℓ = v + h H⁻¹ (τ − C(q, v))                       (semi-implicit Euler without contact)
-//!   v⁺  = v_ℓ + H⁻¹ (G_nᵀ p_n + Dᵀ β)
+//!   A v_ℓ = H v + h (τ(q, v) + D_u v − C(q, v))          (without contact; A = H + h D_u + h² K_u)
+//!   v⁺  = v_ℓ + A⁻¹ (G_nᵀ p_n + Dᵀ β)
 //!   0 ≤ p_n ⊥ G_n v⁺ + ψ̃/h ≥ 0                          (Stewart & Trinkle 1996, eq. 21)
 //!   0 ≤ β_c ⊥ D_c v⁺ + e σ_c ≥ 0                         (eq. 22)
 //!   0 ≤ σ_c ⊥ μ_c p_n,c − eᵀ β_c ≥ 0                     (eq. 23)
@@ -18,8 +22,8 @@
 //! n · J_p, its k friction rows d_j · J_p (`cone::directions`, the free bodies' pyramid about
 //! n), J_p the Jacobian of its point's velocity relative to the other side (`pairs::Touch`:
 //! J_B(p_B) − J_A(p_A) for a pair of links, J_B(p_B) on the ground). The
-//! LCP in z = (p_n, β, σ) is the free bodies' (W = G H⁻¹ Gᵀ), H factored once a step (dense
-//! Cholesky; H⁻¹ Gᵀ by its solves). ψ̃/h is `time_stepping::position_term` (ψ/h for a gap, an
+//! LCP in z = (p_n, β, σ) is the free bodies' (W = G A⁻¹ Gᵀ), A factored once a step (dense
+//! Cholesky; A⁻¹ Gᵀ by its solves). ψ̃/h is `time_stepping::position_term` (ψ/h for a gap, an
 //! overlap removed at no more than `max_recovery_speed`: stewart-trinkle's `recovery =
 //! "bounded"`).
 //!
@@ -34,13 +38,14 @@
 //! into the LCP when below `limit_activation`; its multiplier is the limit's generalized
 //! impulse (N m s or N s).
 use super::ground::ground_contacts;
+use super::penalty::joint_system;
 use super::pairs::{candidate_pairs, link_contacts, touches, LinkContact, Touch};
 use super::{Ground, GroundContact, LinkShape, TreeStepStats};
 use crate::contact::cone::Cone;
 use crate::contact::stewart_trinkle::Formulation;
 use crate::contact::time_stepping::{position_term, SolverChain, OVERLAP_SLOP};
 use crate::contact::ContactError;
-use crate::multibody::algorithms::{bias_forces, crba, forward_kinematics};
+use crate::multibody::algorithms::forward_kinematics;
 use crate::multibody::integrate::advance_positions;
 use crate::multibody::{Controls, LinkKinematics, MultibodyError, Tree, Workspace};
 use crate::solvers::Problem;
@@ -324,7 +329,9 @@ impl TreeLcp {
     }
 }
 
-/// H(q) factored, and v_ℓ = v + h H⁻¹ (τ − C(q, v)).
+/// A = H(q) + h D_u + h² K_u factored, and v_ℓ = A⁻¹ (H v + h (τ(q, v) + D_u v − C(q, v))):
+/// the joints' damping and PD servos taken linearly implicitly (`penalty::joint_system`), so a
+/// stiff servo on a light link is stable at any h.
 fn free_velocity(
     tree: &Tree,
     ws: &mut Workspace,
@@ -332,15 +339,9 @@ fn free_velocity(
     controls: &Controls,
     h: f64,
 ) -> Result<(Cholesky<f64, Dyn>, DVector<f64>), TreeContactError> {
-    let hm = crba(tree, ws, q)?.clone();
-    let chol = Cholesky::new(hm).ok_or(TreeContactError::SingularMass)?;
-    let mut tau = vec![0.0; tree.nv()];
-    controls.joint_forces(tree, q, v, &mut tau);
-    let mut c = vec![0.0; tree.nv()];
-    bias_forces(tree, ws, q, v, &mut c)?;
-    let rhs = DVector::from_fn(tree.nv(), |i, _| tau[i] - c[i]);
-    let acc = chol.solve(&rhs);
-    let v_free = DVector::from_fn(tree.nv(), |i, _| v[i] + h * acc[i]);
+    let (a, b) = joint_system(tree, ws, (q, v), controls, h)?;
+    let chol = Cholesky::new(a).ok_or(TreeContactError::SingularMass)?;
+    let v_free = chol.solve(&b);
     Ok((chol, v_free))
 }
 

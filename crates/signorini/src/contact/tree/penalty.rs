@@ -384,8 +384,10 @@ impl TreePenalty {
 }
 
 /// The joints' part of the step (module doc): H + h D_u + h² K_u and H v + h (τ(q, v) + D_u v −
-/// C(q, v)), with D_u the joints' damping plus the PD actuators' kd and K_u their kp.
-fn joint_system(
+/// C(q, v)), with D_u the joints' damping plus the PD actuators' kd and K_u their kp. Also the
+/// LCP model's free velocity (`lcp.rs`): the joints' damping and servos linearly implicit there
+/// too.
+pub(super) fn joint_system(
     tree: &Tree,
     ws: &mut Workspace,
     (q, v): (&[f64], &[f64]),
