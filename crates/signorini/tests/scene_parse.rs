@@ -5,7 +5,9 @@ use glam::{DQuat, DVec3};
 use signorini::contact::ParamInput;
 use signorini::scene::*;
 
-const FILE: &str = "test.toml";
+#[path = "common/scene_errors.rs"]
+mod scene_errors;
+use scene_errors::{expect_error, line_of_marker, parse, FILE};
 
 /// A scene using every table and most keys.
 const FULL: &str = r#"
@@ -117,40 +119,12 @@ shapes = [{ type = "sphere", radius = 0.01 }]
 trajectory_interval = 0.01
 "#;
 
-fn parse(text: &str) -> Result<SceneDesc, SceneError> {
-    parse_scene(text, FILE)
-}
-
-/// 1-based line of the first occurrence of `marker` in `text`.
-fn line_of_marker(text: &str, marker: &str) -> usize {
-    let at = text
-        .find(marker)
-        .unwrap_or_else(|| panic!("marker {marker:?} not in text"));
-    text[..at].matches('\n').count() + 1
-}
-
 /// Asserts that `text` fails with one error at the line of `marker`, on `key`, whose hint
-/// contains `hint`; returns the error for further checks.
+/// contains `hint` and whose display has a help line; returns the error for further checks.
 #[track_caller]
 fn expect_err(text: &str, marker: &str, key: &str, hint: &str) -> SceneError {
-    let e = match parse(text) {
-        Ok(_) => panic!("expected an error for:\n{text}"),
-        Err(e) => e,
-    };
-    let line = line_of_marker(text, marker);
-    let shown = e.to_string();
-    assert_eq!(e.file, FILE, "{shown}");
-    assert_eq!(e.line, line, "{shown}");
-    assert_eq!(e.key, key, "{shown}");
-    assert!(
-        e.hint.contains(hint),
-        "hint should contain {hint:?}:\n{shown}"
-    );
-    assert!(
-        shown.starts_with(&format!("{FILE}:{line}: {key}: ")),
-        "{shown}"
-    );
-    assert!(shown.contains("\n  help: "), "{shown}");
+    let e = expect_error(text, marker, key, "", hint);
+    assert!(e.to_string().contains("\n  help: "), "{e}");
     e
 }
 

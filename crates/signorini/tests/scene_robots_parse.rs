@@ -5,47 +5,9 @@
 use glam::{DQuat, DVec3};
 use signorini::scene::*;
 
-const FILE: &str = "test.toml";
-
-fn parse(text: &str) -> Result<SceneDesc, SceneError> {
-    parse_scene(text, FILE)
-}
-
-/// 1-based line of the first occurrence of `marker` in `text`.
-fn line_of_marker(text: &str, marker: &str) -> usize {
-    let at = text
-        .find(marker)
-        .unwrap_or_else(|| panic!("marker {marker:?} not in text"));
-    text[..at].matches('\n').count() + 1
-}
-
-/// Asserts that `text` fails with one error at the line of `marker`, on `key`, whose message
-/// contains `message` and whose hint contains `hint`; returns the error for further checks.
-#[track_caller]
-fn expect_err(text: &str, marker: &str, key: &str, message: &str, hint: &str) -> SceneError {
-    let e = match parse(text) {
-        Ok(_) => panic!("expected an error for:\n{text}"),
-        Err(e) => e,
-    };
-    let line = line_of_marker(text, marker);
-    let shown = e.to_string();
-    assert_eq!(e.file, FILE, "{shown}");
-    assert_eq!(e.line, line, "{shown}");
-    assert_eq!(e.key, key, "{shown}");
-    assert!(
-        e.message.contains(message),
-        "message should contain {message:?}:\n{shown}"
-    );
-    assert!(
-        e.hint.contains(hint),
-        "hint should contain {hint:?}:\n{shown}"
-    );
-    assert!(
-        shown.starts_with(&format!("{FILE}:{line}: {key}: ")),
-        "{shown}"
-    );
-    e
-}
+#[path = "common/scene_errors.rs"]
+mod scene_errors;
+use scene_errors::{expect_error, line_of_marker, parse};
 
 /// A minimal robot with extra lines (keys of the robot table, then any sub-tables).
 fn robot(extra: &str) -> String {
@@ -234,7 +196,7 @@ fn several_robots_keep_file_order_and_keys() {
 
 #[test]
 fn robot_must_be_an_array_of_tables() {
-    expect_err(
+    expect_error(
         "[robot]\nname = \"a\"\n",
         "[robot]",
         "robot",
@@ -245,14 +207,14 @@ fn robot_must_be_an_array_of_tables() {
 
 #[test]
 fn missing_name_and_urdf() {
-    expect_err(
+    expect_error(
         "[[robot]]\nurdf = \"a.urdf\"\n",
         "[[robot]]",
         "robot[0].name",
         "missing required key `name`",
         "add `name = ",
     );
-    expect_err(
+    expect_error(
         "[[robot]]\nname = \"a\"\n",
         "[[robot]]",
         "robot[0].urdf",
@@ -264,9 +226,9 @@ fn missing_name_and_urdf() {
 #[test]
 fn bad_name_and_urdf() {
     let text = robot("").replace("\"arm\"", "\"\"");
-    expect_err(&text, "name", "robot[0].name", "empty", "non-empty");
+    expect_error(&text, "name", "robot[0].name", "empty", "non-empty");
     let text = robot("").replace("\"arm.urdf\"", "\"\"");
-    expect_err(
+    expect_error(
         &text,
         "urdf",
         "robot[0].urdf",
@@ -274,7 +236,7 @@ fn bad_name_and_urdf() {
         "relative to the scene",
     );
     let text = robot("").replace("\"arm.urdf\"", "3");
-    expect_err(
+    expect_error(
         &text,
         "urdf",
         "robot[0].urdf",
@@ -285,14 +247,14 @@ fn bad_name_and_urdf() {
 
 #[test]
 fn unknown_keys_suggest_the_closest() {
-    expect_err(
+    expect_error(
         &robot("fixd_base = true"),
         "fixd_base",
         "robot[0].fixd_base",
         "unknown key `fixd_base`",
         "did you mean `fixed_base`?",
     );
-    let e = expect_err(
+    let e = expect_error(
         &servo("joint = \"j\"\nkv = 1.0"),
         "kv",
         "robot[0].servo[0].kv",
@@ -300,14 +262,14 @@ fn unknown_keys_suggest_the_closest() {
         "did you mean `kp`?",
     );
     assert!(e.hint.contains("`velocities`"), "lists the servo keys: {e}");
-    expect_err(
+    expect_error(
         &robot("[[robot.torque]]\njoint = \"j\"\nschedul = [[0.0, 1.0]]"),
         "schedul",
         "robot[0].torque[0].schedul",
         "unknown key",
         "did you mean `schedule`?",
     );
-    expect_err(
+    expect_error(
         &robot("[[robot.servos]]\njoint = \"j\""),
         "[[robot.servos]]",
         "robot[0].servos",
@@ -318,21 +280,21 @@ fn unknown_keys_suggest_the_closest() {
 
 #[test]
 fn bad_fixed_base_position_and_orientation() {
-    expect_err(
+    expect_error(
         &robot("fixed_base = \"yes\""),
         "fixed_base",
         "robot[0].fixed_base",
         "expected a boolean",
         "`true` or `false`",
     );
-    expect_err(
+    expect_error(
         &robot("position = [0.0, 1.0]"),
         "position",
         "robot[0].position",
         "an array of 2 items",
         "[x, y, z]",
     );
-    expect_err(
+    expect_error(
         &robot("orientation = { rpy_deg = [0, 0, 90], angle = 1.0 }"),
         "orientation",
         "robot[0].orientation",
@@ -347,7 +309,7 @@ fn undefined_material() {
         "{}[[material]]\nname = \"rubber\"\n",
         robot("material = \"rubbr\"")
     );
-    expect_err(
+    expect_error(
         &text,
         "material = ",
         "robot[0].material",
@@ -358,14 +320,14 @@ fn undefined_material() {
 
 #[test]
 fn bad_joint_values() {
-    expect_err(
+    expect_error(
         &robot("joints = [0.5, 1.0]"),
         "joints",
         "robot[0].joints",
         "expected a table",
         "as a table",
     );
-    expect_err(
+    expect_error(
         &robot("joints = { shoulder = 0.5, elbow = \"up\" }"),
         "joints",
         "robot[0].joints.elbow",
@@ -373,14 +335,14 @@ fn bad_joint_values() {
         "write a number",
     );
     let text = robot("[robot.joint_velocities]\nwheel = 1.0\naxle = nan");
-    expect_err(
+    expect_error(
         &text,
         "axle",
         "robot[0].joint_velocities.axle",
         "finite",
         "finite number",
     );
-    expect_err(
+    expect_error(
         &robot("joints = { '' = 0.5 }"),
         "joints",
         "robot[0].joints.''",
@@ -393,7 +355,7 @@ fn bad_joint_values() {
 fn duplicate_robot_names() {
     let again = robot("").replace("name = \"arm\"", "name = \"arm\" # again");
     let text = format!("{}{again}", robot(""));
-    let e = expect_err(
+    let e = expect_error(
         &text,
         "# again",
         "robot[1].name",
@@ -408,7 +370,7 @@ fn robot_and_body_names_are_unique_in_either_order() {
     let body = format!("[[body]]\nname = \"arm\"\nmass = 1.0\n{BALL}\n");
     // Robot after body: at the robot.
     let text = format!("{body}{}", robot(""));
-    let e = expect_err(
+    let e = expect_error(
         &text,
         "name = \"arm\"\nurdf",
         "robot[0].name",
@@ -418,7 +380,7 @@ fn robot_and_body_names_are_unique_in_either_order() {
     assert_eq!(e.line, 6);
     // Body after robot: at the body.
     let text = format!("{}{body}", robot(""));
-    let e = expect_err(
+    let e = expect_error(
         &text,
         "name = \"arm\"\nmass",
         "body[0].name",
@@ -435,7 +397,7 @@ fn robot_names_and_spawned_names_are_unique_in_either_order() {
     let named = |n: &str| robot("").replace("\"arm\"", &format!("\"{n}\""));
     // Robot after spawn: at the robot.
     let text = format!("{spawn}{}", named("arm_1"));
-    expect_err(
+    expect_error(
         &text,
         "name = \"arm_1\"",
         "robot[0].name",
@@ -444,7 +406,7 @@ fn robot_names_and_spawned_names_are_unique_in_either_order() {
     );
     // Spawn after robot: at the spawn.
     let text = format!("{}{spawn}", named("arm_2"));
-    expect_err(
+    expect_error(
         &text,
         "name = \"arm\"",
         "spawn[0].name",
@@ -461,14 +423,14 @@ fn robot_names_and_spawned_names_are_unique_in_either_order() {
 
 #[test]
 fn servo_and_torque_must_be_arrays_of_tables() {
-    expect_err(
+    expect_error(
         &robot("servo = 3"),
         "servo",
         "robot[0].servo",
         "an array of tables",
         "[[robot.servo]]",
     );
-    expect_err(
+    expect_error(
         &robot("torque = [1.0]"),
         "torque = ",
         "robot[0].torque[0]",
@@ -479,14 +441,14 @@ fn servo_and_torque_must_be_arrays_of_tables() {
 
 #[test]
 fn servo_needs_a_joint() {
-    expect_err(
+    expect_error(
         &servo("kp = 1.0\npositions = [[0.0, 0.0]]"),
         "[[robot.servo]]",
         "robot[0].servo[0].joint",
         "missing required key `joint`",
         "add `joint = ",
     );
-    expect_err(
+    expect_error(
         &servo("joint = 1\nkp = 1.0\npositions = [[0.0, 0.0]]"),
         "joint = 1",
         "robot[0].servo[0].joint",
@@ -497,14 +459,14 @@ fn servo_needs_a_joint() {
 
 #[test]
 fn negative_gains() {
-    expect_err(
+    expect_error(
         &servo("joint = \"j\"\nkp = -1.0\npositions = [[0.0, 0.0]]"),
         "kp",
         "robot[0].servo[0].kp",
         "at least 0",
         "at least 0",
     );
-    expect_err(
+    expect_error(
         &servo("joint = \"j\"\nkp = 1.0\nkd = -0.5\npositions = [[0.0, 0.0]]"),
         "kd",
         "robot[0].servo[0].kd",
@@ -515,14 +477,14 @@ fn negative_gains() {
 
 #[test]
 fn servo_needs_exactly_one_of_positions_and_velocities() {
-    expect_err(
+    expect_error(
         &servo("joint = \"j\"\nkd = 1.0"),
         "[[robot.servo]]",
         "robot[0].servo[0].positions",
         "needs `positions` or `velocities`",
         "add `positions",
     );
-    expect_err(
+    expect_error(
         &servo("joint = \"j\"\nkd = 1.0\npositions = [[0.0, 0.0]]\nvelocities = [[0.0, 0.0]]"),
         "velocities",
         "robot[0].servo[0].velocities",
@@ -533,7 +495,7 @@ fn servo_needs_exactly_one_of_positions_and_velocities() {
 
 #[test]
 fn velocity_servo_takes_no_position_gain() {
-    expect_err(
+    expect_error(
         &servo("joint = \"j\"\nkp = 2.0\nkd = 1.0\nvelocities = [[0.0, 1.0]]"),
         "kp",
         "robot[0].servo[0].kp",
@@ -544,14 +506,14 @@ fn velocity_servo_takes_no_position_gain() {
 
 #[test]
 fn servo_without_gains_does_nothing() {
-    expect_err(
+    expect_error(
         &servo("joint = \"j\"\npositions = [[0.0, 1.0]]"),
         "[[robot.servo]]",
         "robot[0].servo[0]",
         "does nothing",
         "kp > 0",
     );
-    expect_err(
+    expect_error(
         &servo("joint = \"j\"\nkp = 0\nkd = 0.0\nvelocities = [[0.0, 1.0]]"),
         "[[robot.servo]]",
         "robot[0].servo[0]",
@@ -568,7 +530,7 @@ fn two_servos_on_one_joint() {
          [[robot.servo]]\njoint = \"elbow\"\nkd = 1.0\nvelocities = [[0.0, 0.0]]",
     );
     let first = line_of_marker(&text, "[[robot.servo]]");
-    let e = expect_err(
+    let e = expect_error(
         &text,
         "joint = \"elbow\"\nkd",
         "robot[0].servo[2].joint",
@@ -588,14 +550,14 @@ fn two_servos_on_one_joint() {
 
 #[test]
 fn torque_needs_joint_and_schedule() {
-    expect_err(
+    expect_error(
         &robot("[[robot.torque]]\nschedule = [[0.0, 1.0]]"),
         "[[robot.torque]]",
         "robot[0].torque[0].joint",
         "missing required key `joint`",
         "add `joint = ",
     );
-    expect_err(
+    expect_error(
         &robot("[[robot.torque]]\njoint = \"elbow\""),
         "[[robot.torque]]",
         "robot[0].torque[0].schedule",
@@ -609,21 +571,21 @@ fn torque_needs_joint_and_schedule() {
 
 #[test]
 fn schedule_must_be_a_non_empty_array() {
-    expect_err(
+    expect_error(
         &schedule("0.5"),
         "positions",
         "robot[0].servo[0].positions",
         "expected an array",
         "brackets",
     );
-    expect_err(
+    expect_error(
         &schedule("[]"),
         "positions",
         "robot[0].servo[0].positions",
         "no points",
         "at least one point",
     );
-    expect_err(
+    expect_error(
         &robot("[[robot.torque]]\njoint = \"elbow\"\nschedule = []"),
         "schedule",
         "robot[0].torque[0].schedule",
@@ -634,35 +596,35 @@ fn schedule_must_be_a_non_empty_array() {
 
 #[test]
 fn schedule_points_are_pairs_of_numbers() {
-    expect_err(
+    expect_error(
         &schedule("[[0.0, 1.0], [1.0]]"),
         "positions",
         "robot[0].servo[0].positions[1]",
         "an array of 2 numbers [time, value]",
         "[time, value]",
     );
-    expect_err(
+    expect_error(
         &schedule("[[0.0, 1.0], 2.0]"),
         "positions",
         "robot[0].servo[0].positions[1]",
         "found the float 2.0",
         "[time, value]",
     );
-    expect_err(
+    expect_error(
         &schedule("[[0.0, \"up\"]]"),
         "positions",
         "robot[0].servo[0].positions[0][1]",
         "expected a number",
         "write a number",
     );
-    expect_err(
+    expect_error(
         &schedule("[[0.0, 1.0], [1.0, inf]]"),
         "positions",
         "robot[0].servo[0].positions[1][1]",
         "finite",
         "finite number",
     );
-    expect_err(
+    expect_error(
         &schedule("[[nan, 1.0]]"),
         "positions",
         "robot[0].servo[0].positions[0][0]",
@@ -673,14 +635,14 @@ fn schedule_points_are_pairs_of_numbers() {
 
 #[test]
 fn schedule_times_are_non_negative_and_strictly_increasing() {
-    expect_err(
+    expect_error(
         &schedule("[[-0.1, 1.0]]"),
         "positions",
         "robot[0].servo[0].positions[0][0]",
         "negative time -0.1",
         ">= 0",
     );
-    expect_err(
+    expect_error(
         &schedule("[[0.0, 1.0], [1.0, 2.0], [1.0, 3.0]]"),
         "positions",
         "robot[0].servo[0].positions[2][0]",
@@ -690,14 +652,14 @@ fn schedule_times_are_non_negative_and_strictly_increasing() {
     let text = servo(
         "joint = \"w\"\nkd = 1.0\nvelocities = [\n  [0.0, 1.0],\n  [2.0, 2.0],\n  [1.5, 3.0],\n]",
     );
-    expect_err(
+    expect_error(
         &text,
         "[1.5",
         "robot[0].servo[0].velocities[2][0]",
         "time 1.5 s is not after",
         "strictly increasing",
     );
-    expect_err(
+    expect_error(
         &robot("[[robot.torque]]\njoint = \"elbow\"\nschedule = [[1.0, 0.0], [0.5, 1.0]]"),
         "schedule",
         "robot[0].torque[0].schedule[1][0]",
@@ -722,7 +684,7 @@ fn link_materials_are_read_in_file_order_and_must_name_defined_materials() {
     assert_eq!(r.key_lines.line_of("link_materials.rear_caster", 0), line);
     // An undefined material: at the entry, naming the materials.
     let text = robot("link_materials = { rear_caster = \"ice\" } # HERE\n");
-    expect_err(
+    expect_error(
         &text,
         "# HERE",
         "robot[0].link_materials.rear_caster",
