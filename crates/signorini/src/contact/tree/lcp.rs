@@ -231,8 +231,12 @@ impl TreeLcp {
         let mut stats = self.stats(rows.normals);
         let mut v_new = v_free.clone();
         if rows.g.nrows() > 0 {
-            let y = chol.solve(&rows.g.transpose());
-            let problem = lcp(&rows, &y, &v_free, self.cone_size());
+            // X = L⁻¹ Gᵀ (A = L Lᵀ): W = G A⁻¹ Gᵀ = Xᵀ X, and A⁻¹ Gᵀ z = L⁻ᵀ (X z) for the
+            // impulses' velocity change: one triangular solve of Gᵀ instead of two.
+            let x = (chol.l_dirty())
+                .solve_lower_triangular(&rows.g.transpose())
+                .ok_or(TreeContactError::SingularMass)?;
+            let problem = lcp(&rows, &(x.transpose() * &x), &v_free, self.cone_size());
             let warm = if self.warm.len() == problem.len() {
                 self.warm.clone()
             } else {
@@ -247,7 +251,9 @@ impl TreeLcp {
                 )
             };
             let (z, report) = self.chain.solve(&problem, &warm, what)?;
-            v_new += &y * z.rows(0, rows.g.nrows());
+            let xz = &x * z.rows(0, rows.g.nrows());
+            v_new += (chol.l_dirty().tr_solve_lower_triangular(&xz))
+                .ok_or(TreeContactError::SingularMass)?;
             stats.lcp_rows = problem.len();
             stats.residual = report.residual;
             stats.solver = report.solver;
@@ -345,12 +351,11 @@ fn free_velocity(
     Ok((chol, v_free))
 }
 
-/// The LCP in z = (p_n, β, σ) of the module doc, with Y = H⁻¹ Gᵀ.
-fn lcp(rows: &Rows, y: &DMatrix<f64>, v_free: &DVector<f64>, k: usize) -> Problem {
+/// The LCP in z = (p_n, β, σ) of the module doc, with W = G A⁻¹ Gᵀ.
+fn lcp(rows: &Rows, w: &DMatrix<f64>, v_free: &DVector<f64>, k: usize) -> Problem {
     let nr = rows.g.nrows();
     let nf = rows.friction.len();
     let n = nr + nf;
-    let w = &rows.g * y;
     let mut m = DMatrix::zeros(n, n);
     m.view_mut((0, 0), (nr, nr)).copy_from(&w);
     let gv = &rows.g * v_free;
