@@ -251,10 +251,10 @@ impl Grasp {
         (arm, finger)
     }
 
-    /// The grasp centre in the world (m) at q: GRASP_DEPTH along the hand's axis from the wrist.
-    fn grasp_centre(&self, ws: &mut Workspace, q: &[f64]) -> DVec3 {
-        let v = vec![0.0; self.tree.nv()];
-        forward_kinematics(&self.tree, ws, q, &v)
+    /// The grasp centre in the world (m) at (q, v): GRASP_DEPTH along the hand's axis from the
+    /// wrist.
+    fn grasp_centre(&self, ws: &mut Workspace, (q, v): (&[f64], &[f64])) -> DVec3 {
+        forward_kinematics(&self.tree, ws, q, v)
             .map_or(DVec3::NAN, |l| l[self.hand].point(DVec3::new(0.0, 0.0, GRASP_DEPTH)))
     }
 
@@ -269,7 +269,6 @@ impl Grasp {
         let hold_start = (PHASES[3].until / TIME_STEP).round() as usize;
         let (mut grip_offset, mut slip) = (f64::NAN, 0.0f64);
         let mut trace = Vec::with_capacity(steps / TRACE_EVERY + 1);
-        let mut probe = Workspace::new(tree);
         let actuators: Vec<PdActuator> = (self.arm.iter().map(|a| (a.0, a.3, a.4)))
             .chain(self.fingers.iter().map(|&f| (f, FINGER_KP, FINGER_KD)))
             .map(|(link, kp, kd)| PdActuator { link, kp, kd, target_position: 0.0, target_velocity: 0.0 })
@@ -291,13 +290,17 @@ impl Grasp {
             for &(_, _, vi, _, _) in &self.arm {
                 c.tau[vi] = feed[vi];
             }
-            if step % TRACE_EVERY == 0 {
+            let (traced, held) = (step % TRACE_EVERY == 0, step == close_end || step >= hold_start);
+            if !(traced || held) {
+                return;
+            }
+            let (b, g) = (box_centre(q, bq), self.grasp_centre(&mut ws, (q, v)));
+            if traced {
                 let opening = self.fingers.iter().map(|&f| q[tree.q_offset(f)]).sum::<f64>() / 2.0;
-                let (b, g) = (box_centre(q, bq), self.grasp_centre(&mut probe, q));
                 trace.push([step as f64 * TIME_STEP, b.z, g.z, opening]);
             }
-            if step == close_end || step >= hold_start {
-                let offset = self.grasp_centre(&mut probe, q).distance(box_centre(q, bq));
+            if held {
+                let offset = g.distance(b);
                 if step == close_end {
                     grip_offset = offset;
                 } else {

@@ -202,6 +202,7 @@ impl Forest {
         );
         let offset = self.links.len();
         let pose = Pose::new(r.position, r.orientation);
+        let neutral = robot.tree.neutral_q();
         for (i, l) in robot.tree.links().iter().enumerate() {
             let mut l = l.clone();
             l.name = format!("{}.{}", r.name, l.name);
@@ -210,8 +211,7 @@ impl Forest {
                 None => l.joint_frame = pose.mul(&l.joint_frame),
             }
             let qi = robot.tree.q_offset(i);
-            self.q
-                .push(robot.tree.neutral_q()[qi..qi + l.joint.nq()].to_vec());
+            self.q.push(neutral[qi..qi + l.joint.nq()].to_vec());
             self.v.push(vec![0.0; l.joint.nv()]);
             self.links.push(l);
         }
