@@ -10,6 +10,7 @@
 // Environment:
 //   SIGNORINI_WEB_FALL  output directory of a run with a falling body (test-web.sh: bounce.toml)
 //   SIGNORINI_WEB_BLOCK output directory of block_penetrating_plane (contacts at t = 0)
+//   SIGNORINI_WEB_ROBOT output directory of robot_grasp.toml (a robot scene: links.csv poses)
 //   SIGNORINI_WEB_BIG   output directory of bin_200 (optional): ≤ 20 MB, loads in ≤ 3 s
 //   SIGNORINI_WEB_SCREENSHOT where to save the screenshot (default docs/img/replay.png)
 //   SIGNORINI_WEB_SHOT_DIR, SIGNORINI_WEB_SHOT_TIME the page and time (s) photographed (default
@@ -157,6 +158,31 @@ test('contacts: drawn at t = 0 in a penetrating start, hidden by the checkbox', 
   assert.equal(await page.evaluate(() => window.signoriniReplay.contactsDrawn()), 0);
   await page.locator('#show-points').check();
   assert.equal(await page.evaluate(() => window.signoriniReplay.contactsDrawn()), n);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a robot run: its links drawn from links.csv, the grasped box lifted, contacts at t = 0', async () => {
+  const out = env('SIGNORINI_WEB_ROBOT');
+  const scene = sceneOf(out);
+  assert.equal(scene.poses, 'links.csv', 'a tree run names its poses file');
+  const { page, problems } = await open(out);
+  assert.equal(await page.evaluate(() => window.signoriniReplay.bodyCount), scene.bodies.length);
+  const box = scene.bodies.findIndex((b) => b.name === 'box');
+  const hand = scene.bodies.findIndex((b) => b.name === 'arm.hand');
+  assert.ok(box >= 0 && hand >= 0, 'the box and the arm\'s hand are bodies of scene.json');
+  const at = (t, i) => page.evaluate(([t, i]) => { window.signoriniReplay.setTime(t); return window.signoriniReplay.bodyPosition(i); }, [t, i]);
+  const end = await page.evaluate(() => window.signoriniReplay.duration);
+  const [b0, b1] = [await at(0, box), await at(end, box)];
+  // The scene lifts the 5 cm box by about 0.2 m (docs/multibody.md); 0.15 m is far above any
+  // drawing error (float32 poses) and far below the lift.
+  assert.ok(b1[2] - b0[2] > 0.15, `box lifted: z ${b0[2]} -> ${b1[2]}`);
+  assert.ok(Math.abs(b0[2] - scene.bodies[box].position[2]) < 1e-6, 'starts where scene.json puts it');
+  const [h0, h1] = [await at(0, hand), await at(1.0, hand)];
+  assert.notDeepEqual(h0, h1, 'the hand moves');
+  await page.evaluate(() => window.signoriniReplay.setTime(0));
+  const n = await page.evaluate(() => window.signoriniReplay.contactsDrawn());
+  assert.ok(n >= 4, `the box rests on its four bottom corners at t = 0: ${n} points`);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -412,7 +412,7 @@ fn cmd_view(dir: &Path, fps: f64) -> Result<(), Failure> {
     Ok(())
 }
 
-fn report_page(path: &Path, s: &replay::PageStats) {
+pub(crate) fn report_page(path: &Path, s: &replay::PageStats) {
     say!(
         "wrote {} ({:.1} MB): {} bodies, {} frames of {} output times, {}",
         path.display(),
@@ -458,7 +458,7 @@ fn cmd_run(
         }
     }
     if urdf::is_urdf(path) {
-        return urdf::run(path, o, out, (robot, html_fps.is_some(), impulses));
+        return urdf::run(path, o, out, (robot, html_fps, impulses));
     }
     if let Some(flag) = robot.first_given() {
         return Err(input_error(anyhow::anyhow!(
@@ -471,7 +471,7 @@ fn cmd_run(
     }
     let scene = scene::load(path).map_err(input_error)?;
     if !scene.desc.robots.is_empty() {
-        return urdf::run_scene(path, scene, o, out, (html_fps.is_some(), impulses));
+        return urdf::run_scene(path, scene, o, out, (html_fps, impulses));
     }
     let mut sim = prepare_scene(scene, path, o)?;
     let out_dir = out.unwrap_or_else(|| {

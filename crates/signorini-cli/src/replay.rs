@@ -101,11 +101,9 @@ pub fn page(dir: &Path, fps: f64) -> Result<(String, PageStats), ReplayError> {
         return Err(ReplayError::Fps(fps));
     }
     let scene_path = dir.join("scene.json");
-    let traj_path = dir.join("trajectory.csv");
     let metrics_path = dir.join("metrics.csv");
     for (p, why) in [
         (&scene_path, "it holds the bodies' geometry"),
-        (&traj_path, "it holds the bodies' poses"),
         (&metrics_path, "it holds the energies and penetration"),
     ] {
         if !p.is_file() {
@@ -133,6 +131,13 @@ pub fn page(dir: &Path, fps: f64) -> Result<(String, PageStats), ReplayError> {
             line: 0,
             why: "no `bodies` list".into(),
         })?;
+    let traj_path = dir.join(poses_file(&scene, &scene_path)?);
+    if !traj_path.is_file() {
+        return Err(ReplayError::Missing {
+            path: traj_path,
+            why: "it holds the bodies' poses",
+        });
+    }
     let mut dynamic = Vec::new(); // (scene index, name)
     for (i, b) in bodies.iter().enumerate() {
         let name = b.get("name").and_then(|n| n.as_str());
@@ -234,6 +239,31 @@ pub fn page(dir: &Path, fps: f64) -> Result<(String, PageStats), ReplayError> {
         bytes: html.len(),
     };
     Ok((html, stats))
+}
+
+/// The file of the bodies' poses `scene.json` names (`poses`: a tree run's `links.csv`), or
+/// `trajectory.csv` where it names none (a scene's run). Only a plain file name of the
+/// directory is taken.
+fn poses_file<'s>(scene: &'s serde_json::Value, path: &Path) -> Result<&'s str, ReplayError> {
+    match scene.get("poses") {
+        None => Ok("trajectory.csv"),
+        Some(serde_json::Value::String(name))
+            if !name.is_empty() && !name.contains(['/', '\\']) && name != ".." =>
+        {
+            Ok(name)
+        }
+        Some(serde_json::Value::Null) => Err(malformed(
+            path,
+            0,
+            "`poses` is null: this run recorded no poses the page can read (a robot run writes \
+             links.csv only when run with --html)",
+        )),
+        Some(other) => Err(malformed(
+            path,
+            0,
+            format!("`poses` = {other} is not the name of a file of this directory"),
+        )),
+    }
 }
 
 /// JSON that can sit inside a `<script>` element: `<`, `>` and `&` (which JSON has only inside

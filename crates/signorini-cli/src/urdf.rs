@@ -7,7 +7,8 @@
 //! (`simulation::multibody_run`, `contact::tree`): `--model stewart-trinkle` (default) or
 //! `multi-point`, their parameters by `--param`, gravity, joint damping. `--no-ground` runs it
 //! contact-free as before (RK4 by default; a floating base then falls, with a warning).
-//! `bench` still refuses a URDF.
+//! `--html` also writes `links.csv`, `contacts.csv` and the replay page (docs/replay.md). `bench`
+//! still refuses a URDF.
 use crate::{input_error, Failure, Overrides};
 use serde_json::json;
 use signorini::multibody::urdf::{self, UrdfOptions, UrdfRobot};
@@ -175,8 +176,8 @@ fn summary(path: &Path, robot: &UrdfRobot) -> String {
     out
 }
 
-/// Flags of `run` that mean nothing on a URDF run: no replay page or impulse file yet; no
-/// contact model without a ground.
+/// Flags of `run` that mean nothing on a URDF run: no impulse file yet; no contact model or
+/// replay page without a ground.
 fn refuse_scene_flags(
     o: &Overrides,
     robot_args: &RobotArgs,
@@ -185,7 +186,11 @@ fn refuse_scene_flags(
 ) -> Result<(), Failure> {
     let ng = robot_args.no_ground;
     let refused = [
-        (html, "--html", "a URDF run has no replay page yet"),
+        (
+            ng && html,
+            "--html",
+            "a run without ground (--no-ground) places no collision shapes for the page to draw",
+        ),
         (
             impulses,
             "--impulses",
@@ -395,9 +400,9 @@ pub(crate) fn run(
     path: &Path,
     o: &Overrides,
     out: Option<PathBuf>,
-    (robot_args, html, impulses): (&RobotArgs, bool, bool),
+    (robot_args, html_fps, impulses): (&RobotArgs, Option<f64>, bool),
 ) -> Result<(), Failure> {
-    refuse_scene_flags(o, robot_args, html, impulses)?;
+    refuse_scene_flags(o, robot_args, html_fps.is_some(), impulses)?;
     let run = prepare_run(path, o, robot_args)?;
     if base_kind(&run.tree) == "floating" && run.ground.is_none() {
         eprintln!(
@@ -407,17 +412,19 @@ pub(crate) fn run(
             path.display()
         );
     }
-    execute(path, &run, out, (0.0, true))
+    execute(path, &run, out, (0.0, true), html_fps)
 }
 
 /// Run a prepared tree run from `path` into `out` (default `out/STEM`), writing trajectory.csv
 /// every `interval` s (0: every step), and say what happened; `placed`: the run stood a robot
-/// on the ground (`TreeRun::place_on_ground`), so say where.
+/// on the ground (`TreeRun::place_on_ground`), so say where; `html_fps`: also record the links'
+/// poses and the contacts and write the replay page at that many frames per simulated second.
 fn execute(
     path: &Path,
     run: &TreeRun,
     out: Option<PathBuf>,
     (interval, placed): (f64, bool),
+    html_fps: Option<f64>,
 ) -> Result<(), Failure> {
     let out_dir = out.unwrap_or_else(|| {
         PathBuf::from("out").join(
@@ -433,7 +440,7 @@ fn execute(
         trajectory_interval: interval,
         out_dir: &out_dir,
         interrupt: Some(interrupt),
-        contacts: None,
+        contacts: html_fps.map(|fps| 1.0 / fps),
         impulses: false,
     };
     let summary = run_tree(&cfg, run, &mut |_, _| {}).map_err(input_error)?;
@@ -478,10 +485,25 @@ fn execute(
             }
         }
     }
+    let extra = if html_fps.is_some() {
+        ", links.csv, contacts.csv"
+    } else {
+        ""
+    };
     say!(
-        "wrote {}/{{trajectory.csv, metrics.csv, summary.json}}",
+        "wrote {}/{{scene.json, trajectory.csv, metrics.csv, summary.json{extra}}}",
         out_dir.display()
     );
+    // The page shows whatever the run wrote, a failed or interrupted run's steps included.
+    if let Some(fps) = html_fps {
+        match crate::replay::write_replay(&out_dir, fps) {
+            Ok((page, stats)) => crate::report_page(&page, &stats),
+            Err(e) if summary.error.is_none() && !summary.interrupted => {
+                return Err(input_error(e));
+            }
+            Err(e) => eprintln!("note: no replay page: {e}"),
+        }
+    }
     crate::run_outcome(
         summary
             .interrupted
@@ -532,12 +554,12 @@ pub(crate) fn run_scene(
     scene: Scene,
     o: &Overrides,
     out: Option<PathBuf>,
-    (html, impulses): (bool, bool),
+    (html_fps, impulses): (Option<f64>, bool),
 ) -> Result<(), Failure> {
-    refuse_scene_flags(o, &RobotArgs::default(), html, impulses)?;
+    refuse_scene_flags(o, &RobotArgs::default(), html_fps.is_some(), impulses)?;
     let interval = scene.desc.output.trajectory_interval;
     let run = prepare_robot_scene(path, scene, o)?;
-    execute(path, &run, out, (interval, false))
+    execute(path, &run, out, (interval, false), html_fps)
 }
 
 /// `signorini check scene.toml` for a scene with robots: the forest it builds.

@@ -438,3 +438,107 @@ fn a_floating_robot_in_a_scene_pushes_free_boxes() {
         }
     }
 }
+
+/// `run robot.urdf --html`: `scene.json` lists the ground and every link with its collision
+/// shapes, `links.csv` moves them (the same poses as `trajectory.csv`'s link columns, to the
+/// bit: both are printed from one forward kinematics), `contacts.csv` holds the points within
+/// the LCP's reach, and `replay.html` is written; `view` makes the page again. Without --html
+/// there is nothing for the page to move (`view` says so, exit 2); --no-ground --html is refused.
+#[test]
+fn a_robot_run_with_html_writes_its_links_contacts_and_replay_page() {
+    let dir = temp("html");
+    let out = dir.join("out");
+    let urdf = robot("diff_drive.urdf");
+    let args = [
+        "run",
+        s(&urdf),
+        "--duration",
+        "0.2",
+        "--html",
+        "--out",
+        s(&out),
+    ];
+    let o = signorini(&dir, &args);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("replay.html"), "{}", o.stdout);
+    assert!(out.join("replay.html").is_file());
+    let scene: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("scene.json")).unwrap()).unwrap();
+    assert_eq!(scene["poses"], "links.csv");
+    let bodies = scene["bodies"].as_array().unwrap();
+    assert_eq!(bodies[0]["name"], "ground");
+    let sum = summary(&out);
+    assert_eq!(bodies.len() as u64, 1 + sum["links"].as_u64().unwrap());
+    let pieces: usize = bodies[1..]
+        .iter()
+        .map(|b| b["pieces"].as_array().unwrap().len())
+        .sum();
+    let shapes = sum["contact"]["shapes"].as_u64().unwrap() as usize;
+    let welded = sum["contact"]["welded_shapes"].as_u64().unwrap() as usize;
+    assert_eq!(pieces, shapes + welded, "every collision shape is drawn");
+
+    // links.csv against trajectory.csv's link columns at the last output time.
+    let (header, rows) = trajectory(&out);
+    let last = rows.last().unwrap();
+    let text = std::fs::read_to_string(out.join("links.csv")).unwrap();
+    let moving: Vec<&str> = bodies[1..]
+        .iter()
+        .filter(|b| b["fixed"] == false)
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    let final_rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[0].parse::<f64>().unwrap() == last[0])
+        .collect();
+    assert_eq!(final_rows.len(), moving.len(), "one row per moving link");
+    for (f, name) in final_rows.iter().zip(&moving) {
+        assert_eq!(f[1], *name);
+        for (k, c) in ["x", "y", "z"].iter().enumerate() {
+            let from_traj = last[col(&header, &format!("{c}_{name}"))];
+            assert_eq!(f[2 + k].parse::<f64>().unwrap(), from_traj, "{c}_{name}");
+        }
+    }
+    // contacts.csv: the wheels' points within the LCP's 0.01 m activation distance, none deeper
+    // than the run's max penetration.
+    let contacts = std::fs::read_to_string(out.join("contacts.csv")).unwrap();
+    let deepest = sum["contact"]["max_penetration"].as_f64().unwrap();
+    let gaps: Vec<f64> = contacts
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(gaps.len() >= 4, "{} contact rows", gaps.len());
+    assert!(
+        gaps.iter().all(|&g| g < 0.01 && g >= -deepest - 1e-15),
+        "{gaps:?}"
+    );
+
+    std::fs::remove_file(out.join("replay.html")).unwrap();
+    let o = signorini(&dir, &["view", s(&out)]);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    assert!(out.join("replay.html").is_file());
+
+    let plain = dir.join("plain");
+    let o = signorini(
+        &dir,
+        &["run", s(&urdf), "--duration", "0.01", "--out", s(&plain)],
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let o = signorini(&dir, &["view", s(&plain)]);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(o.stderr.contains("`poses` is null"), "{}", o.stderr);
+
+    let o = signorini(
+        &dir,
+        &["run", s(&urdf), "--no-ground", "--html", "--out", "x"],
+    );
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("--html: a run without ground"),
+        "{}",
+        o.stderr
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -491,8 +491,8 @@ fn placement_puts_the_lowest_collision_point_at_the_asked_height() {
         );
         assert!((g.shift - (0.2 - before)).abs() < 1e-12);
         // Welded: the base plate cannot move, so it is left out of contact.
-        assert_eq!(g.welded_shapes > 0, !floating);
-        assert_eq!(g.shapes.len() + g.welded_shapes, robot.collisions.len());
+        assert_eq!(!g.welded.is_empty(), !floating);
+        assert_eq!(g.shapes.len() + g.welded.len(), robot.collisions.len());
     }
     let robot = urdf::load(&robot_path("double_pendulum.urdf"), &UrdfOptions::default()).unwrap();
     let mut run = TreeRun::from_urdf(&robot, "double_pendulum.urdf", 1e-3, 0.1);

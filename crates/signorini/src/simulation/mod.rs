@@ -18,6 +18,7 @@ pub mod multibody_run;
 pub mod planar_run;
 pub mod robot_scene;
 pub mod run;
+pub mod tree_output;
 
 pub use builder::{BodyBuilder, IntoParam, ModelBuilder};
 pub use error::Error;

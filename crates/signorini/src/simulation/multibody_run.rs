@@ -15,6 +15,7 @@
 //! Layering: uses `multibody` (and its `urdf` import), `contact::tree`, and the scene runs' step
 //! plan rule (`pipeline::adaptive::check_step_plan`).
 use super::run::{remove_stale, status, RunConfig, Writer};
+use super::tree_output::{safe_name, TreeOutput};
 use super::Error;
 use crate::contact::stewart_trinkle::Formulation;
 use crate::contact::tree::ground::ground_contacts;
@@ -100,6 +101,15 @@ impl TreeContactModel {
         }
     }
 
+    /// How far apart (m) a contact point is still within the model's reach: the LCP's
+    /// activation distance; penalty acts on penetrating points only (0).
+    pub fn reach(&self) -> f64 {
+        match self {
+            TreeContactModel::StewartTrinkle(p) => p.activation_distance,
+            TreeContactModel::MultiPoint(_) => 0.0,
+        }
+    }
+
     /// Whether the links of one body touch each other (`contact::tree::pairs`).
     pub fn self_contact(&self) -> bool {
         match self {
@@ -147,8 +157,9 @@ pub struct TreeGround {
     /// The link shapes that can touch the ground: those on links that some joint moves (a shape
     /// welded to the world can neither be pushed nor move).
     pub shapes: Vec<LinkShape>,
-    /// Shapes left out because nothing moves them.
-    pub welded_shapes: usize,
+    /// Shapes left out because nothing moves them (drawn in `scene.json` and the replay page,
+    /// never touching).
+    pub welded: Vec<LinkShape>,
     /// Coulomb friction coefficient of every shape against the ground (–).
     pub friction: f64,
     /// How far the robot was moved along world z to stand where asked (m; 0 for a robot hung
@@ -304,7 +315,7 @@ impl TreeRun {
         self.ground = Some(TreeGround {
             model,
             shapes,
-            welded_shapes: welded.len(),
+            welded,
             friction,
             shift,
             clearance: lowest + shift,
@@ -500,7 +511,7 @@ pub fn urdf_joint_names(robot: &UrdfRobot) -> Vec<String> {
 }
 
 /// Does some joint on the path from `link` to the world move it (a degree of freedom)?
-fn moves(tree: &Tree, link: usize) -> bool {
+pub(super) fn moves(tree: &Tree, link: usize) -> bool {
     let mut j = Some(link);
     while let Some(i) = j {
         if tree.links()[i].joint.nv() > 0 {
@@ -541,19 +552,6 @@ fn penetration(
     Ok((ground.len() + pairs.len(), deepest))
 }
 
-/// A name made safe for a CSV header.
-fn column_name(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if matches!(c, ',' | '"' | '\n' | '\r') {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect()
-}
-
 /// The suffixes of a joint's q, v and τ columns (empty: the joint's one column is unsuffixed).
 fn suffixes(
     kind: &JointKind,
@@ -588,12 +586,12 @@ pub fn trajectory_header(run: &TreeRun) -> String {
             let s = suffixes(&link.joint);
             let list = [s.0, s.1, s.2][block];
             for suffix in list {
-                let _ = write!(h, ",{prefix}{}{suffix}", column_name(name));
+                let _ = write!(h, ",{prefix}{}{suffix}", safe_name(name));
             }
         }
     }
     for link in links {
-        let n = column_name(&link.name);
+        let n = safe_name(&link.name);
         for c in ["x", "y", "z", "qx", "qy", "qz", "qw"] {
             let _ = write!(h, ",{c}_{n}");
         }
@@ -781,7 +779,13 @@ pub fn run_tree(
         path: cfg.out_dir.to_path_buf(),
         source,
     })?;
-    for stale in ["summary.json", "scene.json", "contacts.csv", "impulses.csv"] {
+    for stale in [
+        "summary.json",
+        "scene.json",
+        "contacts.csv",
+        "impulses.csv",
+        super::tree_output::LINK_POSES_FILE,
+    ] {
         remove_stale(&cfg.out_dir.join(stale))?;
     }
     let mut traj = Writer::create(cfg.out_dir.join("trajectory.csv"), &trajectory_header(run))?;
@@ -794,6 +798,7 @@ pub fn run_tree(
     let mut contact = ContactTally::default();
     let (tree, h) = (&run.tree, run.time_step);
     let mut ws = Workspace::new(tree);
+    let mut output = TreeOutput::create(cfg, run, &mut ws)?;
     let mut tau = vec![0.0; tree.nv()];
     let (mut q, mut v) = (run.q0.clone(), run.v0.clone());
     let (mut q_next, mut v_next) = (q.clone(), v.clone());
@@ -810,6 +815,7 @@ pub fn run_tree(
         &mut tau,
         &mut traj,
     )?;
+    output.row(run, &mut ws, (0.0, &q, &v))?;
     let mut tally = Tally {
         e0: ke + pe,
         max_change: 0.0,
@@ -860,11 +866,13 @@ pub fn run_tree(
                 &mut tau,
                 &mut traj,
             )?;
+            output.row(run, &mut ws, (time, &q, &v))?;
             last_traj = time;
         }
         if steps % 256 == 0 || last_flush.elapsed().as_secs_f64() >= 1.0 {
             traj.flush()?;
             metrics.flush()?;
+            output.flush()?;
             last_flush = Instant::now();
         }
         progress(steps, total);
@@ -878,9 +886,11 @@ pub fn run_tree(
             &mut tau,
             &mut traj,
         )?;
+        output.row(run, &mut ws, (time, &q, &v))?;
     }
     traj.flush()?;
     metrics.flush()?;
+    output.flush()?;
     let wall = start.elapsed().as_secs_f64();
     let summary = TreeRunSummary {
         steps,
@@ -940,7 +950,7 @@ fn contact_json(run: &TreeRun, s: &TreeRunSummary) -> serde_json::Value {
         "placement_shift": g.shift,
         "initial_clearance": g.clearance,
         "shapes": g.shapes.len(),
-        "welded_shapes": g.welded_shapes,
+        "welded_shapes": g.welded.len(),
         "max_penetration": c.max_penetration,
         "solver_failures": c.solver_failures,
         "max_residual": c.max_residual,

@@ -114,7 +114,7 @@ pub fn tree_run(scene: &Scene) -> Result<(TreeRun, Vec<String>), SceneError> {
         ground: Some(TreeGround {
             model,
             shapes: forest.shapes,
-            welded_shapes: 0,
+            welded: Vec::new(),
             friction: ground_friction,
             shift: 0.0,
             clearance: 0.0,

@@ -372,7 +372,6 @@ fn impulse_rows(sim: &mut Simulation, w: &mut Writer) -> Result<(), RunError> {
 /// is fixed, its mass, its pose in `state`, and its pieces with their shapes and poses in the
 /// body frame (origin at the centre of mass, the frame `trajectory.csv`'s poses move).
 pub fn scene_json(sim: &Simulation, state: &State, cfg: &RunConfig) -> serde_json::Value {
-    use crate::geometry::Shape;
     let m = sim.model();
     let v3 = |v: glam::DVec3| json!([v.x, v.y, v.z]);
     let q4 = |q: glam::DQuat| json!([q.w, q.x, q.y, q.z]);
@@ -384,22 +383,7 @@ pub fn scene_json(sim: &Simulation, state: &State, cfg: &RunConfig) -> serde_jso
             let pieces: Vec<_> = b
                 .pieces
                 .iter()
-                .map(|p| {
-                    let mut piece = match &p.shape {
-                        Shape::Sphere { radius } => json!({ "shape": "sphere", "radius": radius }),
-                        Shape::Polytope(poly) => json!({
-                            "shape": "polytope",
-                            "vertices": poly.vertices.iter().map(|&v| v3(v)).collect::<Vec<_>>(),
-                            "faces": poly.faces.iter().map(|f| f.vertices.clone()).collect::<Vec<_>>(),
-                        }),
-                        Shape::HalfSpace { normal } => {
-                            json!({ "shape": "halfspace", "normal": v3(*normal) })
-                        }
-                    };
-                    piece["position"] = v3(p.pose.translation);
-                    piece["orientation"] = q4(p.pose.rotation);
-                    piece
-                })
+                .map(|p| piece_json(&p.shape, &p.pose))
                 .collect();
             json!({
                 "name": b.name,
@@ -424,6 +408,29 @@ pub fn scene_json(sim: &Simulation, state: &State, cfg: &RunConfig) -> serde_jso
         "bodies": bodies,
         "version": env!("CARGO_PKG_VERSION"),
     })
+}
+
+/// One piece of `scene.json`: its shape (sphere radius; polytope vertices and faces; half-space
+/// normal) and its pose in the body frame (m; quaternion w, x, y, z).
+pub fn piece_json(
+    shape: &crate::geometry::Shape,
+    pose: &crate::geometry::Pose,
+) -> serde_json::Value {
+    use crate::geometry::Shape;
+    let v3 = |v: glam::DVec3| json!([v.x, v.y, v.z]);
+    let mut piece = match shape {
+        Shape::Sphere { radius } => json!({ "shape": "sphere", "radius": radius }),
+        Shape::Polytope(poly) => json!({
+            "shape": "polytope",
+            "vertices": poly.vertices.iter().map(|&v| v3(v)).collect::<Vec<_>>(),
+            "faces": poly.faces.iter().map(|f| f.vertices.clone()).collect::<Vec<_>>(),
+        }),
+        Shape::HalfSpace { normal } => json!({ "shape": "halfspace", "normal": v3(*normal) }),
+    };
+    let q = pose.rotation;
+    piece["position"] = v3(pose.translation);
+    piece["orientation"] = json!([q.w, q.x, q.y, q.z]);
+    piece
 }
 
 pub use crate::pipeline::adaptive::step_count;
