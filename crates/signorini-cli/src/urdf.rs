@@ -363,7 +363,9 @@ fn prepare_run(path: &Path, o: &Overrides, robot_args: &RobotArgs) -> Result<Tre
                 match model {
                     TreeContactModel::StewartTrinkle(_) =>
                         "semi-implicit Euler (velocity-level time stepping)",
-                    TreeContactModel::MultiPoint(_) =>
+                    TreeContactModel::Impulse(_) =>
+                        "semi-implicit Euler (impulses, then the free velocity)",
+                    TreeContactModel::Penalty(_) =>
                         "linearly implicit Euler (the penalty forces at the end of the step)",
                 }
             );

@@ -123,6 +123,37 @@ fn the_diff_drive_robot_stands_on_its_wheels_under_the_lcp() {
 }
 
 #[test]
+fn the_diff_drive_robot_stands_on_its_wheels_under_every_other_tree_model() {
+    let dir = temp("others");
+    // Constraint models (anitescu-convex: the LCP's rows per pyramid edge; impulse: plastic
+    // impulses bring each touching point's end-of-step normal velocity to −ψ̃/h within the
+    // sweeps' 1e-5 m/s): below the ground only by the second-order error of q ⊕ h v⁺ (5e-8 m,
+    // the LCP test above) and the tolerance times h (1e-8 m). Measured 4e-10 and 6.5e-9 m.
+    for model in ["anitescu-convex", "impulse"] {
+        let (out, sm, _) = diff_drive(&dir, model);
+        let depth = sm["contact"]["max_penetration"].as_f64().unwrap();
+        assert!(depth <= 1e-6, "{model}: {depth}");
+        assert_on_wheels(&out, 1e-6);
+    }
+    // One penalty law per touching pair (shared among its points): the robot's weight on at
+    // least three pairs (two wheels, the caster) sinks each at most m g / (3 k) at rest, and a
+    // landing from rest overshoots that by less than 3× (deepest-point's damping ratio 0.5:
+    // 16 %; hunt-crossley overdamped at its impact-speed floor): m g / k bounds both.
+    for model in ["deepest-point", "hunt-crossley"] {
+        let (out, sm, _) = diff_drive(&dir, model);
+        let k = sm["contact"]["stiffness"].as_f64().unwrap();
+        let bound = sm["mass"].as_f64().unwrap() * 9.81 / k;
+        let depth = sm["contact"]["max_penetration"].as_f64().unwrap();
+        assert!(
+            depth > 0.0 && depth <= bound,
+            "{model}: {depth} > m g / k = {bound}"
+        );
+        assert_on_wheels(&out, bound);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn the_diff_drive_robot_stands_on_its_wheels_under_penalty() {
     let dir = temp("penalty");
     let (out, sm, _) = diff_drive(&dir, "multi-point");
@@ -285,12 +316,12 @@ fn unsupported_models_and_parameters_exit_2_with_the_list() {
     let arm = robot("diff_drive.urdf");
     for (args, says) in [
         (
-            vec!["--model", "hunt-crossley"],
-            "the models a tree supports: stewart-trinkle (default), anitescu-potra, multi-point",
+            vec!["--model", "peg"],
+            "the models a tree supports: stewart-trinkle (default), anitescu-potra, anitescu-convex, multi-point, deepest-point, hunt-crossley, impulse",
         ),
         (
             vec!["--model", "no-such-model"],
-            "the models a tree supports: stewart-trinkle (default), anitescu-potra, multi-point",
+            "the models a tree supports: stewart-trinkle (default), anitescu-potra, anitescu-convex, multi-point, deepest-point, hunt-crossley, impulse",
         ),
         (
             vec!["--model", "multi-point", "--param", "stiff=3"],
@@ -385,7 +416,13 @@ fn a_scene_with_a_robot_runs_as_a_forest_and_the_arm_lifts_the_box() {
         "{}",
         o.stdout
     );
-    for (model, bound) in [("stewart-trinkle", 1e-6), ("multi-point", 5e-3)] {
+    for (model, bound) in [
+        ("stewart-trinkle", 1e-6),
+        ("anitescu-convex", 1e-6),
+        ("multi-point", 5e-3),
+        ("deepest-point", 5e-3),
+        ("hunt-crossley", 5e-3),
+    ] {
         let out = dir.join(model);
         let args = ["run", s(&scene), "--model", model, "--out", s(&out)];
         let o = signorini(&dir, &args);

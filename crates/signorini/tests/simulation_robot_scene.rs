@@ -231,11 +231,11 @@ fn line_of(text: &str, needle: &str) -> usize {
 #[test]
 fn what_a_robot_scene_cannot_hold_is_refused_at_its_key() {
     // A model without a tree form.
-    let text = scene(&[GROUND, ARM]).replace("stewart-trinkle", "deepest-point");
+    let text = scene(&[GROUND, ARM]).replace("stewart-trinkle", "peg");
     let (line, key, msg) = refused(&text);
     assert_eq!(
         (line, key.as_str()),
-        (line_of(&text, "deepest-point"), "contact.model")
+        (line_of(&text, "\"peg\""), "contact.model")
     );
     assert!(msg.contains("tree form"), "{msg}");
     // A parameter the tree model does not have, at its line.

@@ -21,8 +21,8 @@ use crate::contact::stewart_trinkle::Formulation;
 use crate::contact::tree::ground::ground_contacts;
 use crate::contact::tree::pairs::{candidate_pairs, link_contacts, LinkContact};
 use crate::contact::tree::{
-    Ground, GroundContact, LinkShape, TreeLcp, TreeLcpParams, TreePenalty, TreePenaltyParams,
-    TreeStepStats,
+    Ground, GroundContact, LinkShape, PenaltyLaw, TreeImpulse, TreeImpulseParams, TreeLcp,
+    TreeLcpParams, TreePenalty, TreePenaltyParams, TreeStepStats,
 };
 use crate::contact::ParamInput;
 use crate::multibody::algorithms::{
@@ -51,15 +51,26 @@ pub enum TreeContactModel {
     /// `stewart-trinkle`: the velocity-level LCP on the tree (`contact::tree::lcp`), joint
     /// limits as rows of the same LCP; integrates by semi-implicit Euler.
     StewartTrinkle(TreeLcpParams),
-    /// `multi-point`: penalty at every contact point (`contact::tree::penalty`), its forces
-    /// linearly implicit, joint limits as rows of a small LCP; integrates by its own linearly
-    /// implicit Euler (q⁺ = q ⊕ h v⁺).
-    MultiPoint(TreePenaltyParams),
+    /// `multi-point`, `deepest-point` or `hunt-crossley` (`TreePenaltyParams::law`): penalty
+    /// (`contact::tree::penalty`), its forces linearly implicit, joint limits as rows of a small
+    /// LCP; integrates by its own linearly implicit Euler (q⁺ = q ⊕ h v⁺).
+    Penalty(TreePenaltyParams),
+    /// `impulse`: sequential impulses of a collision law with Mirtich's articulated collision
+    /// matrix (`contact::tree::impulse`), one pass a step; integrates by semi-implicit Euler.
+    Impulse(TreeImpulseParams),
 }
 
 impl TreeContactModel {
     /// The models a tree supports, the default first.
-    pub const NAMES: [&'static str; 3] = ["stewart-trinkle", "anitescu-potra", "multi-point"];
+    pub const NAMES: [&'static str; 7] = [
+        "stewart-trinkle",
+        "anitescu-potra",
+        "anitescu-convex",
+        "multi-point",
+        "deepest-point",
+        "hunt-crossley",
+        "impulse",
+    ];
 
     /// The model of that name with its default parameters; `None` for a model a tree does not
     /// support.
@@ -70,18 +81,29 @@ impl TreeContactModel {
                 formulation: Formulation::AnitescuPotra,
                 ..TreeLcpParams::default()
             })),
-            "multi-point" => Some(TreeContactModel::MultiPoint(TreePenaltyParams::default())),
-            _ => None,
+            "anitescu-convex" => Some(TreeContactModel::StewartTrinkle(TreeLcpParams {
+                convex: true,
+                ..TreeLcpParams::default()
+            })),
+            "impulse" => Some(TreeContactModel::Impulse(TreeImpulseParams::default())),
+            _ => PenaltyLaw::from_name(name).map(|law| {
+                TreeContactModel::Penalty(TreePenaltyParams {
+                    law,
+                    ..TreePenaltyParams::default()
+                })
+            }),
         }
     }
 
     pub fn name(&self) -> &'static str {
         match self {
+            TreeContactModel::StewartTrinkle(p) if p.convex => "anitescu-convex",
             TreeContactModel::StewartTrinkle(p) => match p.formulation {
-                Formulation::StewartTrinkle => Self::NAMES[0],
-                Formulation::AnitescuPotra => Self::NAMES[1],
+                Formulation::StewartTrinkle => "stewart-trinkle",
+                Formulation::AnitescuPotra => "anitescu-potra",
             },
-            TreeContactModel::MultiPoint(_) => Self::NAMES[2],
+            TreeContactModel::Penalty(p) => p.law.name(),
+            TreeContactModel::Impulse(_) => "impulse",
         }
     }
 
@@ -89,7 +111,8 @@ impl TreeContactModel {
     pub fn ground(&self) -> Ground {
         match self {
             TreeContactModel::StewartTrinkle(p) => p.ground,
-            TreeContactModel::MultiPoint(p) => p.ground,
+            TreeContactModel::Penalty(p) => p.ground,
+            TreeContactModel::Impulse(p) => p.ground,
         }
     }
 
@@ -97,7 +120,8 @@ impl TreeContactModel {
     pub fn set_ground(&mut self, ground: Ground) {
         match self {
             TreeContactModel::StewartTrinkle(p) => p.ground = ground,
-            TreeContactModel::MultiPoint(p) => p.ground = ground,
+            TreeContactModel::Penalty(p) => p.ground = ground,
+            TreeContactModel::Impulse(p) => p.ground = ground,
         }
     }
 
@@ -106,7 +130,8 @@ impl TreeContactModel {
     pub fn reach(&self) -> f64 {
         match self {
             TreeContactModel::StewartTrinkle(p) => p.activation_distance,
-            TreeContactModel::MultiPoint(_) => 0.0,
+            TreeContactModel::Penalty(_) => 0.0,
+            TreeContactModel::Impulse(p) => p.activation_distance,
         }
     }
 
@@ -114,7 +139,8 @@ impl TreeContactModel {
     pub fn self_contact(&self) -> bool {
         match self {
             TreeContactModel::StewartTrinkle(p) => p.self_contact,
-            TreeContactModel::MultiPoint(p) => p.self_contact,
+            TreeContactModel::Penalty(p) => p.self_contact,
+            TreeContactModel::Impulse(p) => p.self_contact,
         }
     }
 
@@ -122,7 +148,8 @@ impl TreeContactModel {
     pub fn set(&mut self, name: &str, value: &ParamInput) -> Result<(), String> {
         match self {
             TreeContactModel::StewartTrinkle(p) => p.set(name, value),
-            TreeContactModel::MultiPoint(p) => p.set(name, value),
+            TreeContactModel::Penalty(p) => p.set(name, value),
+            TreeContactModel::Impulse(p) => p.set(name, value),
         }
     }
 
@@ -136,15 +163,28 @@ impl TreeContactModel {
                 "limit_activation": p.limit_activation,
                 "max_recovery_speed": p.max_recovery_speed,
                 "tolerance": p.tolerance,
+                "slip_passes": p.slip_passes,
                 "solvers": p.solvers,
                 "on_failure": p.on_failure,
             }),
-            TreeContactModel::MultiPoint(p) => json!({
+            TreeContactModel::Penalty(p) => json!({
                 "stiffness": p.stiffness,
                 "damping": p.damping,
                 "omega_h": p.omega_h,
                 "damping_ratio": p.damping_ratio,
                 "slip_speed": p.slip_speed,
+                "point": if p.weighted { "weighted" } else { "deepest" },
+                "restitution": p.restitution,
+            }),
+            TreeContactModel::Impulse(p) => json!({
+                "law": p.law.name(),
+                "restitution": p.restitution,
+                "activation_distance": p.activation_distance,
+                "limit_activation": p.limit_activation,
+                "max_sweeps": p.max_sweeps,
+                "tolerance": p.tolerance,
+                "max_recovery_speed": p.max_recovery_speed,
+                "on_failure": p.on_failure,
             }),
         }
     }
@@ -452,7 +492,7 @@ impl TreeRun {
         match (&self.ground, self.effective_integrator()) {
             (
                 Some(TreeGround {
-                    model: TreeContactModel::MultiPoint(_),
+                    model: TreeContactModel::Penalty(_),
                     ..
                 }),
                 _,
@@ -468,6 +508,7 @@ enum Stepper {
     Free,
     Lcp(Box<TreeLcp>),
     Penalty(Box<TreePenalty>),
+    Impulse(Box<TreeImpulse>),
 }
 
 impl Stepper {
@@ -481,9 +522,12 @@ impl Stepper {
             TreeContactModel::StewartTrinkle(p) => {
                 Stepper::Lcp(Box::new(TreeLcp::new(p.clone()).map_err(at)?))
             }
-            TreeContactModel::MultiPoint(p) => Stepper::Penalty(Box::new(
+            TreeContactModel::Penalty(p) => Stepper::Penalty(Box::new(
                 TreePenalty::new(*p, &run.tree, run.time_step).map_err(at)?,
             )),
+            TreeContactModel::Impulse(p) => {
+                Stepper::Impulse(Box::new(TreeImpulse::new(*p).map_err(at)?))
+            }
         })
     }
 
@@ -698,6 +742,12 @@ fn advance(
         Stepper::Penalty(p) => p
             .step(tree, ws, shapes, (q1, v1), c, h)
             .map_err(|e| blowup(&e) + penalty_hint)?,
+        Stepper::Impulse(i) => i.step(tree, ws, shapes, (q1, v1), c, h).map_err(|e| {
+            format!(
+                "{e} (--param max_sweeps=N allows more sweeps, --param on_failure=continue goes \
+                 on with the residual counted, or try a smaller --dt)"
+            )
+        })?,
         Stepper::Lcp(l) => l.step(tree, ws, shapes, (q1, v1), c, h).map_err(|e| {
             format!(
                 "{e} (on a URDF run: --param solvers=NAME,... changes the order, --param \

@@ -33,13 +33,35 @@
 //! `time_stepping::OVERLAP_SLOP` is removed at up to `max_recovery_speed`, as the free bodies'
 //! `anitescu-potra` does; joint limits keep the bounded ψ/h.
 //!
+//! `anitescu-convex` (`TreeLcpParams::convex`) poses the same step as Anitescu's convex
+//! relaxation (Math. Programming 105 (2006), eq. 21, with a polyhedral cone), as the free
+//! bodies' `anitescu-convex` does (`contact::convex_relaxation`, its module doc): one impulse
+//! f_e ≥ 0 per edge e = (c, j) of each contact's pyramid, along n + μ d_j,
+//!
+//! ```text
+//!   v⁺ = v_ℓ + A⁻¹ Σ_e a_eᵀ f_e,        a_e = (n + μ d_j) · J_p          (n · J_p if μ = 0)
+//!   0 ≤ f_e ⊥ a_e v⁺ + ψ̃/h + μ s_c ≥ 0
+//! ```
+//!
+//! the KKT conditions of min ½ (v⁺ − v_ℓ)ᵀ A (v⁺ − v_ℓ) over the rows: a symmetric positive
+//! semidefinite LCP in f (W = a A⁻¹ aᵀ), v⁺ unique. s_c shifts a sliding contact's edges by its
+//! slip speed σ_c = max(0, max_j −d_j · J_p v): with s = σ(v⁺) an answer solves the
+//! Stewart–Trinkle LCP above (the loaded edges are those most opposed to the slip, where the row
+//! is the normal row); with s = 0 (the published relaxation) a contact sliding at σ separates at
+//! μ σ. s starts at the slip of the step's initial v (the free bodies take last step's σ, the
+//! same velocity at the previous configuration) and is refined by up to `slip_passes` further
+//! solves, each with the slip of the last answer, while it changes by more than the tolerance
+//! times ‖q‖∞; a refining solve that misses the tolerance leaves the last answer. The tree has
+//! one dense A, so the LCP is solved by the same chain (Lemke first) rather than the free
+//! bodies' Newton solve in velocity space, which exists for large islands of 6 × 6 blocks.
+//!
 //! A joint limit is one more normal row without friction: for a revolute or prismatic joint
 //! with limits (lo, hi), the gaps ψ = q − lo (row +e_j) and ψ = hi − q (row −e_j), each taken
 //! into the LCP when below `limit_activation`; its multiplier is the limit's generalized
 //! impulse (N m s or N s).
 use super::ground::ground_contacts;
-use super::penalty::joint_system;
 use super::pairs::{candidate_pairs, link_contacts, touches, LinkContact, Touch};
+use super::penalty::joint_system;
 use super::{Ground, GroundContact, LinkShape, TreeStepStats};
 use crate::contact::cone::Cone;
 use crate::contact::stewart_trinkle::Formulation;
@@ -70,6 +92,13 @@ pub struct TreeLcpParams {
     /// Stewart–Trinkle's ψ/h on every contact (default), or Anitescu–Potra's G_nᵀ v⁺ ≥ 0 with
     /// only an existing overlap removed (`anitescu-potra`; module doc).
     pub formulation: Formulation,
+    /// Anitescu's convex relaxation (`anitescu-convex`; module doc): one row per edge
+    /// n + μ d_j of each contact's friction pyramid, a symmetric LCP, each edge shifted by μ
+    /// times its contact's slip speed (default false: the Stewart–Trinkle LCP).
+    pub convex: bool,
+    /// Under `convex`: at most this many further solves a step refining the slip speeds while
+    /// they change (–, ≥ 0; default 2, as the free bodies' `anitescu-convex`).
+    pub slip_passes: usize,
     /// LCP solvers tried in order (default lemke, fischer-burmeister, pgs).
     pub solvers: Vec<&'static str>,
     /// Scaled residual a solve must meet (–, default 1e-8, as stewart-trinkle's).
@@ -89,6 +118,8 @@ impl Default for TreeLcpParams {
             max_recovery_speed: 0.5,
             self_contact: false,
             formulation: Formulation::StewartTrinkle,
+            convex: false,
+            slip_passes: 2,
             solvers: vec!["lemke", "fischer-burmeister", "pgs"],
             tolerance: 1e-8,
             on_failure: "stop",
@@ -125,7 +156,9 @@ pub(super) struct Limit {
 pub(super) fn joint_limits(tree: &Tree, q: &[f64], activation: f64, out: &mut Vec<Limit>) {
     out.clear();
     for (i, link) in tree.links().iter().enumerate() {
-        let Some((lo, hi)) = link.limits else { continue };
+        let Some((lo, hi)) = link.limits else {
+            continue;
+        };
         let (qi, dof) = (q[tree.q_offset(i)], tree.v_offset(i));
         for (sign, gap) in [(1.0, qi - lo), (-1.0, hi - qi)] {
             if gap < activation {
@@ -218,15 +251,25 @@ impl TreeLcp {
         controls.check(tree)?;
         let (chol, v_free) = free_velocity(tree, ws, (q, v), controls, h)?;
         self.links.clear();
-        self.links.extend_from_slice(forward_kinematics(tree, ws, q, v)?);
+        self.links
+            .extend_from_slice(forward_kinematics(tree, ws, q, v)?);
         let mut contacts = std::mem::take(&mut self.contacts);
         let reach = self.params.activation_distance;
-        ground_contacts(shapes, &self.links, self.params.ground, reach, &mut contacts);
+        ground_contacts(
+            shapes,
+            &self.links,
+            self.params.ground,
+            reach,
+            &mut contacts,
+        );
         self.contacts = contacts;
         let pairs = candidate_pairs(tree, shapes, self.params.self_contact);
         link_contacts(shapes, &pairs, &self.links, reach, &mut self.link_contacts);
         touches(&self.contacts, &self.link_contacts, &mut self.touches);
         self.collect_limits(tree, q);
+        if self.params.convex {
+            return self.relaxed_step(tree, (q, v), (&chol, v_free), h);
+        }
         let rows = self.rows(tree, h);
         let mut stats = self.stats(rows.normals);
         let mut v_new = v_free.clone();
@@ -332,6 +375,141 @@ impl TreeLcp {
             friction,
             normals,
         }
+    }
+}
+
+/// The rows of Anitescu's relaxation (module doc): per contact its normal row n · J_p and its
+/// k direction rows d_j · J_p (for the slip), the edge rows a_e with the contact and μ of each,
+/// then the limits' rows; the position terms ψ̃/h of the edge and limit rows.
+struct EdgeRows {
+    /// Edge rows then limit rows (rows × nv).
+    a: DMatrix<f64>,
+    psi: Vec<f64>,
+    /// Per edge row: its contact and μ (limit rows: none).
+    edge: Vec<Option<(usize, f64)>>,
+    /// k rows d_j · J_p per contact (k nc × nv).
+    d: DMatrix<f64>,
+}
+
+impl TreeLcp {
+    /// The relaxation's rows (module doc).
+    fn edge_rows(&mut self, tree: &Tree, h: f64) -> EdgeRows {
+        let (nv, k) = (tree.nv(), self.cone_size());
+        let edges: usize = (self.touches.iter())
+            .map(|c| if c.friction > 0.0 { k } else { 1 })
+            .sum();
+        let n = edges + self.limits.len();
+        let mut a = DMatrix::zeros(n, nv);
+        let mut d = DMatrix::zeros(k * self.touches.len(), nv);
+        let (mut psi, mut edge) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        self.jac.resize(nv, DVec3::ZERO);
+        let vmax = self.params.max_recovery_speed;
+        let mut r = 0;
+        for (c, contact) in self.touches.iter().enumerate() {
+            contact.jacobian(tree, &self.links, &mut self.jac);
+            let (nrm, mu) = (contact.normal, contact.friction);
+            let dirs: Vec<DVec3> = self.cone.directions(nrm).collect();
+            for (j, dir) in dirs.iter().enumerate() {
+                for (col, x) in self.jac.iter().enumerate() {
+                    d[(k * c + j, col)] = dir.dot(*x);
+                }
+            }
+            let along: Vec<DVec3> = if mu > 0.0 {
+                dirs.iter().map(|dir| nrm + mu * *dir).collect()
+            } else {
+                vec![nrm]
+            };
+            for e in along {
+                for (col, x) in self.jac.iter().enumerate() {
+                    a[(r, col)] = e.dot(*x);
+                }
+                psi.push(position_term(contact.gap, h, vmax));
+                edge.push(Some((c, mu)));
+                r += 1;
+            }
+        }
+        for limit in &self.limits {
+            a[(r, limit.dof)] = limit.sign;
+            psi.push(position_term(limit.gap, h, vmax));
+            edge.push(None);
+            r += 1;
+        }
+        EdgeRows { a, psi, edge, d }
+    }
+
+    /// σ_c = max(0, max_j −d_j · J_p v) of every contact at v.
+    fn slip_speeds(&self, d: &DMatrix<f64>, v: &DVector<f64>) -> Vec<f64> {
+        let k = self.cone_size();
+        let t = d * v;
+        (0..self.touches.len())
+            .map(|c| (0..k).map(|j| -t[k * c + j]).fold(0.0, f64::max))
+            .collect()
+    }
+
+    /// A step of Anitescu's relaxation with the slip fixed point (module doc).
+    fn relaxed_step(
+        &mut self,
+        tree: &Tree,
+        (q, v): (&mut [f64], &mut [f64]),
+        (chol, v_free): (&Cholesky<f64, Dyn>, DVector<f64>),
+        h: f64,
+    ) -> Result<TreeStepStats, TreeContactError> {
+        let rows = self.edge_rows(tree, h);
+        let mut stats = self.stats(self.touches.len() + self.limits.len());
+        let mut v_new = v_free.clone();
+        if rows.a.nrows() > 0 {
+            let x = (chol.l_dirty())
+                .solve_lower_triangular(&rows.a.transpose())
+                .ok_or(TreeContactError::SingularMass)?;
+            let w = x.transpose() * &x;
+            let base = &rows.a * &v_free + DVector::from_column_slice(&rows.psi);
+            let scale = base.amax();
+            let mut slip = self.slip_speeds(&rows.d, &DVector::from_column_slice(v));
+            let mut answer: Option<DVector<f64>> = None;
+            for pass in 0..=self.params.slip_passes {
+                let mut bias = base.clone();
+                for (b, e) in bias.iter_mut().zip(&rows.edge) {
+                    if let Some((c, mu)) = e {
+                        *b += mu * slip[*c];
+                    }
+                }
+                let problem = Problem::lcp(w.clone(), bias);
+                let warm = match self.warm.len() == problem.len() {
+                    true => self.warm.clone(),
+                    false => DVector::zeros(problem.len()),
+                };
+                let what = || format!("tree relaxation of {} rows", problem.len());
+                let (z, report) = match (self.chain.solve(&problem, &warm, what), &answer) {
+                    (Ok(solved), _) if !(pass > 0 && solved.1.failed) => solved,
+                    (Err(e), None) => return Err(e.into()),
+                    // A refining pass that missed: the last answer stands.
+                    _ => break,
+                };
+                stats.iterations += report.iterations;
+                stats.residual = report.residual;
+                stats.solver = report.solver;
+                stats.failed = report.failed;
+                let step = (chol.l_dirty().tr_solve_lower_triangular(&(&x * &z)))
+                    .ok_or(TreeContactError::SingularMass)?;
+                let candidate = &v_free + step;
+                let next = self.slip_speeds(&rows.d, &candidate);
+                let change = next
+                    .iter()
+                    .zip(&slip)
+                    .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+                self.warm = z;
+                answer = Some(candidate);
+                slip = next;
+                if change <= self.params.tolerance * scale {
+                    break;
+                }
+            }
+            stats.lcp_rows = rows.a.nrows();
+            v_new = answer.expect("the first pass answers or returns");
+        }
+        advance_positions(tree, q, v_new.as_slice(), h);
+        v.copy_from_slice(v_new.as_slice());
+        Ok(stats)
     }
 }
 

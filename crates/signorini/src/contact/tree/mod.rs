@@ -15,16 +15,18 @@
 //! axes. Units SI throughout. Layering: uses `multibody`, `geometry`, `solvers` and
 //! `contact::time_stepping`; nothing of the free bodies' pipeline.
 pub mod ground;
+pub mod impulse;
 pub mod lcp;
 pub mod pairs;
 pub mod params;
 pub mod penalty;
 
 pub use ground::{ground_contacts, point_jacobian, Ground, GroundContact, LinkShape};
+pub use impulse::{TreeImpulse, TreeImpulseParams, IMPULSE_PARAMS};
 pub use lcp::{TreeLcp, TreeLcpParams};
 pub use pairs::{candidate_pairs, link_contacts, LinkContact, Touch};
 pub use params::{TreeParamSpec, LCP_PARAMS, PENALTY_PARAMS};
-pub use penalty::{TreePenalty, TreePenaltyParams};
+pub use penalty::{PenaltyLaw, TreePenalty, TreePenaltyParams};
 
 /// What one contact step of a tree reports.
 #[derive(Clone, Debug, Default, PartialEq)]

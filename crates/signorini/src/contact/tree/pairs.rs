@@ -49,7 +49,11 @@ pub struct LinkContact {
 /// joined by fixed joints move as one rigid piece, so they count as one link here: shapes on
 /// one piece never touch, a piece's parent is the piece its first moving joint hangs from, and a
 /// piece whose fixed joints reach the world is welded.
-pub fn candidate_pairs(tree: &Tree, shapes: &[LinkShape], self_contact: bool) -> Vec<(usize, usize)> {
+pub fn candidate_pairs(
+    tree: &Tree,
+    shapes: &[LinkShape],
+    self_contact: bool,
+) -> Vec<(usize, usize)> {
     let links = tree.links();
     // The link at the top of i's rigid piece: up through fixed joints (nv = 0).
     let piece = |mut i: usize| {
@@ -97,7 +101,10 @@ pub fn link_contacts(
     let mut found: Vec<Contact> = Vec::new();
     for &(a, b) in pairs {
         let (sa, sb) = (&shapes[a], &shapes[b]);
-        let (pa, pb) = (world_pose(&links[sa.link], &sa.pose), world_pose(&links[sb.link], &sb.pose));
+        let (pa, pb) = (
+            world_pose(&links[sa.link], &sa.pose),
+            world_pose(&links[sb.link], &sb.pose),
+        );
         let reach = sa.shape.bounding_radius() + sb.shape.bounding_radius() + margin;
         if pa.translation.distance_squared(pb.translation) > reach * reach {
             continue;
@@ -105,17 +112,22 @@ pub fn link_contacts(
         found.clear();
         pair_contacts(&sa.shape, &pa, &sb.shape, &pb, margin, &mut found);
         let friction = (sa.friction * sb.friction).sqrt();
-        out.extend(found.iter().filter(|c| c.gap < margin).map(|c| LinkContact {
-            link_a: sa.link,
-            link_b: sb.link,
-            shape_a: a,
-            shape_b: b,
-            point_a: c.point_a,
-            point_b: c.point_b,
-            normal: c.normal,
-            gap: c.gap,
-            friction,
-        }));
+        out.extend(
+            found
+                .iter()
+                .filter(|c| c.gap < margin)
+                .map(|c| LinkContact {
+                    link_a: sa.link,
+                    link_b: sb.link,
+                    shape_a: a,
+                    shape_b: b,
+                    point_a: c.point_a,
+                    point_b: c.point_b,
+                    normal: c.normal,
+                    gap: c.gap,
+                    friction,
+                }),
+        );
     }
 }
 

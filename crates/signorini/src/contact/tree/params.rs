@@ -17,7 +17,7 @@ pub struct TreeParamSpec {
     pub description: &'static str,
 }
 
-const fn spec(
+pub(super) const fn spec(
     name: &'static str,
     unit: &'static str,
     default: &'static str,
@@ -31,7 +31,7 @@ const fn spec(
     }
 }
 
-/// `stewart-trinkle` on a tree (`TreeLcp`).
+/// `stewart-trinkle`, `anitescu-potra` and `anitescu-convex` on a tree (`TreeLcp`).
 pub const LCP_PARAMS: &[TreeParamSpec] = &[
     spec("friction_directions", "-", "4", "directions of the friction pyramid, a whole number >= 3"),
     spec("activation_distance", "m", "0.01", "contact points with gap below this enter the LCP, >= 0"),
@@ -41,9 +41,11 @@ pub const LCP_PARAMS: &[TreeParamSpec] = &[
     spec("solvers", "-", "lemke,fischer-burmeister,pgs", "LCP solvers tried in order"),
     spec("on_failure", "-", "stop", "when no solver meets the tolerance: stop (the run ends) or continue (best answer, counted)"),
     spec("self_contact", "-", "off", "on: the links of one body touch each other (never a parent and its child); off: only different bodies and the ground"),
+    spec("slip_passes", "-", "2", "anitescu-convex only: further solves a step refining the slip speeds, a whole number >= 0"),
 ];
 
-/// `multi-point` (penalty) on a tree (`TreePenalty`).
+/// `multi-point`, `deepest-point` and `hunt-crossley` (penalty) on a tree (`TreePenalty`; the
+/// law is `TreePenaltyParams::law`).
 pub const PENALTY_PARAMS: &[TreeParamSpec] = &[
     spec("stiffness", "N/m", "m (omega_h / h)^2", "normal stiffness per contact point, > 0 (m: the tree's mass)"),
     spec("damping", "N s/m", "2 damping_ratio m omega_h / h", "normal damping per contact point, >= 0"),
@@ -53,6 +55,8 @@ pub const PENALTY_PARAMS: &[TreeParamSpec] = &[
     spec("limit_activation", "rad or m", "0.1", "joint limits with gap below this enter the step's limit LCP, >= 0"),
     spec("max_recovery_speed", "rad/s or m/s", "0.5", "bound of the speed at which a limit's violation is removed, > 0"),
     spec("self_contact", "-", "off", "on: the links of one body touch each other (never a parent and its child); off: only different bodies and the ground"),
+    spec("point", "-", "weighted", "deepest-point and hunt-crossley only: where a pair's law acts, weighted (shared among its penetrating points by depth: the depth-weighted centre) or deepest (the deepest point alone, the classical method)"),
+    spec("restitution", "-", "0.5", "hunt-crossley only: coefficient of restitution e of every pair, in [0, 1] (below 1e-3 acts as 1e-3); not the free bodies' e = 0 of the default material, with which a body put down at rest creeps to its rest depth for minutes"),
 ];
 
 /// "a, b, c": the names of `specs`.
@@ -130,6 +134,7 @@ impl TreeLcpParams {
                 }
             }
             "self_contact" => self.self_contact = on_off(name, value)?,
+            "slip_passes" => self.slip_passes = whole(name, value)?,
             _ => return Err(unknown(name, "stewart-trinkle", LCP_PARAMS)),
         }
         Ok(())
@@ -149,7 +154,15 @@ impl TreePenaltyParams {
             "limit_activation" => self.limit_activation = number(name, value)?,
             "max_recovery_speed" => self.max_recovery_speed = number(name, value)?,
             "self_contact" => self.self_contact = on_off(name, value)?,
-            _ => return Err(unknown(name, "multi-point", PENALTY_PARAMS)),
+            "restitution" => self.restitution = number(name, value)?,
+            "point" => {
+                self.weighted = match words(value).as_slice() {
+                    [w] if w == "weighted" => true,
+                    [w] if w == "deepest" => false,
+                    _ => return Err(format!("point = {value}: must be weighted or deepest")),
+                }
+            }
+            _ => return Err(unknown(name, self.law.name(), PENALTY_PARAMS)),
         }
         Ok(())
     }
