@@ -102,16 +102,11 @@ pub fn page(dir: &Path, fps: f64) -> Result<(String, PageStats), ReplayError> {
     }
     let scene_path = dir.join("scene.json");
     let metrics_path = dir.join("metrics.csv");
-    for (p, why) in [
-        (&scene_path, "it holds the bodies' geometry"),
-        (&metrics_path, "it holds the energies and penetration"),
-    ] {
-        if !p.is_file() {
-            return Err(ReplayError::Missing {
-                path: p.clone(),
-                why,
-            });
-        }
+    if !scene_path.is_file() {
+        return Err(ReplayError::Missing {
+            path: scene_path,
+            why: "it holds the bodies' geometry",
+        });
     }
     let scene_text = std::fs::read_to_string(&scene_path).map_err(|source| ReplayError::Read {
         path: scene_path.clone(),
@@ -132,11 +127,16 @@ pub fn page(dir: &Path, fps: f64) -> Result<(String, PageStats), ReplayError> {
             why: "no `bodies` list".into(),
         })?;
     let traj_path = dir.join(poses_file(&scene, &scene_path)?);
-    if !traj_path.is_file() {
-        return Err(ReplayError::Missing {
-            path: traj_path,
-            why: "it holds the bodies' poses",
-        });
+    for (p, why) in [
+        (&traj_path, "it holds the bodies' poses"),
+        (&metrics_path, "it holds the energies and penetration"),
+    ] {
+        if !p.is_file() {
+            return Err(ReplayError::Missing {
+                path: p.clone(),
+                why,
+            });
+        }
     }
     let mut dynamic = Vec::new(); // (scene index, name)
     for (i, b) in bodies.iter().enumerate() {

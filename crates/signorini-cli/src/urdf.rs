@@ -365,7 +365,7 @@ fn prepare_run(path: &Path, o: &Overrides, robot_args: &RobotArgs) -> Result<Tre
                         "semi-implicit Euler (velocity-level time stepping)",
                     TreeContactModel::Impulse(_) =>
                         "semi-implicit Euler (impulses, then the free velocity)",
-                    TreeContactModel::Penalty(_) =>
+                    TreeContactModel::Penalty(_) | TreeContactModel::Hybrid(_) =>
                         "linearly implicit Euler (the penalty forces at the end of the step)",
                 }
             );

@@ -138,8 +138,9 @@ fn the_diff_drive_robot_stands_on_its_wheels_under_every_other_tree_model() {
     // One penalty law per touching pair (shared among its points): the robot's weight on at
     // least three pairs (two wheels, the caster) sinks each at most m g / (3 k) at rest, and a
     // landing from rest overshoots that by less than 3× (deepest-point's damping ratio 0.5:
-    // 16 %; hunt-crossley overdamped at its impact-speed floor): m g / k bounds both.
-    for model in ["deepest-point", "hunt-crossley"] {
+    // 16 %; hunt-crossley overdamped at its impact-speed floor): m g / k bounds both. The
+    // hybrid's resting contact is multi-point's, whose bound this is too (the test below).
+    for model in ["deepest-point", "hunt-crossley", "hybrid"] {
         let (out, sm, _) = diff_drive(&dir, model);
         let k = sm["contact"]["stiffness"].as_f64().unwrap();
         let bound = sm["mass"].as_f64().unwrap() * 9.81 / k;
@@ -317,11 +318,11 @@ fn unsupported_models_and_parameters_exit_2_with_the_list() {
     for (args, says) in [
         (
             vec!["--model", "peg"],
-            "the models a tree supports: stewart-trinkle (default), anitescu-potra, anitescu-convex, multi-point, deepest-point, hunt-crossley, impulse",
+            "the models a tree supports: stewart-trinkle (default), anitescu-potra, anitescu-convex, multi-point, deepest-point, hunt-crossley, impulse, hybrid",
         ),
         (
             vec!["--model", "no-such-model"],
-            "the models a tree supports: stewart-trinkle (default), anitescu-potra, anitescu-convex, multi-point, deepest-point, hunt-crossley, impulse",
+            "the models a tree supports: stewart-trinkle (default), anitescu-potra, anitescu-convex, multi-point, deepest-point, hunt-crossley, impulse, hybrid",
         ),
         (
             vec!["--model", "multi-point", "--param", "stiff=3"],
@@ -422,6 +423,7 @@ fn a_scene_with_a_robot_runs_as_a_forest_and_the_arm_lifts_the_box() {
         ("multi-point", 5e-3),
         ("deepest-point", 5e-3),
         ("hunt-crossley", 5e-3),
+        ("hybrid", 5e-3),
     ] {
         let out = dir.join(model);
         let args = ["run", s(&scene), "--model", model, "--out", s(&out)];

@@ -21,8 +21,8 @@ use crate::contact::stewart_trinkle::Formulation;
 use crate::contact::tree::ground::ground_contacts;
 use crate::contact::tree::pairs::{candidate_pairs, link_contacts, LinkContact};
 use crate::contact::tree::{
-    Ground, GroundContact, LinkShape, PenaltyLaw, TreeImpulse, TreeImpulseParams, TreeLcp,
-    TreeLcpParams, TreePenalty, TreePenaltyParams, TreeStepStats,
+    Ground, GroundContact, LinkShape, PenaltyLaw, TreeHybrid, TreeHybridParams, TreeImpulse,
+    TreeImpulseParams, TreeLcp, TreeLcpParams, TreePenalty, TreePenaltyParams, TreeStepStats,
 };
 use crate::contact::ParamInput;
 use crate::multibody::algorithms::{
@@ -58,11 +58,14 @@ pub enum TreeContactModel {
     /// `impulse`: sequential impulses of a collision law with Mirtich's articulated collision
     /// matrix (`contact::tree::impulse`), one pass a step; integrates by semi-implicit Euler.
     Impulse(TreeImpulseParams),
+    /// `hybrid`: Drumwright's hybrid (`contact::tree::hybrid`), impulses for impacts and
+    /// multi-point penalty for resting contact, per pair; integrates as the penalty model.
+    Hybrid(TreeHybridParams),
 }
 
 impl TreeContactModel {
     /// The models a tree supports, the default first.
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 8] = [
         "stewart-trinkle",
         "anitescu-potra",
         "anitescu-convex",
@@ -70,6 +73,7 @@ impl TreeContactModel {
         "deepest-point",
         "hunt-crossley",
         "impulse",
+        "hybrid",
     ];
 
     /// The model of that name with its default parameters; `None` for a model a tree does not
@@ -86,6 +90,7 @@ impl TreeContactModel {
                 ..TreeLcpParams::default()
             })),
             "impulse" => Some(TreeContactModel::Impulse(TreeImpulseParams::default())),
+            "hybrid" => Some(TreeContactModel::Hybrid(TreeHybridParams::default())),
             _ => PenaltyLaw::from_name(name).map(|law| {
                 TreeContactModel::Penalty(TreePenaltyParams {
                     law,
@@ -104,6 +109,7 @@ impl TreeContactModel {
             },
             TreeContactModel::Penalty(p) => p.law.name(),
             TreeContactModel::Impulse(_) => "impulse",
+            TreeContactModel::Hybrid(_) => "hybrid",
         }
     }
 
@@ -113,6 +119,7 @@ impl TreeContactModel {
             TreeContactModel::StewartTrinkle(p) => p.ground,
             TreeContactModel::Penalty(p) => p.ground,
             TreeContactModel::Impulse(p) => p.ground,
+            TreeContactModel::Hybrid(p) => p.impulse.ground,
         }
     }
 
@@ -122,6 +129,7 @@ impl TreeContactModel {
             TreeContactModel::StewartTrinkle(p) => p.ground = ground,
             TreeContactModel::Penalty(p) => p.ground = ground,
             TreeContactModel::Impulse(p) => p.ground = ground,
+            TreeContactModel::Hybrid(p) => p.set_ground(ground),
         }
     }
 
@@ -132,6 +140,7 @@ impl TreeContactModel {
             TreeContactModel::StewartTrinkle(p) => p.activation_distance,
             TreeContactModel::Penalty(_) => 0.0,
             TreeContactModel::Impulse(p) => p.activation_distance,
+            TreeContactModel::Hybrid(p) => p.impulse.activation_distance,
         }
     }
 
@@ -141,6 +150,7 @@ impl TreeContactModel {
             TreeContactModel::StewartTrinkle(p) => p.self_contact,
             TreeContactModel::Penalty(p) => p.self_contact,
             TreeContactModel::Impulse(p) => p.self_contact,
+            TreeContactModel::Hybrid(p) => p.penalty.self_contact,
         }
     }
 
@@ -150,6 +160,7 @@ impl TreeContactModel {
             TreeContactModel::StewartTrinkle(p) => p.set(name, value),
             TreeContactModel::Penalty(p) => p.set(name, value),
             TreeContactModel::Impulse(p) => p.set(name, value),
+            TreeContactModel::Hybrid(p) => p.set(name, value),
         }
     }
 
@@ -185,6 +196,18 @@ impl TreeContactModel {
                 "tolerance": p.tolerance,
                 "max_recovery_speed": p.max_recovery_speed,
                 "on_failure": p.on_failure,
+            }),
+            TreeContactModel::Hybrid(p) => json!({
+                "impact_speed": p.impact_speed,
+                "law": p.impulse.law.name(),
+                "restitution": p.impulse.restitution,
+                "activation_distance": p.impulse.activation_distance,
+                "max_sweeps": p.impulse.max_sweeps,
+                "stiffness": p.penalty.stiffness,
+                "damping": p.penalty.damping,
+                "omega_h": p.penalty.omega_h,
+                "damping_ratio": p.penalty.damping_ratio,
+                "slip_speed": p.penalty.slip_speed,
             }),
         }
     }
@@ -492,7 +515,7 @@ impl TreeRun {
         match (&self.ground, self.effective_integrator()) {
             (
                 Some(TreeGround {
-                    model: TreeContactModel::Penalty(_),
+                    model: TreeContactModel::Penalty(_) | TreeContactModel::Hybrid(_),
                     ..
                 }),
                 _,
@@ -509,6 +532,7 @@ enum Stepper {
     Lcp(Box<TreeLcp>),
     Penalty(Box<TreePenalty>),
     Impulse(Box<TreeImpulse>),
+    Hybrid(Box<TreeHybrid>),
 }
 
 impl Stepper {
@@ -528,6 +552,9 @@ impl Stepper {
             TreeContactModel::Impulse(p) => {
                 Stepper::Impulse(Box::new(TreeImpulse::new(*p).map_err(at)?))
             }
+            TreeContactModel::Hybrid(p) => Stepper::Hybrid(Box::new(
+                TreeHybrid::new(*p, &run.tree, run.time_step).map_err(at)?,
+            )),
         })
     }
 
@@ -535,6 +562,7 @@ impl Stepper {
     fn gains(&self) -> Option<(f64, f64)> {
         match self {
             Stepper::Penalty(p) => Some((p.stiffness, p.damping)),
+            Stepper::Hybrid(p) => Some(p.gains()),
             _ => None,
         }
     }
@@ -740,6 +768,9 @@ fn advance(
             .map(|_| TreeStepStats::default())
             .map_err(|e| blowup(&e))?,
         Stepper::Penalty(p) => p
+            .step(tree, ws, shapes, (q1, v1), c, h)
+            .map_err(|e| blowup(&e) + penalty_hint)?,
+        Stepper::Hybrid(m) => m
             .step(tree, ws, shapes, (q1, v1), c, h)
             .map_err(|e| blowup(&e) + penalty_hint)?,
         Stepper::Impulse(i) => i.step(tree, ws, shapes, (q1, v1), c, h).map_err(|e| {

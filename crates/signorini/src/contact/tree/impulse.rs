@@ -125,7 +125,7 @@ use super::ground::{add_point_jacobian, ground_contacts, point_jacobian};
 use super::lcp::{joint_limits, Limit, TreeContactError};
 use super::pairs::{candidate_pairs, link_contacts, touches, LinkContact, Touch};
 use super::params::{names, spec, TreeParamSpec};
-use super::penalty::joint_system;
+use super::penalty::{joint_system, PairKey};
 use super::{Ground, GroundContact, LinkShape, TreeStepStats};
 use crate::contact::impulse::law::{
     check_collision_matrix, collide, ContactFrame, IntegrationOptions, Law, LawError,
@@ -349,6 +349,8 @@ struct Row {
     law: Option<DMat3>,
     /// The bodies (root links) of B and, for a pair, A; a limit's body.
     bodies: (usize, Option<usize>),
+    /// Left out of the collision stage (`hybrid.rs`: a pair in its resting phase, or a limit).
+    resting: bool,
 }
 
 /// A row's identity across steps (`TreeImpulse::collect_keys`).
@@ -490,6 +492,71 @@ impl TreeImpulse {
         Ok(stats)
     }
 
+    /// `hybrid.rs`: the start of a step at (q, v) — detection, the step's matrix A and the rows —
+    /// without changing (q, v); then [`Self::touch_rows`] and [`Self::collide_pairs`].
+    pub(super) fn prepare(
+        &mut self,
+        tree: &Tree,
+        ws: &mut Workspace,
+        shapes: &[LinkShape],
+        (q, v): (&[f64], &[f64]),
+        controls: &Controls,
+        h: f64,
+    ) -> Result<(), TreeContactError> {
+        tree.check_state(q, v)?;
+        controls.check(tree)?;
+        if !(h.is_finite() && h > 0.0) {
+            return Err(MultibodyError::NonFiniteState.into());
+        }
+        self.detect(tree, ws, shapes, (q, v))?;
+        let (a, _) = joint_system(tree, ws, (q, v), controls, h)?;
+        let chol = Cholesky::new(a).ok_or(TreeContactError::SingularMass)?;
+        self.build_rows(tree, &chol)?;
+        self.vel = DVector::from_column_slice(v);
+        Ok(())
+    }
+
+    /// Each contact row's pair, gap ψ (m) and normal velocity u_n (m/s, > 0 separating) at the
+    /// current velocities, in row order.
+    pub(super) fn touch_rows(&self) -> impl Iterator<Item = (PairKey, f64, f64)> + '_ {
+        (0..self.touches.len()).map(|r| (self.pair_of(r), self.rows[r].gap, self.velocity(r).z))
+    }
+
+    /// The pair of contact row r.
+    fn pair_of(&self, r: usize) -> PairKey {
+        match r.checked_sub(self.contacts.len()) {
+            None => PairKey::Ground(self.contacts[r].shape),
+            Some(i) => {
+                PairKey::Shapes(self.link_contacts[i].shape_a, self.link_contacts[i].shape_b)
+            }
+        }
+    }
+
+    /// The collision stage (module doc) on the contact rows whose pair `impacting` names (the
+    /// others and the limits left out); its sweeps. The velocities after it: [`Self::velocity_now`].
+    pub(super) fn collide_pairs(
+        &mut self,
+        tree: &Tree,
+        h: f64,
+        impacting: impl Fn(PairKey) -> bool,
+    ) -> Result<usize, TreeContactError> {
+        let mut any = false;
+        for r in 0..self.rows.len() {
+            let resting = r >= self.touches.len() || !impacting(self.pair_of(r));
+            self.rows[r].resting = resting;
+            any |= !resting;
+        }
+        match any {
+            true => self.collisions(tree, h),
+            false => Ok(0),
+        }
+    }
+
+    /// The generalized velocity v (m/s, rad/s) as the stages left it.
+    pub(super) fn velocity_now(&self) -> &[f64] {
+        self.vel.as_slice()
+    }
+
     /// Forward kinematics, the touches within the activation distance and the joint limits
     /// within theirs, at (q, v). A shape on a link the tree does not have is an error.
     fn detect(
@@ -571,6 +638,7 @@ impl TreeImpulse {
             k,
             law: law_matrix(&k),
             bodies,
+            resting: false,
         }
     }
 
@@ -716,7 +784,10 @@ impl TreeImpulse {
     fn rule(&self, stage: Stage, row: &Row, u: DVec3, h: f64) -> Option<DVec3> {
         let tol = self.params.tolerance;
         match stage {
-            Stage::Collisions => (u.z < -tol && row.gap + h * u.z < 0.0).then_some(u),
+            Stage::Collisions => {
+                let collides = u.z < -tol && row.gap + h * u.z < 0.0;
+                (collides && !row.resting).then_some(u)
+            }
             Stage::Contacts => {
                 let allowance = position_term(row.gap, h, self.params.max_recovery_speed);
                 (u.z + allowance < -tol).then_some(u + DVec3::Z * allowance)

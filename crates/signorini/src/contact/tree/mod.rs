@@ -1,6 +1,6 @@
 //! Contact of an articulated tree (`multibody::Tree`) with a ground half-space, issue 18 item 2:
 //! contact points of the links' collision shapes (`ground.rs`), their Jacobians in generalized
-//! coordinates (`ground::point_jacobian`), and two models that step a tree with them:
+//! coordinates (`ground::point_jacobian`), and the models that step a tree with them:
 //!
 //! - `penalty.rs`: a spring–damper normal force with regularized Coulomb friction at every
 //!   contact point (the multi-point penalty of Drumwright 2008, Section III, without its
@@ -9,12 +9,16 @@
 //! - `lcp.rs`: Stewart–Trinkle's velocity-level LCP (1996, eqs. 21–23, as
 //!   `contact::stewart_trinkle` poses it for free bodies) with the joint-space mass matrix H of
 //!   CRBA in place of M: W = J H⁻¹ Jᵀ, H factored once a step; joint limits are unilateral rows
-//!   of the same LCP.
+//!   of the same LCP; `anitescu-potra` and `anitescu-convex` (Anitescu's relaxation) too;
+//! - `impulse.rs`: sequential impulses of the collision laws with Mirtich's articulated
+//!   collision matrix, one pass a step;
+//! - `hybrid.rs`: Drumwright's hybrid, impulses for impacts and penalty for resting contact.
 //!
 //! Conventions are the tree's (docs/multibody.md): v per joint, a floating joint's v in link
 //! axes. Units SI throughout. Layering: uses `multibody`, `geometry`, `solvers` and
 //! `contact::time_stepping`; nothing of the free bodies' pipeline.
 pub mod ground;
+pub mod hybrid;
 pub mod impulse;
 pub mod lcp;
 pub mod pairs;
@@ -22,6 +26,7 @@ pub mod params;
 pub mod penalty;
 
 pub use ground::{ground_contacts, point_jacobian, Ground, GroundContact, LinkShape};
+pub use hybrid::{TreeHybrid, TreeHybridParams, HYBRID_PARAMS};
 pub use impulse::{TreeImpulse, TreeImpulseParams, IMPULSE_PARAMS};
 pub use lcp::{TreeLcp, TreeLcpParams};
 pub use pairs::{candidate_pairs, link_contacts, LinkContact, Touch};

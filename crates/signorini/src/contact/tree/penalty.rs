@@ -194,7 +194,7 @@ pub const DEFAULT_RESTITUTION: f64 = 0.5;
 /// A touching pair of shapes: one against the ground, or two (indices into the step's shapes,
 /// a < b).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum PairKey {
+pub(super) enum PairKey {
     Ground(usize),
     Shapes(usize, usize),
 }
@@ -302,6 +302,8 @@ pub struct TreePenalty {
     /// Per touch: its share w of its pair's law and the pair's depth (m), deepest-point and
     /// hunt-crossley only (module doc, "One law per pair").
     shares: Vec<(f64, f64)>,
+    /// Pairs this model leaves alone (`hybrid.rs`: those in their impact phase).
+    excluded: std::collections::BTreeSet<PairKey>,
     /// Impact speed v_i (m/s) of every pair penetrating at the start of the last step
     /// (hunt-crossley).
     impact: BTreeMap<PairKey, f64>,
@@ -391,6 +393,7 @@ impl TreePenalty {
             touches: Vec::new(),
             keys: Vec::new(),
             shares: Vec::new(),
+            excluded: Default::default(),
             impact: BTreeMap::new(),
             laws: Vec::new(),
             jac: Vec::new(),
@@ -443,6 +446,13 @@ impl TreePenalty {
         self.contacts = contacts;
         let pairs = candidate_pairs(tree, shapes, self.params.self_contact);
         link_contacts(shapes, &pairs, &self.links, 0.0, &mut self.link_contacts);
+        if !self.excluded.is_empty() {
+            let out = &self.excluded;
+            self.contacts
+                .retain(|c| !out.contains(&PairKey::Ground(c.shape)));
+            self.link_contacts
+                .retain(|c| !out.contains(&PairKey::Shapes(c.shape_a, c.shape_b)));
+        }
         touches(&self.contacts, &self.link_contacts, &mut self.touches);
         if self.params.law != PenaltyLaw::MultiPoint {
             self.group_pairs();
@@ -471,6 +481,13 @@ impl TreePenalty {
         advance_positions(tree, q, v_new.as_slice(), h);
         v.copy_from_slice(v_new.as_slice());
         Ok(stats)
+    }
+
+    /// Leave the pairs `pairs` out of the next steps (`hybrid.rs`: the pairs in their impact
+    /// phase get impulses, not forces).
+    pub(super) fn exclude(&mut self, pairs: impl Iterator<Item = PairKey>) {
+        self.excluded.clear();
+        self.excluded.extend(pairs);
     }
 
     /// Each contact's point Jacobian and linearized law at the start of the step; under
