@@ -40,7 +40,7 @@
 //! whose simultaneous answer has the same resultant on a flat face). Units SI.
 use super::impulse::{TreeImpulse, TreeImpulseParams};
 use super::lcp::TreeContactError;
-use super::params::{names, spec, TreeParamSpec};
+use super::params::{number, spec, unknown, TreeParamSpec};
 use super::penalty::{PairKey, PenaltyLaw, TreePenalty, TreePenaltyParams};
 use super::{Ground, LinkShape, TreeStepStats};
 use crate::contact::ParamInput;
@@ -92,10 +92,7 @@ impl TreeHybridParams {
     /// Set the parameter `name` (one of [`HYBRID_PARAMS`]) to `value`.
     pub fn set(&mut self, name: &str, value: &ParamInput) -> Result<(), String> {
         match name {
-            "impact_speed" => match value {
-                ParamInput::Number(x) if x.is_finite() => self.impact_speed = *x,
-                other => return Err(format!("impact_speed = {other}: must be a finite number")),
-            },
+            "impact_speed" => self.impact_speed = number(name, value)?,
             "law" | "restitution" | "activation_distance" | "max_sweeps" => {
                 self.impulse.set(name, value)?
             }
@@ -106,12 +103,7 @@ impl TreeHybridParams {
                 self.penalty.set(name, value)?;
                 self.impulse.set(name, value)?;
             }
-            _ => {
-                return Err(format!(
-                    "no parameter `{name}` in hybrid on a tree; its parameters are: {}",
-                    names(HYBRID_PARAMS)
-                ))
-            }
+            _ => return Err(unknown(name, "hybrid", HYBRID_PARAMS)),
         }
         Ok(())
     }

@@ -122,9 +122,9 @@
 //!
 //! Units SI: m, m/s, N s (rad, rad/s, N m s for rotational limits).
 use super::ground::{add_point_jacobian, ground_contacts, point_jacobian};
-use super::lcp::{joint_limits, Limit, TreeContactError};
+use super::lcp::{check_step, joint_limits, Limit, TreeContactError};
 use super::pairs::{candidate_pairs, link_contacts, touches, LinkContact, Touch};
-use super::params::{names, spec, TreeParamSpec};
+use super::params::{number, on_off, spec, stop_or_continue, unknown, whole, word, TreeParamSpec};
 use super::penalty::{joint_system, PairKey};
 use super::{Ground, GroundContact, LinkShape, TreeStepStats};
 use crate::contact::impulse::law::{
@@ -216,31 +216,6 @@ pub const IMPULSE_PARAMS: &[TreeParamSpec] = &[
     spec("self_contact", "-", "off", "on: the links of one body touch each other (never a parent and its child); off: only different bodies and the ground"),
 ];
 
-fn number(name: &str, value: &ParamInput) -> Result<f64, String> {
-    match value {
-        ParamInput::Number(x) if x.is_finite() => Ok(*x),
-        other => Err(format!("{name} = {other}: must be a finite number")),
-    }
-}
-
-fn whole(name: &str, value: &ParamInput) -> Result<usize, String> {
-    let x = number(name, value)?;
-    if x >= 0.0 && x.fract() == 0.0 && x <= 1e6 {
-        Ok(x as usize)
-    } else {
-        Err(format!("{name} = {x}: must be a whole number"))
-    }
-}
-
-/// The one word of `value`, if it is one.
-fn word(value: &ParamInput) -> Option<&str> {
-    match value {
-        ParamInput::Word(w) => Some(w),
-        ParamInput::List(ws) if ws.len() == 1 => Some(&ws[0]),
-        _ => None,
-    }
-}
-
 impl TreeImpulseParams {
     /// Set the parameter `name` (one of [`IMPULSE_PARAMS`]) to `value`. Errors: an unknown name
     /// (the message lists the parameters), a value of the wrong kind, an unknown law. Ranges are
@@ -259,26 +234,9 @@ impl TreeImpulseParams {
             "max_sweeps" => self.max_sweeps = whole(name, value)?,
             "tolerance" => self.tolerance = number(name, value)?,
             "max_recovery_speed" => self.max_recovery_speed = number(name, value)?,
-            "on_failure" => {
-                self.on_failure = match word(value) {
-                    Some("stop") => "stop",
-                    Some("continue") => "continue",
-                    _ => return Err(format!("on_failure = {value}: must be stop or continue")),
-                }
-            }
-            "self_contact" => {
-                self.self_contact = match word(value) {
-                    Some("on") => true,
-                    Some("off") => false,
-                    _ => return Err(format!("self_contact = {value}: must be on or off")),
-                }
-            }
-            _ => {
-                return Err(format!(
-                    "no parameter `{name}` in impulse on a tree; its parameters are: {}",
-                    names(IMPULSE_PARAMS)
-                ))
-            }
+            "on_failure" => self.on_failure = stop_or_continue(value)?,
+            "self_contact" => self.self_contact = on_off(name, value)?,
+            _ => return Err(unknown(name, "impulse", IMPULSE_PARAMS)),
         }
         Ok(())
     }
@@ -459,17 +417,7 @@ impl TreeImpulse {
         controls: &Controls,
         h: f64,
     ) -> Result<TreeStepStats, TreeContactError> {
-        tree.check_state(q, v)?;
-        controls.check(tree)?;
-        if !(h.is_finite() && h > 0.0) {
-            return Err(MultibodyError::NonFiniteState.into());
-        }
-        self.detect(tree, ws, shapes, (q, v))?;
-        let (a, b) = joint_system(tree, ws, (q, v), controls, h)?;
-        let chol = Cholesky::new(a).ok_or(TreeContactError::SingularMass)?;
-        let v_free = chol.solve(&b);
-        self.build_rows(tree, &chol)?;
-        self.vel = DVector::from_column_slice(v);
+        let v_free = self.prepare(tree, ws, shapes, (q, v), controls, h)?;
         let mut stats = self.stats();
         let collision_sweeps = self.collisions(tree, h)?;
         // A v = b + A (v_c − v₀): the collision impulses kept, the forces' update added.
@@ -492,8 +440,9 @@ impl TreeImpulse {
         Ok(stats)
     }
 
-    /// `hybrid.rs`: the start of a step at (q, v) — detection, the step's matrix A and the rows —
-    /// without changing (q, v); then [`Self::touch_rows`] and [`Self::collide_pairs`].
+    /// The start of a step at (q, v) — detection, the step's matrix A and the rows, the stages'
+    /// velocity set to v — without changing (q, v); returns the free velocity v_ℓ = A⁻¹ b.
+    /// `hybrid.rs` goes on with [`Self::touch_rows`] and [`Self::collide_pairs`].
     pub(super) fn prepare(
         &mut self,
         tree: &Tree,
@@ -502,18 +451,14 @@ impl TreeImpulse {
         (q, v): (&[f64], &[f64]),
         controls: &Controls,
         h: f64,
-    ) -> Result<(), TreeContactError> {
-        tree.check_state(q, v)?;
-        controls.check(tree)?;
-        if !(h.is_finite() && h > 0.0) {
-            return Err(MultibodyError::NonFiniteState.into());
-        }
+    ) -> Result<DVector<f64>, TreeContactError> {
+        check_step(tree, (q, v), controls, h)?;
         self.detect(tree, ws, shapes, (q, v))?;
-        let (a, _) = joint_system(tree, ws, (q, v), controls, h)?;
+        let (a, b) = joint_system(tree, ws, (q, v), controls, h)?;
         let chol = Cholesky::new(a).ok_or(TreeContactError::SingularMass)?;
         self.build_rows(tree, &chol)?;
         self.vel = DVector::from_column_slice(v);
-        Ok(())
+        Ok(chol.solve(&b))
     }
 
     /// Each contact row's pair, gap ψ (m) and normal velocity u_n (m/s, > 0 separating) at the

@@ -139,6 +139,22 @@ pub enum TreeContactError {
     SingularMass,
 }
 
+/// What every tree model checks before a step: (q, v) the tree's and finite, the controls the
+/// tree's, h > 0 and finite.
+pub(super) fn check_step(
+    tree: &Tree,
+    (q, v): (&[f64], &[f64]),
+    controls: &Controls,
+    h: f64,
+) -> Result<(), TreeContactError> {
+    tree.check_state(q, v)?;
+    controls.check(tree)?;
+    if !(h.is_finite() && h > 0.0) {
+        return Err(MultibodyError::NonFiniteState.into());
+    }
+    Ok(())
+}
+
 /// A joint limit's unilateral row: +e_j (lower) or −e_j (upper) on one degree of freedom.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Limit {
@@ -247,8 +263,7 @@ impl TreeLcp {
         controls: &Controls,
         h: f64,
     ) -> Result<TreeStepStats, TreeContactError> {
-        tree.check_state(q, v)?;
-        controls.check(tree)?;
+        check_step(tree, (q, v), controls, h)?;
         let (chol, v_free) = free_velocity(tree, ws, (q, v), controls, h)?;
         self.links.clear();
         self.links

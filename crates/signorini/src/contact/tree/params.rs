@@ -64,14 +64,16 @@ pub fn names(specs: &[TreeParamSpec]) -> String {
     specs.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
 }
 
-fn number(name: &str, value: &ParamInput) -> Result<f64, String> {
+/// A finite number, or a message naming the parameter.
+pub(super) fn number(name: &str, value: &ParamInput) -> Result<f64, String> {
     match value {
         ParamInput::Number(x) if x.is_finite() => Ok(*x),
         other => Err(format!("{name} = {other}: must be a finite number")),
     }
 }
 
-fn whole(name: &str, value: &ParamInput) -> Result<usize, String> {
+/// A whole number (≤ 1e6), or a message naming the parameter.
+pub(super) fn whole(name: &str, value: &ParamInput) -> Result<usize, String> {
     let x = number(name, value)?;
     if x >= 0.0 && x.fract() == 0.0 && x <= 1e6 {
         Ok(x as usize)
@@ -88,7 +90,26 @@ fn words(value: &ParamInput) -> Vec<String> {
     }
 }
 
-fn on_off(name: &str, value: &ParamInput) -> Result<bool, String> {
+/// The one word of `value`, if it is one.
+pub(super) fn word(value: &ParamInput) -> Option<&str> {
+    match value {
+        ParamInput::Word(w) => Some(w),
+        ParamInput::List(ws) if ws.len() == 1 => Some(&ws[0]),
+        _ => None,
+    }
+}
+
+/// `stop` or `continue` (a model's `on_failure`), or a message saying so.
+pub(super) fn stop_or_continue(value: &ParamInput) -> Result<&'static str, String> {
+    match word(value) {
+        Some("stop") => Ok("stop"),
+        Some("continue") => Ok("continue"),
+        _ => Err(format!("on_failure = {value}: must be stop or continue")),
+    }
+}
+
+/// `on` or `off`, or a message naming the parameter.
+pub(super) fn on_off(name: &str, value: &ParamInput) -> Result<bool, String> {
     match words(value).as_slice() {
         [w] if w == "on" => Ok(true),
         [w] if w == "off" => Ok(false),
@@ -96,7 +117,8 @@ fn on_off(name: &str, value: &ParamInput) -> Result<bool, String> {
     }
 }
 
-fn unknown(name: &str, model: &str, specs: &[TreeParamSpec]) -> String {
+/// The message of an unknown parameter: the model's parameters listed.
+pub(super) fn unknown(name: &str, model: &str, specs: &[TreeParamSpec]) -> String {
     format!(
         "no parameter `{name}` in {model} on a tree; its parameters are: {}",
         names(specs)
@@ -126,13 +148,7 @@ impl TreeLcpParams {
                 }
                 self.solvers = list;
             }
-            "on_failure" => {
-                self.on_failure = match words(value).as_slice() {
-                    [w] if w == "stop" => "stop",
-                    [w] if w == "continue" => "continue",
-                    _ => return Err(format!("on_failure = {value}: must be stop or continue")),
-                }
-            }
+            "on_failure" => self.on_failure = stop_or_continue(value)?,
             "self_contact" => self.self_contact = on_off(name, value)?,
             "slip_passes" => self.slip_passes = whole(name, value)?,
             _ => return Err(unknown(name, "stewart-trinkle", LCP_PARAMS)),

@@ -128,14 +128,14 @@
 //!
 //! **Units** of the fields: k N/m, c N s/m, c_hc s/m, v_i m/s, e and ζ dimensionless.
 use super::ground::ground_contacts;
-use super::lcp::{joint_limits, Limit, TreeContactError};
+use super::lcp::{check_step, joint_limits, Limit, TreeContactError};
 use super::pairs::{candidate_pairs, link_contacts, touches, LinkContact, Touch};
 use super::{Ground, GroundContact, LinkShape, TreeStepStats};
 use crate::contact::hunt_crossley::{DampingLaw, MAX_STEP_DAMPING};
 use crate::contact::time_stepping::{position_term, SolverChain};
 use crate::multibody::algorithms::{bias_forces, crba, forward_kinematics};
 use crate::multibody::integrate::advance_positions;
-use crate::multibody::{Controls, LinkKinematics, MultibodyError, Tree, Workspace};
+use crate::multibody::{Controls, LinkKinematics, Tree, Workspace};
 use crate::solvers::Problem;
 use glam::DVec3;
 use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
@@ -433,11 +433,7 @@ impl TreePenalty {
         controls: &Controls,
         h: f64,
     ) -> Result<TreeStepStats, TreeContactError> {
-        tree.check_state(q, v)?;
-        controls.check(tree)?;
-        if !(h.is_finite() && h > 0.0) {
-            return Err(MultibodyError::NonFiniteState.into());
-        }
+        check_step(tree, (q, v), controls, h)?;
         self.links.clear();
         self.links
             .extend_from_slice(forward_kinematics(tree, ws, q, v)?);
