@@ -619,3 +619,39 @@ fn anitescu_convex_slides_at_coulombs_rate_on_the_ground_and_holds_a_resting_box
     assert!(drift <= 1e-9, "resting box moved {drift} m");
     assert!(v.iter().all(|w| w.abs() < 1e-9), "{v:?}");
 }
+
+/// A shape on a link the tree does not have is refused by every tree model's step with an error
+/// naming it (the penalty and LCP models used to index out of bounds), the state unchanged.
+#[test]
+fn a_shape_on_a_missing_link_is_refused_by_every_model() {
+    use signorini::contact::tree::{TreeHybrid, TreeHybridParams, TreeImpulse, TreeImpulseParams};
+    let (tree, mut shapes, mut q, _) = floating_box(HALF);
+    shapes[0].link = 5;
+    let mut v = vec![0.0; tree.nv()];
+    let (q0, v0) = (q.clone(), v.clone());
+    let c = Controls::new(&tree);
+    let mut ws = Workspace::new(&tree);
+    let h = 1e-3;
+    let errors = [
+        TreeLcp::new(TreeLcpParams::default())
+            .unwrap()
+            .step(&tree, &mut ws, &shapes, (&mut q, &mut v), &c, h)
+            .unwrap_err(),
+        TreePenalty::new(TreePenaltyParams::default(), &tree, h)
+            .unwrap()
+            .step(&tree, &mut ws, &shapes, (&mut q, &mut v), &c, h)
+            .unwrap_err(),
+        TreeImpulse::new(TreeImpulseParams::default())
+            .unwrap()
+            .step(&tree, &mut ws, &shapes, (&mut q, &mut v), &c, h)
+            .unwrap_err(),
+        TreeHybrid::new(TreeHybridParams::default(), &tree, h)
+            .unwrap()
+            .step(&tree, &mut ws, &shapes, (&mut q, &mut v), &c, h)
+            .unwrap_err(),
+    ];
+    for e in errors {
+        assert!(e.to_string().contains("link shape"), "{e}");
+    }
+    assert_eq!((q, v), (q0, v0));
+}

@@ -773,12 +773,9 @@ fn advance(
         Stepper::Hybrid(m) => m
             .step(tree, ws, shapes, (q1, v1), c, h)
             .map_err(|e| blowup(&e) + penalty_hint)?,
-        Stepper::Impulse(i) => i.step(tree, ws, shapes, (q1, v1), c, h).map_err(|e| {
-            format!(
-                "{e} (--param max_sweeps=N allows more sweeps, --param on_failure=continue goes \
-                 on with the residual counted, or try a smaller --dt)"
-            )
-        })?,
+        Stepper::Impulse(i) => i
+            .step(tree, ws, shapes, (q1, v1), c, h)
+            .map_err(|e| e.to_string())?,
         Stepper::Lcp(l) => l.step(tree, ws, shapes, (q1, v1), c, h).map_err(|e| {
             format!(
                 "{e} (on a URDF run: --param solvers=NAME,... changes the order, --param \

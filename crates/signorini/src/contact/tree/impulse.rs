@@ -430,7 +430,7 @@ impl TreeImpulse {
         stats.residual = contacts.change.max(shortfall);
         if !contacts.converged {
             if self.params.on_failure == "stop" {
-                return Err(self.unresolved(tree, stats.residual, worst).into());
+                return Err(self.unresolved(tree, stats.residual, worst));
             }
             stats.failed = true;
         }
@@ -452,7 +452,7 @@ impl TreeImpulse {
         controls: &Controls,
         h: f64,
     ) -> Result<DVector<f64>, TreeContactError> {
-        check_step(tree, (q, v), controls, h)?;
+        check_step(tree, shapes, (q, v), controls, h)?;
         self.detect(tree, ws, shapes, (q, v))?;
         let (a, b) = joint_system(tree, ws, (q, v), controls, h)?;
         let chol = Cholesky::new(a).ok_or(TreeContactError::SingularMass)?;
@@ -511,14 +511,6 @@ impl TreeImpulse {
         shapes: &[LinkShape],
         (q, v): (&[f64], &[f64]),
     ) -> Result<(), TreeContactError> {
-        if let Some(s) = shapes.iter().find(|s| s.link >= tree.len()) {
-            return Err(MultibodyError::Length {
-                what: "a link shape's link index (the tree's links)",
-                expected: tree.len(),
-                got: s.link,
-            }
-            .into());
-        }
         self.links.clear();
         self.links
             .extend_from_slice(forward_kinematics(tree, ws, q, v)?);
@@ -857,9 +849,9 @@ impl TreeImpulse {
     }
 
     /// The contact stage's failure (`on_failure = "stop"`): the residual and its row.
-    fn unresolved(&self, tree: &Tree, residual: f64, worst: usize) -> ContactError {
+    fn unresolved(&self, tree: &Tree, residual: f64, worst: usize) -> TreeContactError {
         let (a, b) = self.row_names(tree, worst);
-        ContactError::NotConverged {
+        TreeContactError::SweepsShort {
             problem: format!(
                 "sequential impulses of a tree's contact stage ({} contact points, {} joint-limit \
                  rows) in max_sweeps = {} sweeps",
@@ -867,10 +859,10 @@ impl TreeImpulse {
                 self.limits.len(),
                 self.params.max_sweeps
             ),
+            residual,
             tolerance: self.params.tolerance,
-            attempt: format!(
-                "residual {residual:.3e} m/s (an approach left beyond −ψ̃/h), largest at `{a}`-`{b}`"
-            ),
+            a,
+            b,
         }
     }
 }

@@ -137,16 +137,37 @@ pub enum TreeContactError {
     Contact(#[from] ContactError),
     #[error("the joint-space mass matrix H(q) is not positive definite (Cholesky failed)")]
     SingularMass,
+    /// The impulse model's contact stage (`impulse.rs`) left an approach beyond its tolerance
+    /// after `max_sweeps` (and `on_failure = "stop"`).
+    #[error("{problem}: residual {residual:.3e} m/s above the tolerance {tolerance:e} m/s (an approach left beyond -psi/h), largest at `{a}`-`{b}`; more sweeps (max_sweeps), a smaller time step, or on_failure = \"continue\" (the step taken and counted)")]
+    SweepsShort {
+        problem: String,
+        /// m/s.
+        residual: f64,
+        /// m/s.
+        tolerance: f64,
+        a: String,
+        b: String,
+    },
 }
 
-/// What every tree model checks before a step: (q, v) the tree's and finite, the controls the
-/// tree's, h > 0 and finite.
+/// What every tree model checks before a step: the shapes on the tree's links, (q, v) the
+/// tree's and finite, the controls the tree's, h > 0 and finite.
 pub(super) fn check_step(
     tree: &Tree,
+    shapes: &[LinkShape],
     (q, v): (&[f64], &[f64]),
     controls: &Controls,
     h: f64,
 ) -> Result<(), TreeContactError> {
+    if let Some(s) = shapes.iter().find(|s| s.link >= tree.len()) {
+        return Err(MultibodyError::Length {
+            what: "a link shape's link index (the tree's links)",
+            expected: tree.len(),
+            got: s.link,
+        }
+        .into());
+    }
     tree.check_state(q, v)?;
     controls.check(tree)?;
     if !(h.is_finite() && h > 0.0) {
@@ -263,7 +284,7 @@ impl TreeLcp {
         controls: &Controls,
         h: f64,
     ) -> Result<TreeStepStats, TreeContactError> {
-        check_step(tree, (q, v), controls, h)?;
+        check_step(tree, shapes, (q, v), controls, h)?;
         let (chol, v_free) = free_velocity(tree, ws, (q, v), controls, h)?;
         self.links.clear();
         self.links

@@ -433,7 +433,7 @@ impl TreePenalty {
         controls: &Controls,
         h: f64,
     ) -> Result<TreeStepStats, TreeContactError> {
-        check_step(tree, (q, v), controls, h)?;
+        check_step(tree, shapes, (q, v), controls, h)?;
         self.links.clear();
         self.links
             .extend_from_slice(forward_kinematics(tree, ws, q, v)?);
