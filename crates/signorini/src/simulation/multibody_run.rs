@@ -671,13 +671,14 @@ pub fn trajectory_header(run: &TreeRun) -> String {
     h
 }
 
-/// One trajectory row of (q, v) at `time`; `tau` is scratch of length nv.
+/// One trajectory row of (q, v) at `time`, and the replay files' rows of the same state from
+/// the same forward kinematics (`tree_output`); `tau` is scratch of length nv.
 fn trajectory_row(
     (run, controls): (&TreeRun, &Controls),
     ws: &mut Workspace,
     (time, q, v): (f64, &[f64], &[f64]),
     tau: &mut [f64],
-    w: &mut Writer,
+    (w, output): (&mut Writer, &mut TreeOutput),
 ) -> Result<(), Error> {
     let mut s = String::with_capacity(32 * (1 + q.len() + 2 * v.len() + 7 * run.tree.len()));
     let _ = write!(s, "{time}");
@@ -685,7 +686,8 @@ fn trajectory_row(
     for x in q.iter().chain(v).chain(tau.iter()) {
         let _ = write!(s, ",{x}");
     }
-    for k in forward_kinematics(&run.tree, ws, q, v)? {
+    let links = forward_kinematics(&run.tree, ws, q, v)?;
+    for k in links {
         let r = DQuat::from_mat3(&k.rotation).normalize();
         let p = k.position;
         let _ = write!(
@@ -694,7 +696,8 @@ fn trajectory_row(
             p.x, p.y, p.z, r.x, r.y, r.z, r.w
         );
     }
-    w.line(&s)
+    w.line(&s)?;
+    output.row(run, links, time)
 }
 
 /// (kinetic, potential) energy (J) of (q, v).
@@ -891,9 +894,8 @@ pub fn run_tree(
         &mut ws,
         (0.0, &q, &v),
         &mut tau,
-        &mut traj,
+        (&mut traj, &mut output),
     )?;
-    output.row(run, &mut ws, (0.0, &q, &v))?;
     let mut tally = Tally {
         e0: ke + pe,
         max_change: 0.0,
@@ -942,9 +944,8 @@ pub fn run_tree(
                 &mut ws,
                 (time, &q, &v),
                 &mut tau,
-                &mut traj,
+                (&mut traj, &mut output),
             )?;
-            output.row(run, &mut ws, (time, &q, &v))?;
             last_traj = time;
         }
         if steps % 256 == 0 || last_flush.elapsed().as_secs_f64() >= 1.0 {
@@ -962,9 +963,8 @@ pub fn run_tree(
             &mut ws,
             (time, &q, &v),
             &mut tau,
-            &mut traj,
+            (&mut traj, &mut output),
         )?;
-        output.row(run, &mut ws, (time, &q, &v))?;
     }
     traj.flush()?;
     metrics.flush()?;

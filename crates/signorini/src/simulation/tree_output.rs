@@ -91,17 +91,16 @@ impl TreeOutput {
     }
 
     /// The rows of a trajectory output time: the moving links' poses and, when its interval has
-    /// come, the contact points of (q, v).
+    /// come, the contact points, at the state whose link kinematics are `links`.
     pub(super) fn row(
         &mut self,
         run: &TreeRun,
-        ws: &mut Workspace,
-        (time, q, v): (f64, &[f64], &[f64]),
+        links: &[LinkKinematics],
+        time: f64,
     ) -> Result<(), Error> {
         if self.poses.is_none() {
             return Ok(());
         }
-        let links = forward_kinematics(&run.tree, ws, q, v)?;
         let poses = self.poses.as_mut().expect("checked");
         for (i, k) in links.iter().enumerate().filter(|(i, _)| self.moving[*i]) {
             self.line.clear();

@@ -132,6 +132,8 @@ pub struct TreeHybrid {
     phases: BTreeMap<PairKey, Phase>,
     /// Per pair this step: the smallest s_i of its touching points (m/s).
     slowest: BTreeMap<PairKey, f64>,
+    /// Scratch: the velocities the penalty step starts from.
+    velocity: Vec<f64>,
 }
 
 impl TreeHybrid {
@@ -154,6 +156,7 @@ impl TreeHybrid {
             params,
             phases: BTreeMap::new(),
             slowest: BTreeMap::new(),
+            velocity: Vec::new(),
         })
     }
 
@@ -177,17 +180,16 @@ impl TreeHybrid {
             .prepare(tree, ws, shapes, (q, v), controls, h)?;
         self.measure();
         let eps = self.params.impact_speed;
-        let next: BTreeMap<PairKey, Phase> = (self.slowest.iter())
-            .map(|(&pair, &s)| {
-                let phase = match self.phases.get(&pair) {
-                    Some(Phase::Resting) => Phase::Resting,
-                    _ if s < -eps => Phase::Impact,
-                    _ => Phase::Resting,
-                };
-                (pair, phase)
-            })
-            .collect();
-        self.phases = next;
+        // Pairs no longer touching leave; a new or impacting pair that does not approach
+        // faster than ε rests; a resting pair rests.
+        let slowest = &self.slowest;
+        self.phases.retain(|pair, _| slowest.contains_key(pair));
+        for (&pair, &s) in slowest {
+            let phase = self.phases.entry(pair).or_insert(Phase::Impact);
+            if *phase == Phase::Impact && s >= -eps {
+                *phase = Phase::Resting;
+            }
+        }
         let phases = &self.phases;
         let impacting = |p: PairKey| phases.get(&p) == Some(&Phase::Impact);
         let sweeps = self.impulse.collide_pairs(tree, h, impacting)?;
@@ -203,11 +205,13 @@ impl TreeHybrid {
         }
         let impact = self.phases.iter().filter(|(_, p)| **p == Phase::Impact);
         self.penalty.exclude(impact.map(|(pair, _)| *pair));
-        let mut v_c = self.impulse.velocity_now().to_vec();
-        let mut stats = self
-            .penalty
-            .step(tree, ws, shapes, (q, &mut v_c), controls, h)?;
-        v.copy_from_slice(&v_c);
+        // The penalty step from the collisions' velocities, in scratch: (q, v) stay as they
+        // were if it fails.
+        self.velocity.clear();
+        self.velocity.extend_from_slice(self.impulse.velocity_now());
+        let mut stats =
+            (self.penalty).step(tree, ws, shapes, (q, &mut self.velocity), controls, h)?;
+        v.copy_from_slice(&self.velocity);
         stats.iterations += sweeps;
         Ok(stats)
     }

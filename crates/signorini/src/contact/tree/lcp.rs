@@ -444,25 +444,24 @@ impl TreeLcp {
         for (c, contact) in self.touches.iter().enumerate() {
             contact.jacobian(tree, &self.links, &mut self.jac);
             let (nrm, mu) = (contact.normal, contact.friction);
-            let dirs: Vec<DVec3> = self.cone.directions(nrm).collect();
-            for (j, dir) in dirs.iter().enumerate() {
+            for (j, dir) in self.cone.directions(nrm).enumerate() {
                 for (col, x) in self.jac.iter().enumerate() {
                     d[(k * c + j, col)] = dir.dot(*x);
+                    if mu > 0.0 {
+                        a[(r + j, col)] = (nrm + mu * dir).dot(*x);
+                    }
                 }
             }
-            let along: Vec<DVec3> = if mu > 0.0 {
-                dirs.iter().map(|dir| nrm + mu * *dir).collect()
-            } else {
-                vec![nrm]
-            };
-            for e in along {
+            if mu == 0.0 {
                 for (col, x) in self.jac.iter().enumerate() {
-                    a[(r, col)] = e.dot(*x);
+                    a[(r, col)] = nrm.dot(*x);
                 }
-                psi.push(position_term(contact.gap, h, vmax));
-                edge.push(Some((c, mu)));
-                r += 1;
             }
+            let rows = if mu > 0.0 { k } else { 1 };
+            let term = position_term(contact.gap, h, vmax);
+            psi.extend(std::iter::repeat_n(term, rows));
+            edge.extend(std::iter::repeat_n(Some((c, mu)), rows));
+            r += rows;
         }
         for limit in &self.limits {
             a[(r, limit.dof)] = limit.sign;
@@ -497,19 +496,16 @@ impl TreeLcp {
             let x = (chol.l_dirty())
                 .solve_lower_triangular(&rows.a.transpose())
                 .ok_or(TreeContactError::SingularMass)?;
-            let w = x.transpose() * &x;
             let base = &rows.a * &v_free + DVector::from_column_slice(&rows.psi);
             let scale = base.amax();
+            // One problem for every pass: the passes differ only in q's slip shift.
+            let mut problem = Problem::lcp(x.transpose() * &x, base.clone());
             let mut slip = self.slip_speeds(&rows.d, &DVector::from_column_slice(v));
             let mut answer: Option<DVector<f64>> = None;
             for pass in 0..=self.params.slip_passes {
-                let mut bias = base.clone();
-                for (b, e) in bias.iter_mut().zip(&rows.edge) {
-                    if let Some((c, mu)) = e {
-                        *b += mu * slip[*c];
-                    }
+                for ((b, q0), e) in problem.q.iter_mut().zip(&base).zip(&rows.edge) {
+                    *b = *q0 + e.map_or(0.0, |(c, mu)| mu * slip[c]);
                 }
-                let problem = Problem::lcp(w.clone(), bias);
                 let warm = match self.warm.len() == problem.len() {
                     true => self.warm.clone(),
                     false => DVector::zeros(problem.len()),

@@ -576,29 +576,34 @@ impl TreePenalty {
         let shapes = self.link_contacts.iter();
         self.keys
             .extend(shapes.map(|c| PairKey::Shapes(c.shape_a, c.shape_b)));
-        // Per pair: its deepest touch and the sum of its depths.
-        let mut pairs: BTreeMap<PairKey, (usize, f64)> = BTreeMap::new();
-        for (i, key) in self.keys.iter().enumerate() {
-            let (best, sum) = pairs.entry(*key).or_insert((i, 0.0));
-            if self.touches[i].gap < self.touches[*best].gap {
-                *best = i;
-            }
-            *sum += -self.touches[i].gap;
-        }
-        let mut kept = 0;
+        // A pair's touches are contiguous (`ground_contacts`: shape then vertex order;
+        // `link_contacts`: pair order): one run per pair, compacted in place.
+        let (mut kept, mut start) = (0, 0);
         self.shares.clear();
-        for i in 0..self.touches.len() {
-            let (best, sum) = pairs[&self.keys[i]];
+        while start < self.touches.len() {
+            let key = self.keys[start];
+            let end = start + self.keys[start..].iter().take_while(|k| **k == key).count();
+            // Its deepest touch (the first on a tie) and the sum of its depths.
+            let (mut best, mut sum) = (start, 0.0);
+            for i in start..end {
+                if self.touches[i].gap < self.touches[best].gap {
+                    best = i;
+                }
+                sum += -self.touches[i].gap;
+            }
             let depth = -self.touches[best].gap;
-            let share = match self.params.weighted {
-                true => -self.touches[i].gap / sum,
-                false if best == i => 1.0,
-                false => continue,
-            };
-            self.touches[kept] = self.touches[i];
-            self.keys[kept] = self.keys[i];
-            self.shares.push((share, depth));
-            kept += 1;
+            for i in start..end {
+                let share = match self.params.weighted {
+                    true => -self.touches[i].gap / sum,
+                    false if best == i => 1.0,
+                    false => continue,
+                };
+                self.touches[kept] = self.touches[i];
+                self.keys[kept] = self.keys[i];
+                self.shares.push((share, depth));
+                kept += 1;
+            }
+            start = end;
         }
         self.touches.truncate(kept);
         self.keys.truncate(kept);
