@@ -125,11 +125,12 @@ fn the_diff_drive_robot_stands_on_its_wheels_under_the_lcp() {
 #[test]
 fn the_diff_drive_robot_stands_on_its_wheels_under_every_other_tree_model() {
     let dir = temp("others");
-    // Constraint models (anitescu-convex: the LCP's rows per pyramid edge; impulse: plastic
+    // Constraint models (anitescu-convex: the LCP's rows per pyramid edge; peg: the
+    // stewart-trinkle LCP here, its wheels against the ground being plain rows; impulse: plastic
     // impulses bring each touching point's end-of-step normal velocity to −ψ̃/h within the
     // sweeps' 1e-5 m/s): below the ground only by the second-order error of q ⊕ h v⁺ (5e-8 m,
     // the LCP test above) and the tolerance times h (1e-8 m). Measured 4e-10 and 6.5e-9 m.
-    for model in ["anitescu-convex", "impulse"] {
+    for model in ["anitescu-convex", "peg", "impulse"] {
         let (out, sm, _) = diff_drive(&dir, model);
         let depth = sm["contact"]["max_penetration"].as_f64().unwrap();
         assert!(depth <= 1e-6, "{model}: {depth}");
@@ -317,12 +318,12 @@ fn unsupported_models_and_parameters_exit_2_with_the_list() {
     let arm = robot("diff_drive.urdf");
     for (args, says) in [
         (
-            vec!["--model", "peg"],
-            "the models a tree supports: stewart-trinkle (default), anitescu-potra, anitescu-convex, multi-point, deepest-point, hunt-crossley, impulse, hybrid",
+            vec!["--model", "no-such-model"],
+            "the models a tree supports: stewart-trinkle (default), anitescu-potra, anitescu-convex, peg, multi-point, deepest-point, hunt-crossley, impulse, hybrid",
         ),
         (
-            vec!["--model", "no-such-model"],
-            "the models a tree supports: stewart-trinkle (default), anitescu-potra, anitescu-convex, multi-point, deepest-point, hunt-crossley, impulse, hybrid",
+            vec!["--model", "peg", "--param", "recovery_depth=-1"],
+            "recovery_depth must be finite and >= 0",
         ),
         (
             vec!["--model", "multi-point", "--param", "stiff=3"],
@@ -420,6 +421,7 @@ fn a_scene_with_a_robot_runs_as_a_forest_and_the_arm_lifts_the_box() {
     for (model, bound) in [
         ("stewart-trinkle", 1e-6),
         ("anitescu-convex", 1e-6),
+        ("peg", 1e-6),
         ("multi-point", 5e-3),
         ("deepest-point", 5e-3),
         ("hunt-crossley", 5e-3),

@@ -318,6 +318,8 @@ fn tree_model_parameters_are_set_by_name_and_checked() {
             "solvers" => ParamInput::List(vec!["pgs".into(), "lemke".into()]),
             "on_failure" => ParamInput::Word("continue".into()),
             "self_contact" => ParamInput::Word("on".into()),
+            // An angle (rad) within [0, π/2].
+            "applicability_angle" => ParamInput::Number(0.7),
             _ => ParamInput::Number(7.0),
         };
         lcp.set(spec.name, &value).unwrap();
@@ -331,6 +333,7 @@ fn tree_model_parameters_are_set_by_name_and_checked() {
     assert_eq!(lcp.on_failure, "continue");
     assert!(lcp.self_contact);
     assert_eq!(lcp.slip_passes, 7);
+    assert_eq!((lcp.recovery_depth, lcp.applicability_angle), (7.0, 0.7));
     assert!(TreeLcp::new(lcp.clone()).is_ok());
     let mut penalty = TreePenaltyParams::default();
     for spec in PENALTY_PARAMS {

@@ -230,12 +230,12 @@ fn line_of(text: &str, needle: &str) -> usize {
 
 #[test]
 fn what_a_robot_scene_cannot_hold_is_refused_at_its_key() {
-    // A model without a tree form.
-    let text = scene(&[GROUND, ARM]).replace("stewart-trinkle", "peg");
+    // A model without a tree form (every 3D model has one; an unknown name has none).
+    let text = scene(&[GROUND, ARM]).replace("stewart-trinkle", "no-such-model");
     let (line, key, msg) = refused(&text);
     assert_eq!(
         (line, key.as_str()),
-        (line_of(&text, "\"peg\""), "contact.model")
+        (line_of(&text, "\"no-such-model\""), "contact.model")
     );
     assert!(msg.contains("tree form"), "{msg}");
     // A parameter the tree model does not have, at its line.

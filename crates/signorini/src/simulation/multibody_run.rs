@@ -48,7 +48,8 @@ pub const METRICS_CONTACT_COLUMNS: &str = "contacts,penetrating,max_penetration,
 /// The contact model of a tree on the ground, with its parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TreeContactModel {
-    /// `stewart-trinkle`: the velocity-level LCP on the tree (`contact::tree::lcp`), joint
+    /// `stewart-trinkle` (also `anitescu-potra`, `anitescu-convex` and `peg`, by its
+    /// parameters): the velocity-level LCP on the tree (`contact::tree::lcp`, `peg`), joint
     /// limits as rows of the same LCP; integrates by semi-implicit Euler.
     StewartTrinkle(TreeLcpParams),
     /// `multi-point`, `deepest-point` or `hunt-crossley` (`TreePenaltyParams::law`): penalty
@@ -65,10 +66,11 @@ pub enum TreeContactModel {
 
 impl TreeContactModel {
     /// The models a tree supports, the default first.
-    pub const NAMES: [&'static str; 8] = [
+    pub const NAMES: [&'static str; 9] = [
         "stewart-trinkle",
         "anitescu-potra",
         "anitescu-convex",
+        "peg",
         "multi-point",
         "deepest-point",
         "hunt-crossley",
@@ -89,6 +91,10 @@ impl TreeContactModel {
                 convex: true,
                 ..TreeLcpParams::default()
             })),
+            "peg" => Some(TreeContactModel::StewartTrinkle(TreeLcpParams {
+                peg: true,
+                ..TreeLcpParams::default()
+            })),
             "impulse" => Some(TreeContactModel::Impulse(TreeImpulseParams::default())),
             "hybrid" => Some(TreeContactModel::Hybrid(TreeHybridParams::default())),
             _ => PenaltyLaw::from_name(name).map(|law| {
@@ -103,6 +109,7 @@ impl TreeContactModel {
     pub fn name(&self) -> &'static str {
         match self {
             TreeContactModel::StewartTrinkle(p) if p.convex => "anitescu-convex",
+            TreeContactModel::StewartTrinkle(p) if p.peg => "peg",
             TreeContactModel::StewartTrinkle(p) => match p.formulation {
                 Formulation::StewartTrinkle => "stewart-trinkle",
                 Formulation::AnitescuPotra => "anitescu-potra",
@@ -175,6 +182,8 @@ impl TreeContactModel {
                 "max_recovery_speed": p.max_recovery_speed,
                 "tolerance": p.tolerance,
                 "slip_passes": p.slip_passes,
+                "recovery_depth": p.recovery_depth,
+                "applicability_angle": p.applicability_angle,
                 "solvers": p.solvers,
                 "on_failure": p.on_failure,
             }),

@@ -10,8 +10,8 @@
 //!   the floating joint's [ω; v] in body axes.
 //! - The one fixed half-space of normal +z is the ground of the tree models, with its material:
 //!   a shape touches it with √(μ μ_ground), each other with √(μ_a μ_b).
-//! - `[contact] model` is `stewart-trinkle` or `multi-point` (the models with a tree form), its
-//!   other keys their parameters (`contact::tree::params`).
+//! - `[contact] model` is one of the models with a tree form (`TreeContactModel::NAMES`: every
+//!   3D model), its other keys their parameters (`contact::tree::params`).
 //! - `[[robot.servo]]` are PD actuators and `[[robot.torque]]` torque inputs whose targets follow
 //!   their schedules (`multibody::Schedule`).
 //!

@@ -229,27 +229,32 @@ impl Peg {
     }
 }
 
+/// The primary contact P_j of group `g` (eq. 24, the module doc of `contact::peg`), an index
+/// into `set.contacts`: the member of largest gap (vertex groups) or the edge–edge contact (edge
+/// groups, whose releases carry no force), then the most applicable, then the first. Also the
+/// tree form's (`contact::tree::peg`).
+pub(crate) fn primary_member(set: &PotentialSet, g: &potential::Group) -> usize {
+    let pool = if g.from_edges {
+        &g.candidates
+    } else {
+        &g.members
+    };
+    *pool
+        .iter()
+        .max_by(|&&i, &&j| {
+            let (ci, cj) = (&set.contacts[i], &set.contacts[j]);
+            ci.gap
+                .total_cmp(&cj.gap)
+                .then(set.applicability[i].total_cmp(&set.applicability[j]))
+                .then(j.cmp(&i))
+        })
+        .expect("a group has a candidate")
+}
+
 /// One constraint per group of `set` (eq. 24), appended to `out`.
 fn group_constraints(set: &PotentialSet, out: &mut Vec<Constraint>) {
     for g in &set.groups {
-        // The primary: the member of largest gap (vertex groups) or the edge-edge contact
-        // (edge groups, whose releases carry no force), then the most applicable, then the
-        // first.
-        let pool = if g.from_edges {
-            &g.candidates
-        } else {
-            &g.members
-        };
-        let primary = *pool
-            .iter()
-            .max_by(|&&i, &&j| {
-                let (ci, cj) = (&set.contacts[i], &set.contacts[j]);
-                ci.gap
-                    .total_cmp(&cj.gap)
-                    .then(set.applicability[i].total_cmp(&set.applicability[j]))
-                    .then(j.cmp(&i))
-            })
-            .expect("a group has a candidate");
+        let primary = primary_member(set, g);
         let c = set.contacts[primary];
         out.push(Constraint {
             primary: c,

@@ -92,6 +92,7 @@ mod passes;
 mod prediction;
 
 pub use map_back::PegStats;
+pub(crate) use constraints::primary_member;
 
 use super::params::model_params;
 use super::time_stepping::{self, SolverChain};

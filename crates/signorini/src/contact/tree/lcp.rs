@@ -61,6 +61,7 @@
 //! impulse (N m s or N s).
 use super::ground::ground_contacts;
 use super::pairs::{candidate_pairs, link_contacts, touches, LinkContact, Touch};
+use super::peg::PegSearch;
 use super::penalty::joint_system;
 use super::{Ground, GroundContact, LinkShape, TreeStepStats};
 use crate::contact::cone::Cone;
@@ -99,6 +100,15 @@ pub struct TreeLcpParams {
     /// Under `convex`: at most this many further solves a step refining the slip speeds while
     /// they change (–, ≥ 0; default 2, as the free bodies' `anitescu-convex`).
     pub slip_passes: usize,
+    /// PEG (`peg`; `peg.rs`): a pair of polytope shapes on two links takes PEG's grouped
+    /// constraints of potential contacts instead of its narrow-phase points (default false).
+    pub peg: bool,
+    /// Under `peg`: a polytope pair overlapping deeper than this also gets its narrow-phase
+    /// points as frictionless constraints (m, ≥ 0; default 1e-5, as the free bodies' `peg`).
+    pub recovery_depth: f64,
+    /// Under `peg`: θ of the potential contacts' applicability, widened by the pair's turn over
+    /// the step (rad, in [0, π/2]; default 0.2, as the free bodies' `peg`).
+    pub applicability_angle: f64,
     /// LCP solvers tried in order (default lemke, fischer-burmeister, pgs).
     pub solvers: Vec<&'static str>,
     /// Scaled residual a solve must meet (–, default 1e-8, as stewart-trinkle's).
@@ -120,6 +130,9 @@ impl Default for TreeLcpParams {
             formulation: Formulation::StewartTrinkle,
             convex: false,
             slip_passes: 2,
+            peg: false,
+            recovery_depth: 1e-5,
+            applicability_angle: 0.2,
             solvers: vec!["lemke", "fischer-burmeister", "pgs"],
             tolerance: 1e-8,
             on_failure: "stop",
@@ -208,24 +221,27 @@ pub(super) fn joint_limits(tree: &Tree, q: &[f64], activation: f64, out: &mut Ve
 /// The LCP contact model of one tree, with its solver chain and scratch.
 pub struct TreeLcp {
     pub params: TreeLcpParams,
-    chain: SolverChain,
+    pub(super) chain: SolverChain,
     cone: Cone,
-    links: Vec<LinkKinematics>,
-    contacts: Vec<GroundContact>,
-    link_contacts: Vec<LinkContact>,
-    touches: Vec<Touch>,
-    limits: Vec<Limit>,
-    jac: Vec<DVec3>,
-    warm: DVector<f64>,
+    pub(super) links: Vec<LinkKinematics>,
+    pub(super) contacts: Vec<GroundContact>,
+    pub(super) link_contacts: Vec<LinkContact>,
+    /// The contacts of the step's normal rows (`peg`: its constraints' primaries).
+    pub(super) touches: Vec<Touch>,
+    pub(super) limits: Vec<Limit>,
+    pub(super) jac: Vec<DVec3>,
+    pub(super) warm: DVector<f64>,
+    /// PEG's search and constraints (`peg.rs`; empty unless `params.peg`).
+    pub(super) peg: PegSearch,
 }
 
 /// The rows of one step: G (rows × nv), the normal rows' position terms, the friction
 /// contacts (indices into the contacts) and their coefficients.
-struct Rows {
-    g: DMatrix<f64>,
-    psi: Vec<f64>,
-    friction: Vec<(usize, f64)>,
-    normals: usize,
+pub(super) struct Rows {
+    pub(super) g: DMatrix<f64>,
+    pub(super) psi: Vec<f64>,
+    pub(super) friction: Vec<(usize, f64)>,
+    pub(super) normals: usize,
 }
 
 impl TreeLcp {
@@ -240,6 +256,15 @@ impl TreeLcp {
         let ok = |x: f64| x.is_finite() && x >= 0.0;
         if !(ok(params.activation_distance) && ok(params.limit_activation)) {
             return Err("activation distances must be finite and >= 0 (m, rad)".into());
+        }
+        if !ok(params.recovery_depth) {
+            return Err("recovery_depth must be finite and >= 0 (m)".into());
+        }
+        if !(0.0..=std::f64::consts::FRAC_PI_2).contains(&params.applicability_angle) {
+            return Err(format!(
+                "applicability_angle = {}: must be in [0, pi/2] (rad)",
+                params.applicability_angle
+            ));
         }
         if !(params.max_recovery_speed > 0.0 && params.tolerance > 0.0) {
             return Err("max_recovery_speed (m/s) and tolerance must be > 0".into());
@@ -270,6 +295,7 @@ impl TreeLcp {
             limits: Vec::new(),
             jac: Vec::new(),
             warm: DVector::zeros(0),
+            peg: PegSearch::default(),
         })
     }
 
@@ -305,6 +331,9 @@ impl TreeLcp {
         self.collect_limits(tree, q);
         if self.params.convex {
             return self.relaxed_step(tree, (q, v), (&chol, v_free), h);
+        }
+        if self.params.peg {
+            return self.peg_step(tree, shapes, &pairs, (q, v), (&chol, v_free), h);
         }
         let rows = self.rows(tree, h);
         let mut stats = self.stats(rows.normals);
@@ -345,7 +374,7 @@ impl TreeLcp {
         Ok(stats)
     }
 
-    fn cone_size(&self) -> usize {
+    pub(super) fn cone_size(&self) -> usize {
         self.params.friction_directions
     }
 
@@ -367,7 +396,7 @@ impl TreeLcp {
 
     /// G: the contacts' normal rows, the limits' rows, then k friction rows per contact with
     /// μ > 0; the normal rows' position terms ψ̃/h.
-    fn rows(&mut self, tree: &Tree, h: f64) -> Rows {
+    pub(super) fn rows(&mut self, tree: &Tree, h: f64) -> Rows {
         let nv = tree.nv();
         let k = self.cone_size();
         let friction: Vec<(usize, f64)> = (self.touches.iter().enumerate())
@@ -562,7 +591,7 @@ fn free_velocity(
 }
 
 /// The LCP in z = (p_n, β, σ) of the module doc, with W = G A⁻¹ Gᵀ.
-fn lcp(rows: &Rows, w: &DMatrix<f64>, v_free: &DVector<f64>, k: usize) -> Problem {
+pub(super) fn lcp(rows: &Rows, w: &DMatrix<f64>, v_free: &DVector<f64>, k: usize) -> Problem {
     let nr = rows.g.nrows();
     let nf = rows.friction.len();
     let n = nr + nf;

@@ -10,19 +10,25 @@
 //!   `contact::stewart_trinkle` poses it for free bodies) with the joint-space mass matrix H of
 //!   CRBA in place of M: W = J H⁻¹ Jᵀ, H factored once a step; joint limits are unilateral rows
 //!   of the same LCP; `anitescu-potra` and `anitescu-convex` (Anitescu's relaxation) too;
+//! - `peg.rs`: PEG (Williams, Lu & Trinkle 2016) in the same step: a pair of polytope shapes
+//!   on two links takes PEG's grouped constraints of potential contacts, the rest is
+//!   `lcp.rs`'s LCP;
 //! - `impulse.rs`: sequential impulses of the collision laws with Mirtich's articulated
 //!   collision matrix, one pass a step;
 //! - `hybrid.rs`: Drumwright's hybrid, impulses for impacts and penalty for resting contact.
 //!
 //! Conventions are the tree's (docs/multibody.md): v per joint, a floating joint's v in link
-//! axes. Units SI throughout. Layering: uses `multibody`, `geometry`, `solvers` and
-//! `contact::time_stepping`; nothing of the free bodies' pipeline.
+//! axes. Units SI throughout. Layering: uses `multibody`, `geometry`, `collision` (the narrow
+//! phase, PEG's potential contacts), `solvers`, `contact::time_stepping` and the free models'
+//! laws and rules (`contact::impulse::law`, `contact::peg::primary_member`); nothing of the free
+//! bodies' pipeline.
 pub mod ground;
 pub mod hybrid;
 pub mod impulse;
 pub mod lcp;
 pub mod pairs;
 pub mod params;
+pub mod peg;
 pub mod penalty;
 
 pub use ground::{ground_contacts, point_jacobian, Ground, GroundContact, LinkShape};
@@ -47,6 +53,9 @@ pub struct TreeStepStats {
     pub limit_rows: usize,
     /// Unknowns of the step's LCP (penalty: of its limit LCP; 0 without one).
     pub lcp_rows: usize,
+    /// `peg`: the slack members of its constraints (rows c of its LCP, the members of a group
+    /// besides its primary); 0 for the other models.
+    pub slack_rows: usize,
     /// The scaled residual of the LCP's answer (0 without one).
     pub residual: f64,
     /// The solver whose answer was used ("" without an LCP).

@@ -22,7 +22,7 @@ use super::ground::{add_point_jacobian, point_jacobian, point_velocity, GroundCo
 use super::{Ground, LinkShape};
 use crate::collision::narrow::pair_contacts;
 use crate::collision::Contact;
-use crate::geometry::Pose;
+use crate::geometry::{Feature, Pose};
 use crate::multibody::{LinkKinematics, Tree};
 use glam::{DQuat, DVec3};
 
@@ -43,6 +43,8 @@ pub struct LinkContact {
     pub gap: f64,
     /// √(μ_a μ_b) (–).
     pub friction: f64,
+    /// The features of A's and B's shapes that made the contact (which vertex, edge or face).
+    pub features: (Feature, Feature),
 }
 
 /// The shape pairs (a, b), a < b, that may touch (module doc), in order: deterministic. Links
@@ -126,13 +128,14 @@ pub fn link_contacts(
                     normal: c.normal,
                     gap: c.gap,
                     friction,
+                    features: (c.feature_a, c.feature_b),
                 }),
         );
     }
 }
 
 /// A shape's world pose: its pose in the link frame, placed by the link's.
-fn world_pose(link: &LinkKinematics, shape: &Pose) -> Pose {
+pub(super) fn world_pose(link: &LinkKinematics, shape: &Pose) -> Pose {
     let frame = Pose::new(link.position, DQuat::from_mat3(&link.rotation).normalize());
     frame.mul(shape)
 }

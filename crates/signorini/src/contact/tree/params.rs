@@ -31,7 +31,7 @@ pub(super) const fn spec(
     }
 }
 
-/// `stewart-trinkle`, `anitescu-potra` and `anitescu-convex` on a tree (`TreeLcp`).
+/// `stewart-trinkle`, `anitescu-potra`, `anitescu-convex` and `peg` on a tree (`TreeLcp`).
 pub const LCP_PARAMS: &[TreeParamSpec] = &[
     spec("friction_directions", "-", "4", "directions of the friction pyramid, a whole number >= 3"),
     spec("activation_distance", "m", "0.01", "contact points with gap below this enter the LCP, >= 0"),
@@ -42,6 +42,8 @@ pub const LCP_PARAMS: &[TreeParamSpec] = &[
     spec("on_failure", "-", "stop", "when no solver meets the tolerance: stop (the run ends) or continue (best answer, counted)"),
     spec("self_contact", "-", "off", "on: the links of one body touch each other (never a parent and its child); off: only different bodies and the ground"),
     spec("slip_passes", "-", "2", "anitescu-convex only: further solves a step refining the slip speeds, a whole number >= 0"),
+    spec("recovery_depth", "m", "1e-5", "peg only: a polytope pair overlapping deeper than this also gets its narrow-phase points as frictionless constraints, >= 0"),
+    spec("applicability_angle", "rad", "0.2", "peg only: angle by which a potential contact's applicability is relaxed (widened by the pair's turn over the step), in [0, pi/2]"),
 ];
 
 /// `multi-point`, `deepest-point` and `hunt-crossley` (penalty) on a tree (`TreePenalty`; the
@@ -151,6 +153,8 @@ impl TreeLcpParams {
             "on_failure" => self.on_failure = stop_or_continue(value)?,
             "self_contact" => self.self_contact = on_off(name, value)?,
             "slip_passes" => self.slip_passes = whole(name, value)?,
+            "recovery_depth" => self.recovery_depth = number(name, value)?,
+            "applicability_angle" => self.applicability_angle = number(name, value)?,
             _ => return Err(unknown(name, "stewart-trinkle", LCP_PARAMS)),
         }
         Ok(())
