@@ -38,7 +38,7 @@
 //! post-step projection (the paper's PEG). Faces of a link's shape that another shape of the
 //! same link covers are not excluded (each shape is searched as a whole polytope).
 use super::ground::Ground;
-use super::lcp::{lcp, TreeContactError, TreeLcp};
+use super::lcp::{lcp, TreeContactError, TreeLcp, TreeLcpParams};
 use super::pairs::{world_pose, Touch};
 use super::{LinkShape, TreeStepStats};
 use crate::collision::potential::{self, Motion, PotentialParams, PotentialSet};
@@ -85,6 +85,40 @@ fn motion(l: &LinkKinematics) -> Motion {
         point: l.position,
         velocity: l.velocity,
         angular_velocity: l.angular_velocity,
+    }
+}
+
+impl TreeLcpParams {
+    /// The potential-contact search of shapes `sa` on link `la` and `sb` on `lb` over a step
+    /// of h (s) under gravity of magnitude `gravity` (m/s²), as the free model's derived
+    /// activation (module doc); `None` when their bounding balls about the links' origins,
+    /// swept over h, stay beyond σ.
+    fn search(
+        &self,
+        (la, sa): (&LinkKinematics, &LinkShape),
+        (lb, sb): (&LinkKinematics, &LinkShape),
+        gravity: f64,
+        h: f64,
+    ) -> Option<PotentialParams> {
+        let (ra, rb) = (reach_from_link(sa), reach_from_link(sb));
+        let curvature = la.angular_velocity.length_squared() * ra
+            + lb.angular_velocity.length_squared() * rb
+            + gravity;
+        let distance = self.activation_distance + 0.5 * h * h * curvature;
+        let sweep = h
+            * ((la.velocity - lb.velocity).length()
+                + la.angular_velocity.length() * ra
+                + lb.angular_velocity.length() * rb);
+        if la.position.distance(lb.position) - ra - rb > distance + sweep {
+            return None;
+        }
+        let turn = h * (la.angular_velocity - lb.angular_velocity).length();
+        let theta = (self.applicability_angle + turn).min(std::f64::consts::FRAC_PI_2);
+        Some(PotentialParams {
+            horizon: h,
+            applicability: theta.sin(),
+            ..PotentialParams::with_distance(distance)
+        })
     }
 }
 
@@ -154,7 +188,13 @@ impl TreeLcp {
     /// The step's constraints: their primaries into `self.touches` in row order (the ground's
     /// points, the plain link points, the groups, the recovery points), the groups' start gaps
     /// and slack members into `self.peg`.
-    fn peg_constraints(&mut self, tree: &Tree, shapes: &[LinkShape], pairs: &[(usize, usize)], h: f64) {
+    fn peg_constraints(
+        &mut self,
+        tree: &Tree,
+        shapes: &[LinkShape],
+        pairs: &[(usize, usize)],
+        h: f64,
+    ) {
         let peg = &mut self.peg;
         peg.start_gap.clear();
         peg.others.clear();
@@ -167,7 +207,8 @@ impl TreeLcp {
             b: (c.link, c.point),
             a: None,
         }));
-        let both_polytopes = |a: usize, b: usize| is_polytope(&shapes[a]) && is_polytope(&shapes[b]);
+        let both_polytopes =
+            |a: usize, b: usize| is_polytope(&shapes[a]) && is_polytope(&shapes[b]);
         let link_touch = |c: &super::LinkContact, friction: f64| Touch {
             normal: c.normal,
             gap: c.gap,
@@ -190,26 +231,9 @@ impl TreeLcp {
             let (Shape::Polytope(pa), Shape::Polytope(pb)) = (&sa.shape, &sb.shape) else {
                 continue;
             };
-            let (ra, rb) = (reach_from_link(sa), reach_from_link(sb));
-            let curvature = la.angular_velocity.length_squared() * ra
-                + lb.angular_velocity.length_squared() * rb
-                + gravity;
-            let distance = self.params.activation_distance + 0.5 * h * h * curvature;
             let (pose_a, pose_b) = (world_pose(la, &sa.pose), world_pose(lb, &sb.pose));
-            // Bounding balls about the links' origins, swept over h: nothing within σ.
-            let sweep = h
-                * ((la.velocity - lb.velocity).length()
-                    + la.angular_velocity.length() * ra
-                    + lb.angular_velocity.length() * rb);
-            if la.position.distance(lb.position) - ra - rb > distance + sweep {
+            let Some(params) = self.params.search((la, sa), (lb, sb), gravity, h) else {
                 continue;
-            }
-            let turn = h * (la.angular_velocity - lb.angular_velocity).length();
-            let theta = (self.params.applicability_angle + turn).min(std::f64::consts::FRAC_PI_2);
-            let params = PotentialParams {
-                horizon: h,
-                applicability: theta.sin(),
-                ..PotentialParams::with_distance(distance)
             };
             let first = peg.set.groups.len();
             potential::pair(
@@ -287,7 +311,12 @@ impl TreeLcp {
         h: f64,
     ) -> Problem {
         let nr = rows.g.nrows();
-        let force = lcp(rows, &w.view((0, 0), (nr, nr)).into_owned(), v_free, self.cone_size());
+        let force = lcp(
+            rows,
+            &w.view((0, 0), (nr, nr)).into_owned(),
+            v_free,
+            self.cone_size(),
+        );
         let ns = slack_gap.len();
         if ns == 0 {
             return force;
