@@ -2321,8 +2321,9 @@ fn experiment_pour_3d_quick_writes_runs_summary_and_plot() {
 }
 
 /// Issue 4: `signorini run SCENE --model peg` works on every bundled example (the first 0.02 s;
-/// docs/peg.md has the full runs). Scenes with energy-based adaptive steps are refused with the
-/// reason, as for every velocity-level model.
+/// docs/peg.md has the full runs), a scene with robots under PEG's tree form (issue 18). Scenes
+/// with energy-based adaptive steps are refused with the reason, as for every velocity-level
+/// model.
 #[test]
 fn peg_runs_on_every_bundled_example() {
     let tmp = TempDir::new("peg-examples");
@@ -2348,15 +2349,6 @@ fn peg_runs_on_every_bundled_example() {
             // 2D scenes: planar PEG (issue 17, item 2) runs them.
             o.expect_code(0, &format!("peg on {}", scene.display()));
             ran += 1;
-        } else if text.contains("[[robot]]") {
-            // A scene with robots runs as a forest of trees, under the models with a tree form.
-            o.expect_code(2, &format!("peg on {}", scene.display()));
-            assert!(
-                o.stderr.contains("tree form"),
-                "{}: {}",
-                scene.display(),
-                o.stderr
-            );
         } else if text.contains("[simulation.adaptive]") {
             o.expect_code(2, &format!("peg on {}", scene.display()));
             assert!(
