@@ -22,6 +22,7 @@ use super::implied::Skips;
 use super::merge::{merge_into, representative, MergeBuffers, Tolerances};
 use super::placed::{Motion, PlacedPiece, Side, World};
 use super::pose::PairPose;
+use super::reuse::{sweep, Kept};
 use super::vertex::vertex_groups;
 use super::{Group, PotentialParams, PotentialSet};
 use crate::collision::Contact;
@@ -46,6 +47,49 @@ pub struct Scratch {
     /// [`pair`]'s kept values (its polytopes are placed afresh at each call: never reused).
     pub(super) pair_pose: PairPose,
     pub(super) work: Work,
+    /// Each piece pair's last full search, by (body, piece, body, piece), for [`detect`] to take
+    /// again while the pair barely moves (`reuse`; only with `reuse_within`).
+    pub(super) kept: BTreeMap<(usize, usize, usize, usize), Kept>,
+    /// The tolerance (m and rad) within which [`detect`] takes a pair's last search again
+    /// (`reuse`); `None` (default): every search afresh.
+    pub(super) reuse_within: Option<f64>,
+    /// Pair searches [`detect`] took again, and made afresh (past the bounding-ball test).
+    pub(super) reuse_counts: (u64, u64),
+}
+
+impl Scratch {
+    /// Append the pair `key`'s kept search (`reuse`) to `out` if its sweeps are `quiet` (the
+    /// tolerance, when they are below it) and it is within that tolerance of the kept one;
+    /// whether it was taken.
+    fn take_kept(
+        &mut self,
+        key: (usize, usize, usize, usize),
+        quiet: Option<f64>,
+        poses: (&Pose, &Pose),
+        params: &PotentialParams,
+        out: &mut PotentialSet,
+    ) -> bool {
+        let taken = match (quiet, self.kept.get(&key)) {
+            (Some(tol), Some(kept)) => kept.reuse(poses, params, tol, &mut self.work.spare, out),
+            _ => false,
+        };
+        self.reuse_counts.0 += taken as u64;
+        taken
+    }
+
+    /// How many pair searches [`detect`] took again from a kept one (`reuse`), and how many it
+    /// made afresh, since these buffers were made.
+    pub fn reuse_counts(&self) -> (u64, u64) {
+        self.reuse_counts
+    }
+
+    /// Let [`detect`] take a pair's last search again while B's placement in A's frame stays
+    /// within `tolerance` (m and rad) of it, both sweeps stay below `tolerance` and the
+    /// thresholds are the same (`reuse`, its module doc); `None`: search afresh every time.
+    pub fn reuse_within(&mut self, tolerance: Option<f64>) {
+        self.reuse_within = tolerance;
+        self.kept.clear();
+    }
 }
 
 #[cfg(feature = "internals")]
@@ -150,6 +194,20 @@ pub fn detect(
                 Motion::REST
             }
         };
+        let pair_params = params(ba, bb);
+        let key = (ba, pa, bb, pb);
+        // Nil sweeps (resting bodies): the pair's last search may be taken again (`reuse`).
+        let poses = (
+            piece_pose(model, state, ba, pa),
+            piece_pose(model, state, bb, pb),
+        );
+        let quiet = scratch.reuse_within.filter(|&tol| {
+            let (ma, mb) = (motion(ba), motion(bb));
+            sweep(&pair_params, (p, &poses.0, &ma), (q, &poses.1, &mb)) <= tol
+        });
+        if scratch.take_kept(key, quiet, (&poses.0, &poses.1), &pair_params, out) {
+            continue;
+        }
         let mut placed = |b: usize, piece: usize, poly: &Arc<Polytope>| {
             let pose = piece_pose(model, state, b, piece);
             let slot = scratch
@@ -161,13 +219,18 @@ pub fn detect(
         };
         placed(ba, pa, p);
         placed(bb, pb, q);
+        scratch.reuse_counts.1 += 1;
         let start = out.contacts.len();
-        let (wa, wb) = (&scratch.pieces[&(ba, pa)].world, &scratch.pieces[&(bb, pb)].world);
+        let first_group = out.groups.len();
+        let (wa, wb) = (
+            &scratch.pieces[&(ba, pa)].world,
+            &scratch.pieces[&(bb, pb)].world,
+        );
         let kept = scratch.pair_poses.entry((ba, pa, bb, pb)).or_default();
         search(
             Side { p, w: wa },
             Side { p: q, w: wb },
-            &params(ba, bb),
+            &pair_params,
             kept,
             &mut scratch.work,
             out,
@@ -177,6 +240,17 @@ pub fn detect(
             c.piece_a = pa;
             c.body_b = bb;
             c.piece_b = pb;
+        }
+        if quiet.is_some() {
+            let entry = scratch.kept.entry(key).or_default();
+            entry.keep(
+                (&poses.0, &poses.1),
+                &pair_params,
+                out,
+                (start, first_group),
+            );
+        } else {
+            scratch.kept.remove(&key);
         }
     }
 }
@@ -194,8 +268,14 @@ pub fn pair(
     scratch.a.place(a, pose_a, motion_a, covered_a);
     scratch.b.place(b, pose_b, motion_b, covered_b);
     search(
-        Side { p: a, w: &scratch.a },
-        Side { p: b, w: &scratch.b },
+        Side {
+            p: a,
+            w: &scratch.a,
+        },
+        Side {
+            p: b,
+            w: &scratch.b,
+        },
         params,
         &mut scratch.pair_pose,
         &mut scratch.work,
@@ -270,7 +350,14 @@ fn generate(
     let [vertices_a, vertices_b] = &mut kept.vertices;
     vertex_groups(sa, sb, false, params, vertices_a, &mut local);
     vertex_groups(sb, sa, true, params, vertices_b, &mut local);
-    edge_groups(sa, sb, params, &mut work.edges, &mut kept.edge_pairs, &mut local);
+    edge_groups(
+        sa,
+        sb,
+        params,
+        &mut work.edges,
+        &mut kept.edge_pairs,
+        &mut local,
+    );
 }
 
 /// Pair-local output while generating.

@@ -102,6 +102,9 @@
 //! - `pose`: what a pair's search computes from the placements alone (face gaps, polygon
 //!   distances, applicabilities, edge pairs' normals and closest points), kept for the pair's
 //!   next search at the same placements (PEG's passes of a step differ only in the velocities).
+//! - `reuse`: a pair's last search taken again while its placement and thresholds stay within
+//!   a tolerance and it sweeps nothing (a resting pile; [`Scratch::reuse_within`], PEG's
+//!   `search_reuse`), its contacts carried with their bodies.
 //! - `covered`: [`covered_faces`], the faces glued to another piece of the same body.
 //! - `vertex`: vertex groups (eqs 34, 36 I, 37 I) with vertex–face applicability (eq. 30).
 //! - `edge`: edge groups (eq. 35, the X-constraints of eqs 36 and 38) with edge–edge
@@ -121,6 +124,7 @@ mod merge;
 mod placed;
 mod pose;
 mod releases;
+mod reuse;
 mod set;
 mod vertex;
 

@@ -217,6 +217,13 @@ model_params! {
             ..time_stepping::PROJECTION
         },
         projection_tolerance: f64 = time_stepping::PROJECTION_TOLERANCE,
+        search_reuse: f64 = ParamSpec {
+            name: "search_reuse",
+            unit: "m",
+            default: ParamDefault::Value(1e-10),
+            description: "a polytope pair whose relative placement moved less than this (m, and as many rad) since its last potential-contact search, both searches sweeping less than it and with the same thresholds, takes that search's feature pairs and groups again with each contact carried along with its bodies (collision::potential's reuse; a resting pile searches once, not every step); 0: every pair searched afresh every step",
+            kind: ParamKind::Number(Range::at_least(0.0)),
+        },
     }
 }
 
@@ -287,7 +294,11 @@ impl Peg {
             radii: Vec::new(),
             covered: Vec::new(),
             potential: PotentialSet::default(),
-            scratch: potential::Scratch::default(),
+            scratch: {
+                let mut scratch = potential::Scratch::default();
+                scratch.reuse_within(Some(p.search_reuse).filter(|&t| t > 0.0));
+                scratch
+            },
             previous: FastMap::default(),
             last: PegStats::default(),
             projection: time_stepping::PositionProjection::from_params(
