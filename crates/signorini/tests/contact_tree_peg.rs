@@ -93,11 +93,15 @@ fn model(peg: bool, ground: f64) -> TreeLcp {
 
 /// A 0.2 m, 1 kg cube resting on the ground and a 0.1 m-radius, 1 kg ball dropped from 0.3 m
 /// onto its top, off centre: every contact is a ground or a ball–cube point, none a polytope
-/// pair between links, so PEG's LCP is Stewart–Trinkle's row for row and both runs are the same
-/// to the bit (q and v compared with `==` after each of 600 steps of 1 ms). The ball must land
-/// (a ball–cube contact seen), or the comparison proves nothing about link pairs.
+/// pair between links, so PEG's LCP is Stewart–Trinkle's row for row. The two solve it from
+/// different warm starts (PEG: last step's answer by constraint key, least-norm on singular
+/// supports; Stewart–Trinkle: last step's answer by position), so where the impulses are not
+/// unique (the cube's four coplanar corners) they may differ, but the velocities and the
+/// trajectory are the same to round-off: q and v within 1e-12 over 600 steps of 1 ms (measured
+/// 6.9e-14). The ball must land (a ball–cube contact seen), or the comparison proves nothing
+/// about link pairs.
 #[test]
-fn without_polytope_pairs_between_links_peg_is_stewart_trinkle_bit_for_bit() {
+fn without_polytope_pairs_between_links_peg_steps_as_stewart_trinkle() {
     let build = || {
         let cube = root("cube", JointKind::Floating, 1.0, DVec3::splat(0.2));
         let ball = root("ball", JointKind::Floating, 1.0, DVec3::splat(0.2));
@@ -124,14 +128,24 @@ fn without_polytope_pairs_between_links_peg_is_stewart_trinkle_bit_for_bit() {
     });
     let mut pair_contact = false;
     let mut i = 0;
+    let mut largest = 0.0f64;
     peg.run(&mut model(true, 0.0), 1e-3, 600, |stats, f| {
-        assert_eq!((&f.q, &f.v), (&standard[i].0, &standard[i].1), "step {i}");
+        let (q, v) = &standard[i];
+        let apart = |a: &[f64], b: &[f64]| {
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0, f64::max)
+        };
+        largest = largest.max(apart(&f.q, q)).max(apart(&f.v, v));
         assert_eq!(stats.slack_rows, 0);
         // Four ground corners, and the ball on the cube.
         pair_contact |= stats.contacts > 4;
         i += 1;
     });
     assert!(pair_contact, "the ball never touched the cube");
+    eprintln!("peg and stewart-trinkle apart by {largest:e} in q, v");
+    assert!(largest < 1e-12, "q, v apart by {largest:e}");
 }
 
 /// `examples/peg_corner_trap.toml` as a forest: a fixed 1 m block welded to the world and a

@@ -25,7 +25,14 @@
 //! "bounded"`). Eliminating v⁺ leaves the LCP in z = (p, β, σ, c): the Stewart–Trinkle LCP of
 //! the primaries (`lcp::lcp`) bordered by the slack rows Δ = G_P − G_K with E_P and the lower
 //! triangle L of ones. Without polytope pairs between links it *is* the Stewart–Trinkle LCP,
-//! row for row (tested bit for bit).
+//! row for row (tested: the same trajectory to round-off).
+//!
+//! Warm start: every unknown is keyed across steps (`RowKey`, `Unknown`: a ground point by
+//! shape and vertex, a narrow-phase point by shapes and features, a group by shapes and
+//! `GroupKey`, a limit by joint and side), and last step's answer on the shared keys is tried
+//! first: its support repaired by principal pivoting, a singular principal system answered
+//! least-norm (`SolverChain::warm_start`), then the chain. The groups come and go as bodies
+//! move, so a warm start by position (`lcp.rs`'s) missed on nearly every step of a grasp.
 //!
 //! Activation, as the free model's derived one: features are swept over T = h with their
 //! relative velocity and kept within σ = `activation_distance` + h² (|ω_a|² r_a + |ω_b|² r_b +
@@ -41,7 +48,7 @@ use super::ground::Ground;
 use super::lcp::{lcp, TreeContactError, TreeLcp, TreeLcpParams};
 use super::pairs::{world_pose, Touch};
 use super::{LinkShape, TreeStepStats};
-use crate::collision::potential::{self, Motion, PotentialParams, PotentialSet};
+use crate::collision::potential::{self, GroupKey, Motion, PotentialParams, PotentialSet};
 use crate::contact::peg::primary_member;
 use crate::contact::time_stepping::recovery_floor;
 use crate::geometry::{Feature, Shape};
@@ -50,6 +57,7 @@ use crate::multibody::{LinkKinematics, Tree};
 use crate::solvers::Problem;
 use glam::DVec3;
 use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
+use std::collections::BTreeMap;
 
 /// PEG's search buffers and the step's constraints beyond their primaries (which are
 /// `TreeLcp::touches`), kept across steps for their storage.
@@ -66,7 +74,36 @@ pub struct PegSearch {
     /// (shape a, shape b, feature a, feature b) of every group primary: a narrow-phase point
     /// that is one is not a recovery constraint too.
     primaries: Vec<(usize, usize, Feature, Feature)>,
+    /// Each contact row's key, in row order; and each slack member's (its group's key and its
+    /// features).
+    keys: Vec<RowKey>,
+    slack_keys: Vec<Unknown>,
+    /// Last step's answer by unknown (the warm start of the next, `warm`).
+    last: BTreeMap<Unknown, f64>,
 }
+
+/// What a constraint row is across steps, for the warm start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum RowKey {
+    /// A shape's vertex (0 for a sphere) on the ground.
+    Ground(usize, usize),
+    /// A narrow-phase point of two shapes (plain or recovery), by their features.
+    Point(usize, usize, Feature, Feature),
+    /// A group of two polytope shapes.
+    Group(usize, usize, GroupKey),
+    /// A joint limit: its degree of freedom, and whether it is the upper one.
+    Limit(usize, bool),
+}
+
+/// An unknown of the LCP across steps: a row's impulse p (0), friction β_j (1 + j), slack σ
+/// (`SIGMA`), or a group's slack variable c of the member with these features (`Slack`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Unknown {
+    Row(RowKey, usize),
+    Slack(RowKey, Feature, Feature),
+}
+
+const SIGMA: usize = usize::MAX;
 
 /// Is shape `s` a polytope?
 fn is_polytope(s: &LinkShape) -> bool {
@@ -76,6 +113,11 @@ fn is_polytope(s: &LinkShape) -> bool {
 /// How far (m) a point of shape `s` can be from its link's origin.
 fn reach_from_link(s: &LinkShape) -> f64 {
     s.pose.translation.length() + s.shape.bounding_radius()
+}
+
+/// The key of a narrow-phase point between two shapes.
+fn point_key(c: &super::LinkContact) -> RowKey {
+    RowKey::Point(c.shape_a, c.shape_b, c.features.0, c.features.1)
 }
 
 /// The motion of link `l` for the sweep: its origin, that point's velocity and its angular
@@ -155,11 +197,7 @@ impl TreeLcp {
                 .ok_or(TreeContactError::SingularMass)?;
             let w = x.transpose() * &x;
             let problem = self.bordered(&rows, &w, &v_free, &slack_gap, &g_all, h);
-            let warm = if self.warm.len() == problem.len() {
-                self.warm.clone()
-            } else {
-                DVector::zeros(problem.len())
-            };
+            let warm = self.keyed_warm_start(problem.len());
             let what = || {
                 format!(
                     "tree PEG LCP of {} rows ({} constraints, {} slack members, {} joint limits)",
@@ -169,7 +207,15 @@ impl TreeLcp {
                     self.limits.len()
                 )
             };
-            let (z, report) = self.chain.solve(&problem, &warm, what)?;
+            // Last step's support, repaired by principal pivoting with least-norm answers of
+            // singular principal systems (a face's coplanar corners), before the chain.
+            let warmed = (self.chain.warm_start_applies(problem.len(), &warm))
+                .then(|| (self.chain).warm_start(&problem.m, &problem.q, &warm, &[], true))
+                .and_then(Result::ok);
+            let (z, report) = match warmed {
+                Some((z, report, _)) => (z, report),
+                None => self.chain.solve(&problem, &warm, what)?,
+            };
             let xz = x.columns(0, nr) * z.rows(0, nr);
             v_new += (chol.l_dirty().tr_solve_lower_triangular(&xz))
                 .ok_or(TreeContactError::SingularMass)?;
@@ -178,7 +224,9 @@ impl TreeLcp {
             stats.solver = report.solver;
             stats.iterations = report.iterations;
             stats.failed = report.failed;
-            self.warm = z;
+            self.keep_answer(&z);
+        } else {
+            self.peg.last.clear();
         }
         advance_positions(tree, q, v_new.as_slice(), h);
         v.copy_from_slice(v_new.as_slice());
@@ -199,6 +247,13 @@ impl TreeLcp {
         peg.start_gap.clear();
         peg.others.clear();
         peg.primaries.clear();
+        peg.keys.clear();
+        peg.slack_keys.clear();
+        peg.keys.extend(
+            self.contacts
+                .iter()
+                .map(|c| RowKey::Ground(c.shape, c.vertex)),
+        );
         self.touches.clear();
         self.touches.extend(self.contacts.iter().map(|c| Touch {
             normal: Ground::NORMAL,
@@ -216,13 +271,35 @@ impl TreeLcp {
             b: (c.link_b, c.point_b),
             a: Some((c.link_a, c.point_a)),
         };
-        self.touches.extend(
-            (self.link_contacts.iter())
-                .filter(|c| !both_polytopes(c.shape_a, c.shape_b))
-                .map(|c| link_touch(c, c.friction)),
-        );
+        for c in (self.link_contacts.iter()).filter(|c| !both_polytopes(c.shape_a, c.shape_b)) {
+            self.touches.push(link_touch(c, c.friction));
+            peg.keys.push(point_key(c));
+        }
         peg.start_gap.resize(self.touches.len(), None);
-        // The groups of every polytope pair within reach, pair by pair.
+        self.peg_groups(tree, shapes, pairs, h);
+        let peg = &mut self.peg;
+        // Recovery: deep narrow-phase points of polytope pairs, frictionless.
+        let depth = self.params.recovery_depth;
+        for c in &self.link_contacts {
+            let key = (c.shape_a, c.shape_b, c.features.0, c.features.1);
+            if both_polytopes(c.shape_a, c.shape_b)
+                && c.gap < -depth
+                && !peg.primaries.contains(&key)
+            {
+                self.touches.push(link_touch(c, 0.0));
+                peg.start_gap.push(None);
+                peg.keys.push(point_key(c));
+            }
+        }
+    }
+
+    /// The groups of every polytope pair of `pairs` within reach, pair by pair: each one's
+    /// primary appended to `self.touches` (with its key and start gap), its other members to the
+    /// slack members.
+    fn peg_groups(&mut self, tree: &Tree, shapes: &[LinkShape], pairs: &[(usize, usize)], h: f64) {
+        let peg = &mut self.peg;
+        let both_polytopes =
+            |a: usize, b: usize| is_polytope(&shapes[a]) && is_polytope(&shapes[b]);
         peg.scratch.clear_set(&mut peg.set);
         let gravity = tree.gravity.length();
         for &(a, b) in pairs.iter().filter(|&&(a, b)| both_polytopes(a, b)) {
@@ -256,26 +333,18 @@ impl TreeLcp {
                 let p = &peg.set.contacts[primary];
                 let row = self.touches.len();
                 let mut start = p.gap;
+                let key = RowKey::Group(a, b, g.key);
                 for &m in g.members.iter().filter(|&&m| m != primary) {
                     let o = &peg.set.contacts[m];
                     start = start.max(o.gap);
                     peg.others.push((row, touch(o, 0.0)));
+                    peg.slack_keys
+                        .push(Unknown::Slack(key, o.feature_a, o.feature_b));
                 }
                 self.touches.push(touch(p, friction));
+                peg.keys.push(key);
                 peg.start_gap.push(Some(start));
                 peg.primaries.push((a, b, p.feature_a, p.feature_b));
-            }
-        }
-        // Recovery: deep narrow-phase points of polytope pairs, frictionless.
-        let depth = self.params.recovery_depth;
-        for c in &self.link_contacts {
-            let key = (c.shape_a, c.shape_b, c.features.0, c.features.1);
-            if both_polytopes(c.shape_a, c.shape_b)
-                && c.gap < -depth
-                && !peg.primaries.contains(&key)
-            {
-                self.touches.push(link_touch(c, 0.0));
-                peg.start_gap.push(None);
             }
         }
     }
@@ -345,6 +414,51 @@ impl TreeLcp {
             q[r] = g_all.row(nr + s).transpose().dot(v_free) + slack_gap[s] / h;
         }
         Problem::lcp(m, q)
+    }
+
+    /// The unknowns of this step's LCP in order (module doc): p of every contact row then of
+    /// every limit, k β per frictional contact row, σ per frictional contact row, c per slack.
+    fn unknowns(&self) -> Vec<Unknown> {
+        let k = self.cone_size();
+        let limits = self
+            .limits
+            .iter()
+            .map(|l| RowKey::Limit(l.dof, l.sign < 0.0));
+        let rows: Vec<RowKey> = self.peg.keys.iter().copied().chain(limits).collect();
+        let frictional: Vec<RowKey> = (self.touches.iter().zip(&self.peg.keys))
+            .filter(|(t, _)| t.friction > 0.0)
+            .map(|(_, &key)| key)
+            .collect();
+        let mut out: Vec<Unknown> = rows.iter().map(|&r| Unknown::Row(r, 0)).collect();
+        for &r in &frictional {
+            out.extend((1..=k).map(|j| Unknown::Row(r, j)));
+        }
+        out.extend(frictional.iter().map(|&r| Unknown::Row(r, SIGMA)));
+        out.extend_from_slice(&self.peg.slack_keys);
+        out
+    }
+
+    /// Last step's answer on the unknowns this step shares with it (by key), 0 on the others:
+    /// the groups appear and go as the bodies move, so the LCP's size and order change where
+    /// most of its unknowns persist.
+    fn keyed_warm_start(&self, n: usize) -> DVector<f64> {
+        let unknowns = self.unknowns();
+        debug_assert_eq!(unknowns.len(), n);
+        DVector::from_iterator(
+            n,
+            unknowns
+                .iter()
+                .map(|u| self.peg.last.get(u).copied().unwrap_or(0.0)),
+        )
+    }
+
+    /// Keep this step's answer `z` by unknown for the next step's warm start.
+    fn keep_answer(&mut self, z: &DVector<f64>) {
+        let unknowns = self.unknowns();
+        self.peg.last.clear();
+        self.peg
+            .last
+            .extend(unknowns.into_iter().zip(z.iter().copied()));
     }
 
     /// The step's counts: its constraints, those overlapping at the start (every member below
