@@ -362,11 +362,7 @@ impl TreeLcp {
             let xz = &x * z.rows(0, rows.g.nrows());
             v_new += (chol.l_dirty().tr_solve_lower_triangular(&xz))
                 .ok_or(TreeContactError::SingularMass)?;
-            stats.lcp_rows = problem.len();
-            stats.residual = report.residual;
-            stats.solver = report.solver;
-            stats.iterations = report.iterations;
-            stats.failed = report.failed;
+            stats.solved(problem.len(), &report);
             self.warm = z;
         }
         advance_positions(tree, q, v_new.as_slice(), h);

@@ -66,3 +66,15 @@ pub struct TreeStepStats {
     /// (`on_failure = "continue"`; under "stop" the step is an error instead).
     pub failed: bool,
 }
+
+impl TreeStepStats {
+    /// The solve of an LCP of `rows` unknowns reported by `report`: its rows, residual,
+    /// solver, iterations and failure.
+    pub(super) fn solved(&mut self, rows: usize, report: &crate::contact::SolveReport) {
+        self.lcp_rows = rows;
+        self.residual = report.residual;
+        self.solver = report.solver;
+        self.iterations = report.iterations;
+        self.failed = report.failed;
+    }
+}

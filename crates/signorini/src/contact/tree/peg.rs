@@ -219,11 +219,7 @@ impl TreeLcp {
             let xz = x.columns(0, nr) * z.rows(0, nr);
             v_new += (chol.l_dirty().tr_solve_lower_triangular(&xz))
                 .ok_or(TreeContactError::SingularMass)?;
-            stats.lcp_rows = problem.len();
-            stats.residual = report.residual;
-            stats.solver = report.solver;
-            stats.iterations = report.iterations;
-            stats.failed = report.failed;
+            stats.solved(problem.len(), &report);
             self.keep_answer(&z);
         } else {
             self.peg.last.clear();

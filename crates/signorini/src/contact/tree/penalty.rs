@@ -693,11 +693,7 @@ impl TreePenalty {
         let what = || format!("the joint-limit LCP of {nl} rows ({law} on a tree)");
         let (z, report) = self.chain.solve(&problem, &warm, what)?;
         *v_new += &y * &z;
-        stats.lcp_rows = nl;
-        stats.residual = report.residual;
-        stats.solver = report.solver;
-        stats.iterations = report.iterations;
-        stats.failed = report.failed;
+        stats.solved(nl, &report);
         self.warm = z;
         Ok(())
     }
