@@ -242,6 +242,17 @@ impl LcpMatrix for PegOperator<'_> {
         self.w.principal_with(alpha, self.m, |r, c| self.get(r, c))
     }
 
+    /// The impulse rows (p, β): W, symmetric to round-off; a principal system inside it (a
+    /// resting face's corners) is factored by Cholesky, as `stewart-trinkle`'s.
+    fn symmetric_rows(&self) -> usize {
+        self.m
+    }
+
+    /// W_αα's lower triangle ([`DelassusRows::principal_block_lower`]).
+    fn symmetric_principal_lower(&self, alpha: &[usize]) -> DMatrix<f64> {
+        self.w.principal_block_lower(alpha)
+    }
+
     fn mul_add(&self, z: &DVector<f64>, q: &DVector<f64>) -> DVector<f64> {
         let (np, m, c0, k) = (self.np, self.m, self.c0, self.parts.k);
         let slack = &self.parts.slack;
