@@ -175,21 +175,33 @@ impl Touch {
     }
 }
 
+impl Touch {
+    /// A ground contact as a touch.
+    pub fn of_ground(c: &GroundContact) -> Touch {
+        Touch {
+            normal: Ground::NORMAL,
+            gap: c.gap,
+            friction: c.friction,
+            b: (c.link, c.point),
+            a: None,
+        }
+    }
+
+    /// A link contact as a touch, with friction coefficient `friction` (–).
+    pub fn of_link(c: &LinkContact, friction: f64) -> Touch {
+        Touch {
+            normal: c.normal,
+            gap: c.gap,
+            friction,
+            b: (c.link_b, c.point_b),
+            a: Some((c.link_a, c.point_a)),
+        }
+    }
+}
+
 /// The ground contacts then the link contacts as touches, into `out` (cleared first).
 pub fn touches(ground: &[GroundContact], pairs: &[LinkContact], out: &mut Vec<Touch>) {
     out.clear();
-    out.extend(ground.iter().map(|c| Touch {
-        normal: Ground::NORMAL,
-        gap: c.gap,
-        friction: c.friction,
-        b: (c.link, c.point),
-        a: None,
-    }));
-    out.extend(pairs.iter().map(|c| Touch {
-        normal: c.normal,
-        gap: c.gap,
-        friction: c.friction,
-        b: (c.link_b, c.point_b),
-        a: Some((c.link_a, c.point_a)),
-    }));
+    out.extend(ground.iter().map(Touch::of_ground));
+    out.extend(pairs.iter().map(|c| Touch::of_link(c, c.friction)));
 }

@@ -44,9 +44,8 @@
 //! and energy guard are written on free bodies' poses and are not taken here), and no
 //! post-step projection (the paper's PEG). Faces of a link's shape that another shape of the
 //! same link covers are not excluded (each shape is searched as a whole polytope).
-use super::ground::Ground;
 use super::lcp::{lcp, TreeContactError, TreeLcp, TreeLcpParams};
-use super::pairs::{world_pose, Touch};
+use super::pairs::{touches, world_pose, Touch};
 use super::{LinkShape, TreeStepStats};
 use crate::collision::potential::{self, GroupKey, Motion, PotentialParams, PotentialSet};
 use crate::contact::peg::primary_member;
@@ -105,9 +104,10 @@ enum Unknown {
 
 const SIGMA: usize = usize::MAX;
 
-/// Is shape `s` a polytope?
-fn is_polytope(s: &LinkShape) -> bool {
-    matches!(s.shape, Shape::Polytope(_))
+/// Are shapes `a` and `b` of `shapes` both polytopes?
+fn both_polytopes(shapes: &[LinkShape], a: usize, b: usize) -> bool {
+    let polytope = |s: &LinkShape| matches!(s.shape, Shape::Polytope(_));
+    polytope(&shapes[a]) && polytope(&shapes[b])
 }
 
 /// How far (m) a point of shape `s` can be from its link's origin.
@@ -197,7 +197,9 @@ impl TreeLcp {
                 .ok_or(TreeContactError::SingularMass)?;
             let w = x.transpose() * &x;
             let problem = self.bordered(&rows, &w, &v_free, &slack_gap, &g_all, h);
-            let warm = self.keyed_warm_start(problem.len());
+            let unknowns = self.unknowns();
+            debug_assert_eq!(unknowns.len(), problem.len());
+            let warm = self.keyed_warm_start(&unknowns);
             let what = || {
                 format!(
                     "tree PEG LCP of {} rows ({} constraints, {} slack members, {} joint limits)",
@@ -220,7 +222,7 @@ impl TreeLcp {
             v_new += (chol.l_dirty().tr_solve_lower_triangular(&xz))
                 .ok_or(TreeContactError::SingularMass)?;
             stats.solved(problem.len(), &report);
-            self.keep_answer(&z);
+            self.keep_answer(unknowns, &z);
         } else {
             self.peg.last.clear();
         }
@@ -250,25 +252,10 @@ impl TreeLcp {
                 .iter()
                 .map(|c| RowKey::Ground(c.shape, c.vertex)),
         );
-        self.touches.clear();
-        self.touches.extend(self.contacts.iter().map(|c| Touch {
-            normal: Ground::NORMAL,
-            gap: c.gap,
-            friction: c.friction,
-            b: (c.link, c.point),
-            a: None,
-        }));
-        let both_polytopes =
-            |a: usize, b: usize| is_polytope(&shapes[a]) && is_polytope(&shapes[b]);
-        let link_touch = |c: &super::LinkContact, friction: f64| Touch {
-            normal: c.normal,
-            gap: c.gap,
-            friction,
-            b: (c.link_b, c.point_b),
-            a: Some((c.link_a, c.point_a)),
-        };
+        touches(&self.contacts, &[], &mut self.touches);
+        let both_polytopes = |a: usize, b: usize| both_polytopes(shapes, a, b);
         for c in (self.link_contacts.iter()).filter(|c| !both_polytopes(c.shape_a, c.shape_b)) {
-            self.touches.push(link_touch(c, c.friction));
+            self.touches.push(Touch::of_link(c, c.friction));
             peg.keys.push(point_key(c));
         }
         peg.start_gap.resize(self.touches.len(), None);
@@ -282,7 +269,7 @@ impl TreeLcp {
                 && c.gap < -depth
                 && !peg.primaries.contains(&key)
             {
-                self.touches.push(link_touch(c, 0.0));
+                self.touches.push(Touch::of_link(c, 0.0));
                 peg.start_gap.push(None);
                 peg.keys.push(point_key(c));
             }
@@ -294,11 +281,9 @@ impl TreeLcp {
     /// slack members.
     fn peg_groups(&mut self, tree: &Tree, shapes: &[LinkShape], pairs: &[(usize, usize)], h: f64) {
         let peg = &mut self.peg;
-        let both_polytopes =
-            |a: usize, b: usize| is_polytope(&shapes[a]) && is_polytope(&shapes[b]);
         peg.scratch.clear_set(&mut peg.set);
         let gravity = tree.gravity.length();
-        for &(a, b) in pairs.iter().filter(|&&(a, b)| both_polytopes(a, b)) {
+        for &(a, b) in pairs.iter().filter(|&&(a, b)| both_polytopes(shapes, a, b)) {
             let (sa, sb) = (&shapes[a], &shapes[b]);
             let (la, lb) = (&self.links[sa.link], &self.links[sb.link]);
             let (Shape::Polytope(pa), Shape::Polytope(pb)) = (&sa.shape, &sb.shape) else {
@@ -434,23 +419,20 @@ impl TreeLcp {
         out
     }
 
-    /// Last step's answer on the unknowns this step shares with it (by key), 0 on the others:
+    /// Last step's answer on this step's `unknowns` that it shares (by key), 0 on the others:
     /// the groups appear and go as the bodies move, so the LCP's size and order change where
     /// most of its unknowns persist.
-    fn keyed_warm_start(&self, n: usize) -> DVector<f64> {
-        let unknowns = self.unknowns();
-        debug_assert_eq!(unknowns.len(), n);
+    fn keyed_warm_start(&self, unknowns: &[Unknown]) -> DVector<f64> {
         DVector::from_iterator(
-            n,
+            unknowns.len(),
             unknowns
                 .iter()
                 .map(|u| self.peg.last.get(u).copied().unwrap_or(0.0)),
         )
     }
 
-    /// Keep this step's answer `z` by unknown for the next step's warm start.
-    fn keep_answer(&mut self, z: &DVector<f64>) {
-        let unknowns = self.unknowns();
+    /// Keep this step's answer `z` on its `unknowns` for the next step's warm start.
+    fn keep_answer(&mut self, unknowns: Vec<Unknown>, z: &DVector<f64>) {
         self.peg.last.clear();
         self.peg
             .last
