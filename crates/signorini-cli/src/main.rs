@@ -593,17 +593,14 @@ fn cmd_run(
             Err(e) => eprintln!("note: no replay page: {e}"),
         }
     }
-    let rigid = run_outcome(
+    deformable::report(&sim, &out_dir);
+    run_outcome(
         summary
             .interrupted
             .then_some((summary.simulated_time, summary.steps)),
         summary.error,
         &out_dir,
-    );
-    if rigid.is_err() || sim.scene().desc.deformables.is_empty() {
-        return rigid;
-    }
-    deformable::run(&sim.scene().desc, sim.planned_steps(), &out_dir, interrupt)
+    )
 }
 
 /// How a run that wrote its files ends: exit 130 when it was interrupted at (t (s), step), 1
@@ -682,23 +679,22 @@ fn cmd_check(path: &Path) -> Result<(), Failure> {
             ),
         },
         m.settings.integrator.name(),
-        deformables_note(&sim.scene().desc)
+        deformables_note(&sim)
     );
     Ok(())
 }
 
-/// `; N deformables (P particles)` for `check`, empty without deformables.
-fn deformables_note(desc: &scene::SceneDesc) -> String {
-    if desc.deformables.is_empty() {
-        return String::new();
-    }
-    match scene::deformable_worlds(desc) {
-        Ok(d) => format!(
-            "; {} deformables ({} particles)",
+/// `; N deformables (P particles), C coupled rigid pieces` for `check`, empty without
+/// deformables.
+fn deformables_note(sim: &Simulation) -> String {
+    match sim.deformables() {
+        None => String::new(),
+        Some(d) => format!(
+            "; {} deformables ({} particles), {} rigid pieces coupled",
             d.worlds.len(),
-            d.worlds.iter().map(|w| w.x.len()).sum::<usize>()
+            d.worlds.iter().map(|w| w.x.len()).sum::<usize>(),
+            d.coupler().rigid.len()
         ),
-        Err(e) => format!("; deformables: {e}"),
     }
 }
 

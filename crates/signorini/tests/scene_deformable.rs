@@ -4,7 +4,7 @@
 //! the bundled block coming to rest within its derived penetration bound and a run without any
 //! damping gaining no energy beyond Verlet's bounded oscillation.
 use signorini::deformable::{DeformableIntegrator, Integrator};
-use signorini::scene::{self, deformable_worlds, parse_scene, SceneDesc};
+use signorini::scene::{self, deformable_worlds, parse_scene, DeformableWorlds, SceneDesc};
 use signorini::DVec3;
 use std::path::Path;
 
@@ -260,14 +260,15 @@ fn each_bad_value_is_refused_at_its_line_and_key() {
 }
 
 #[test]
-fn fixed_half_spaces_become_planes_and_other_bodies_are_listed() {
+fn fixed_half_spaces_become_planes_and_free_bodies_are_coupled() {
     let text = BASE.replace(
         "shape = { type = \"halfspace\", normal = [0.0, 0.0, 1.0] }",
         "shape = { type = \"halfspace\", normal = [0.0, 0.0, 1.0] }\nposition = [0.0, 0.0, 0.25]\norientation = { axis = [1.0, 0.0, 0.0], angle_deg = 90.0 }",
     ) + "\n[[body]]\nname = \"ball\"\nmass = 1.0\nshape = { type = \"sphere\", radius = 0.1 }\nposition = [5.0, 0.0, 1.0]\n";
     let desc = parse_scene(&text, "t.toml").unwrap();
-    let d = deformable_worlds(&desc).unwrap();
-    assert_eq!(d.ignored, vec!["ball".to_string()]);
+    let d = worlds_of(&desc);
+    // The ball (body 1, a free sphere) is touched two-way through the coupler.
+    assert_eq!(d.coupler.rigid, vec![(1, 0)]);
     let plane = d.worlds[0].planes[0];
     // z turned by 90° about x is −y; the surface passes through the body's position.
     assert!(
@@ -278,6 +279,12 @@ fn fixed_half_spaces_become_planes_and_other_bodies_are_listed() {
     assert_eq!(d.worlds[0].settings.gravity, DVec3::new(0.0, 0.0, -G));
 }
 
+/// The deformable worlds of `desc`, on the rigid model its scene builds.
+fn worlds_of(desc: &SceneDesc) -> DeformableWorlds {
+    let scene = scene::build(desc.clone()).unwrap();
+    deformable_worlds(&scene.desc, &scene.model).unwrap()
+}
+
 fn bundled() -> SceneDesc {
     scene::load_scene(&example()).unwrap()
 }
@@ -285,7 +292,7 @@ fn bundled() -> SceneDesc {
 #[test]
 fn the_bundled_block_comes_to_rest_within_its_derived_penetration() {
     let desc = bundled();
-    let mut w = deformable_worlds(&desc).unwrap().worlds.remove(0);
+    let mut w = worlds_of(&desc).worlds.remove(0);
     let d = &desc.deformables[0];
     let h = desc.simulation.settings.time_step;
     let steps = (desc.simulation.settings.duration / h).round() as u64;
@@ -340,7 +347,7 @@ fn without_damping_the_block_gains_no_energy() {
         ),
         (0.0, 0.0, 0.0)
     );
-    let mut w = deformable_worlds(&desc).unwrap().worlds.remove(0);
+    let mut w = worlds_of(&desc).worlds.remove(0);
     let h = desc.simulation.settings.time_step;
     let e0 = w.mechanical_energy();
     let mut integ = Integrator::default();
@@ -372,8 +379,8 @@ fn a_block_dropped_on_a_fixed_box_rests_on_its_top_face() {
         .replace("position = [0.0, 0.0, 0.1]", "position = [0.0, 0.0, 0.3]")
         + "\n[[body]]\nname = \"table\"\nfixed = true\nshape = { type = \"box\", size = [0.6, 0.6, 0.2] }\nposition = [0.0, 0.0, 0.1]\norientation = { axis = [0.0, 0.0, 1.0], angle_deg = 30.0 }\n";
     let desc = parse_scene(&text, "table.toml").unwrap();
-    let built = deformable_worlds(&desc).unwrap();
-    assert!(built.ignored.is_empty(), "{:?}", built.ignored);
+    let built = worlds_of(&desc);
+    assert!(built.coupler.rigid.is_empty(), "{:?}", built.coupler.rigid);
     let mut w = built.worlds.into_iter().next().unwrap();
     assert_eq!((w.planes.len(), w.polytopes.len()), (1, 1));
     let d = &desc.deformables[0];
@@ -395,4 +402,25 @@ fn a_block_dropped_on_a_fixed_box_rests_on_its_top_face() {
     assert!(deepest > 0.0 && deepest <= bound, "{deepest} vs {bound}");
     assert!(max_speed < 1e-4, "{max_speed}");
     assert_eq!(w.contacts(), 9);
+}
+
+/// A free rigid body the deformables touch is stepped explicitly on their contact springs: a
+/// time step above its bound 2/ω (every free particle pressing on it, `rigid_frequency`) is
+/// refused at `simulation.time_step`, naming the body and the bound. A 0.1 g ball of 5 cm on the
+/// ten particles of the beam (1e5 N/m each): ω² = 1e6 (1/m + R² ‖J⁻¹‖_F) = 5.3e10, 2/ω = 8.66e-6 s
+/// < 1e-5 s; at 1 g it is 2.7e-5 s and the scene builds.
+#[test]
+fn a_time_step_too_long_for_a_light_coupled_rigid_body_is_refused() {
+    let ball = |mass: f64| {
+        format!("{BASE}\n[[body]]\nname = \"pebble\"\nmass = {mass}\nshape = {{ type = \"sphere\", radius = 0.05 }}\nposition = [0.0, 0.0, 1.0]\n")
+    };
+    let e = error(&ball(1e-4));
+    assert_eq!((e.line, e.key.as_str()), (1, "simulation.time_step"), "{e}");
+    assert!(
+        e.message.contains("rigid body `pebble`") && e.message.contains("8.663e-6 s"),
+        "{e}"
+    );
+    assert!(e.hint.contains("heavier"), "{e}");
+    let desc = parse_scene(&ball(1e-3), "t.toml").unwrap();
+    scene::build(desc).unwrap();
 }

@@ -78,8 +78,8 @@ pub struct Integrator {
     end_forces: Forces,
     acc: Vec<DVec3>,
     acc2: Vec<DVec3>,
-    x_pred: Vec<DVec3>,
-    v_pred: Vec<DVec3>,
+    /// Verlet: the velocities at the start of the step.
+    start_v: Vec<DVec3>,
     saved_x: Vec<DVec3>,
     saved_v: Vec<DVec3>,
 }
@@ -104,6 +104,29 @@ impl Integrator {
         h: f64,
         work: bool,
     ) -> Result<f64, DeformableError> {
+        let p0 = self.begin(w, scheme, h, work)?;
+        self.finish(w, scheme, h)?;
+        if !work {
+            return Ok(0.0);
+        }
+        w.forces(&w.x, &w.v, &mut self.end_forces);
+        let p1 = self.end_forces.power(w, &w.v);
+        Ok(0.5 * h * (p0 + p1))
+    }
+
+    /// The first part of a step: Taylor and symplectic Euler take the whole step; Verlet moves
+    /// the particles to x + h v + ½ h² a and leaves their velocities at the prediction v + h a,
+    /// where [`Integrator::finish`] evaluates the forces at the end of the step. Between the
+    /// two, a driver may change what the world's forces depend on outside it (`World::coupling`,
+    /// `couple.rs`: the forces at the end of the step). Returns the non-conservative power at
+    /// the start when `power` is asked for (W).
+    pub fn begin(
+        &mut self,
+        w: &mut World,
+        scheme: DeformableIntegrator,
+        h: f64,
+        power: bool,
+    ) -> Result<f64, DeformableError> {
         if !(h > 0.0 && h.is_finite()) {
             return Err(DeformableError::Invalid(format!(
                 "the time step must be a positive finite number of seconds, got {h}"
@@ -112,7 +135,7 @@ impl Integrator {
         w.check_settings()?;
         w.forces(&w.x, &w.v, &mut self.forces);
         self.forces.accelerations(w, &mut self.acc);
-        let p0 = if work { self.forces.power(w, &w.v) } else { 0.0 };
+        let p0 = if power { self.forces.power(w, &w.v) } else { 0.0 };
         let n = w.x.len();
         match scheme {
             DeformableIntegrator::Taylor => {
@@ -129,28 +152,35 @@ impl Integrator {
                 }
             }
             DeformableIntegrator::Verlet => {
-                self.x_pred.clear();
-                self.v_pred.clear();
+                self.start_v.clone_from(&w.v);
                 for p in 0..n {
-                    self.x_pred.push(w.x[p] + h * w.v[p] + 0.5 * h * h * self.acc[p]);
-                    self.v_pred.push(w.v[p] + h * self.acc[p]);
-                }
-                w.forces(&self.x_pred, &self.v_pred, &mut self.end_forces);
-                self.end_forces.accelerations(w, &mut self.acc2);
-                for p in 0..n {
-                    w.x[p] = self.x_pred[p];
-                    w.v[p] += 0.5 * h * (self.acc[p] + self.acc2[p]);
+                    w.x[p] = w.x[p] + h * w.v[p] + 0.5 * h * h * self.acc[p];
+                    w.v[p] += h * self.acc[p];
                 }
             }
         }
         w.time += h;
         self.check(w, h)?;
-        if !work {
-            return Ok(0.0);
+        Ok(p0)
+    }
+
+    /// The rest of a step [`Integrator::begin`] started: Verlet's velocities from the forces at
+    /// both ends, v ← v + ½ h (a(t) + a(x_{t+h}, v + h a)); nothing for the other schemes.
+    pub fn finish(
+        &mut self,
+        w: &mut World,
+        scheme: DeformableIntegrator,
+        h: f64,
+    ) -> Result<(), DeformableError> {
+        if scheme != DeformableIntegrator::Verlet {
+            return Ok(());
         }
         w.forces(&w.x, &w.v, &mut self.end_forces);
-        let p1 = self.end_forces.power(w, &w.v);
-        Ok(0.5 * h * (p0 + p1))
+        self.end_forces.accelerations(w, &mut self.acc2);
+        for p in 0..w.x.len() {
+            w.v[p] = self.start_v[p] + 0.5 * h * (self.acc[p] + self.acc2[p]);
+        }
+        self.check(w, h)
     }
 
     fn check(&self, w: &World, h: f64) -> Result<(), DeformableError> {

@@ -71,6 +71,19 @@ pub struct World {
     pub polytopes: Vec<Polytope>,
     pub bodies: Vec<BodyInfo>,
     pub settings: WorldSettings,
+    /// Forces from bodies outside the world (N, one per particle, or empty): free rigid bodies
+    /// and other deformables, as the last exchange found them (`couple.rs`). Added to the
+    /// particles' forces wherever the world evaluates them; counted with the non-conservative
+    /// forces in the energy balance.
+    pub coupling: Vec<DVec3>,
+    /// Sum of the contact stiffnesses (N/m) of the surfaces outside the world a particle may
+    /// touch at once (free rigid pieces, other deformables: `couple.rs`), added to every
+    /// particle's row in `max_frequency`.
+    pub coupled_stiffness: f64,
+    /// Deepest penetration into a coupled surface at the last exchange (m; 0 when none).
+    pub coupled_penetration: f64,
+    /// Coupled contacts (particle, surface) at the last exchange.
+    pub coupled_contacts: usize,
 }
 
 /// Forces on every particle, split into the conservative part (connectors' elastic forces,
@@ -191,6 +204,9 @@ impl World {
         for p in 0..n {
             f.conservative[p] = self.mass[p] * g;
             f.other[p] = self.load[p] - drag * self.mass[p] * v[p];
+        }
+        for (p, c) in self.coupling.iter().enumerate() {
+            f.other[p] += *c;
         }
         for c in &self.linear {
             let s = c.force(x, v);
@@ -341,11 +357,13 @@ impl World {
                 row[p] += 4.0 * c.stiffness / (l * l);
             }
         }
-        // One contact spring per plane and polytope a particle may touch at once.
+        // One contact spring per plane and polytope a particle may touch at once, and the
+        // coupled surfaces' springs.
         let surfaces = self.planes.len() + self.polytopes.len();
-        if surfaces > 0 {
+        let contact = surfaces as f64 * self.settings.contact.stiffness + self.coupled_stiffness;
+        if contact > 0.0 {
             for r in row.iter_mut() {
-                *r += surfaces as f64 * self.settings.contact.stiffness;
+                *r += contact;
             }
         }
         (0..self.x.len())

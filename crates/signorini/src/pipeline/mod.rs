@@ -144,6 +144,10 @@ pub enum StepError {
         /// What else to change for this model (", or …"; may be empty).
         remedy: String,
     },
+    /// A deformable body stepped with the rigid ones (`simulation::Deformables`) failed: its
+    /// own message (`deformable::DeformableError`), which names the particle and the stable step.
+    #[error("step {step} (t = {time} s): {message}")]
+    Deformable { step: u64, time: f64, message: String },
     // Not named `source`: thiserror would make it the error's source, and anyhow would print the
     // message twice (once here, once as "Caused by").
     #[error("step {step} (t = {time} s): contact model failed: {failure}")]

@@ -39,8 +39,6 @@ pub fn build(desc: SceneDesc) -> Result<Scene, SceneError> {
     if desc.robots.is_empty() {
         validate_contact(&desc, None)?;
     }
-    // The deformables are built again to run (`deformable_worlds`); here only checked.
-    super::deformable::deformable_worlds(&desc)?;
     let materials: Vec<Material> = desc
         .materials
         .iter()
@@ -183,6 +181,8 @@ pub fn build(desc: SceneDesc) -> Result<Scene, SceneError> {
         bodies: states,
         external: Vec::new(),
     };
+    // The deformables are built again to run (`simulation::Simulation`); here only checked.
+    super::deformable::deformable_worlds(&desc, &model)?;
     Ok(Scene {
         desc,
         model,

@@ -1,25 +1,29 @@
 //! From the `[[deformable]]` tables of a scene to deformable worlds ready to step
-//! (`deformable::World`, one per table: deformables do not touch each other), with the scene's
-//! gravity and its fixed half-spaces as the ground planes they touch (docs/deformable.md,
-//! "Scene files").
+//! (`deformable::World`, one per table), with the scene's gravity, its fixed half-spaces and boxes
+//! as the planes and polytopes each world touches on its own, and the `deformable::Coupler` of
+//! everything else they touch (docs/deformable.md, "Scene files" and "Coupling").
 //!
-//! Contact with rigid bodies is one-way and limited to fixed half-spaces and boxes: a fixed
-//! body whose shape (or piece) is a `halfspace` becomes a `deformable::Plane` with the same
-//! outward normal and surface, a `box` a `deformable::Polytope` of its six faces. Other rigid
-//! bodies are not seen by the deformables (listed in [`DeformableWorlds::ignored`] for the
-//! caller to say so).
+//! - A fixed body whose shape (or piece) is a `halfspace` becomes a `deformable::Plane` with the
+//!   same outward normal and surface, a fixed `box` a `deformable::Polytope` of its six faces:
+//!   one-way contact (a fixed body takes no force back).
+//! - Every other piece — every piece of a free body (spawned ones too), fixed spheres, cylinders
+//!   and convex hulls — is touched through the coupler: two-way for free bodies.
+//! - Deformables touch each other through their facets (the coupler).
 use super::desc::{BodyShapeDesc, SceneDesc, ShapeDesc};
 use super::SceneError;
-use crate::deformable::{add_box, Plane, Polytope, World, WorldSettings};
+use crate::deformable::{add_box, Coupler, Plane, Polytope, World, WorldSettings};
+use crate::dynamics::Model;
+use crate::geometry::Shape;
 use glam::{DQuat, DVec3};
 
-/// The deformable worlds of a scene and what they do not see.
+/// The deformable worlds of a scene and what couples them to the rigid bodies and each other.
 #[derive(Clone, Debug, Default)]
 pub struct DeformableWorlds {
     /// One world per `[[deformable]]`, in file order (`World::bodies[0].name` is its name).
     pub worlds: Vec<World>,
-    /// Names of the rigid bodies the deformables ignore (free bodies, fixed bodies of other shapes than half-spaces and boxes).
-    pub ignored: Vec<String>,
+    /// The rigid pieces the worlds touch two-way (or, fixed, through the coupler), and the
+    /// worlds' facets.
+    pub coupler: Coupler,
 }
 
 /// The plane of a half-space shape with outward local normal `n` at pose (`position`,
@@ -44,48 +48,101 @@ fn box_faces(size: DVec3, position: DVec3, orientation: DQuat) -> Polytope {
     Polytope { faces }
 }
 
-/// What the deformables touch: the fixed half-spaces as planes, the fixed boxes as polytopes,
-/// and the names of the bodies left out.
-fn obstacles(desc: &SceneDesc) -> (Vec<Plane>, Vec<Polytope>, Vec<String>) {
-    let (mut planes, mut polytopes, mut ignored) = (Vec::new(), Vec::new(), Vec::new());
-    for b in &desc.bodies {
-        // (shape, position, orientation) of each convex piece in the world.
-        let pieces: Vec<(&ShapeDesc, DVec3, DQuat)> = match &b.shape {
-            BodyShapeDesc::Single(s) => vec![(&s.shape, b.position, b.orientation)],
-            BodyShapeDesc::Compound(ps) => ps
-                .iter()
-                .map(|p| {
-                    let at = b.position + b.orientation * p.position;
-                    (&p.shape.shape, at, b.orientation * p.orientation)
-                })
-                .collect(),
-        };
-        let mut seen = false;
-        for (shape, at, rot) in pieces.into_iter().filter(|_| b.is_fixed()) {
+/// The pieces of `desc`'s bodies as (shape, world position, world orientation), per body.
+fn pieces(body: &super::desc::BodyDesc) -> Vec<(&ShapeDesc, DVec3, DQuat)> {
+    match &body.shape {
+        BodyShapeDesc::Single(s) => vec![(&s.shape, body.position, body.orientation)],
+        BodyShapeDesc::Compound(ps) => ps
+            .iter()
+            .map(|p| {
+                let at = body.position + body.orientation * p.position;
+                (&p.shape.shape, at, body.orientation * p.orientation)
+            })
+            .collect(),
+    }
+}
+
+/// Is piece `piece` of `desc`'s body `body` one a world touches on its own (a fixed half-space
+/// or box)?
+fn own_obstacle(desc: &SceneDesc, body: usize, piece: usize) -> bool {
+    desc.bodies.get(body).is_some_and(|b| {
+        b.is_fixed()
+            && pieces(b).get(piece).is_some_and(|(shape, _, _)| {
+                matches!(shape, ShapeDesc::HalfSpace { .. } | ShapeDesc::Box { .. })
+            })
+    })
+}
+
+/// What every world touches on its own: the fixed half-spaces as planes, the fixed boxes as
+/// polytopes.
+fn obstacles(desc: &SceneDesc) -> (Vec<Plane>, Vec<Polytope>) {
+    let (mut planes, mut polytopes) = (Vec::new(), Vec::new());
+    for b in desc.bodies.iter().filter(|b| b.is_fixed()) {
+        for (shape, at, rot) in pieces(b) {
             match *shape {
                 ShapeDesc::HalfSpace { normal } => planes.push(plane(normal, at, rot)),
                 ShapeDesc::Box { size } => polytopes.push(box_faces(size, at, rot)),
-                _ => continue,
+                _ => {}
             }
-            seen = true;
-        }
-        if !seen {
-            ignored.push(b.name.clone());
         }
     }
-    (planes, polytopes, ignored)
+    (planes, polytopes)
 }
 
-/// Build the scene's deformables. Errors name the file, line and key: a body the generator
-/// refuses, a scene with adaptive steps (deformables step at `simulation.time_step`), and a time
-/// step above the stable bound 2/ω_max of an explicit scheme (ω_max by Gershgorin's bound,
-/// `World::max_frequency`, an upper bound: a step under 2/ω_max is stable for Verlet and
-/// symplectic Euler).
-pub fn deformable_worlds(desc: &SceneDesc) -> Result<DeformableWorlds, SceneError> {
+/// The rigid pieces (body, piece) of `model` the worlds touch through the coupler: all but
+/// half-spaces and the worlds' own obstacles.
+fn coupled_pieces(desc: &SceneDesc, model: &Model) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (b, body) in model.bodies.iter().enumerate() {
+        for (k, piece) in body.pieces.iter().enumerate() {
+            let half_space = matches!(piece.shape, Shape::HalfSpace { .. });
+            if !half_space && !own_obstacle(desc, b, k) {
+                out.push((b, k));
+            }
+        }
+    }
+    out
+}
+
+/// A bound on the highest frequency of free rigid body `b` on the deformables' contact springs
+/// (rad/s): every free particle pressing on it with its law's stiffness λ, through a point at
+/// most its bounding radius R from the centre of mass, ω² ≤ Σ λ (1/m + R² ‖J⁻¹‖), ‖J⁻¹‖ the
+/// Frobenius norm of the inverse inertia (above its largest eigenvalue).
+fn rigid_frequency(model: &Model, b: usize, worlds: &[World]) -> f64 {
+    let body = &model.bodies[b];
+    let springs: f64 = worlds
+        .iter()
+        .map(|w| w.free_particles() as f64 * w.settings.contact.stiffness)
+        .sum();
+    let r = body.bounding_radius();
+    let j = body.inv_inertia;
+    let norm =
+        (j.x_axis.length_squared() + j.y_axis.length_squared() + j.z_axis.length_squared()).sqrt();
+    (springs * (body.inv_mass + r * r * norm)).sqrt()
+}
+
+/// Build the scene's deformables on `model` (the scene's rigid bodies, built from `desc`).
+/// Errors name the file, line and key: a body the generator refuses, a scene with adaptive steps
+/// (deformables step at `simulation.time_step`), a time step above the stable bound 2/ω_max of
+/// an explicit scheme (ω_max by Gershgorin's bound, `World::max_frequency`, an upper bound: a
+/// step under 2/ω_max is stable for Verlet and symplectic Euler; the coupled surfaces' springs
+/// counted), and one above the bound of a free rigid body on the deformables' springs
+/// (`rigid_frequency`).
+pub fn deformable_worlds(desc: &SceneDesc, model: &Model) -> Result<DeformableWorlds, SceneError> {
     let file = &desc.file;
-    let (planes, polytopes, ignored) = obstacles(desc);
+    if desc.deformables.is_empty() {
+        return Ok(DeformableWorlds::default());
+    }
+    let (planes, polytopes) = obstacles(desc);
+    let rigid = coupled_pieces(desc, model);
+    let stiffness: Vec<f64> = desc
+        .deformables
+        .iter()
+        .map(|d| d.contact.stiffness)
+        .collect();
+    let h = desc.simulation.settings.time_step;
     let mut worlds = Vec::with_capacity(desc.deformables.len());
-    for d in &desc.deformables {
+    for (i, d) in desc.deformables.iter().enumerate() {
         if desc.simulation.settings.adaptive.is_some() {
             return Err(SceneError::new(
                 file,
@@ -102,6 +159,13 @@ pub fn deformable_worlds(desc: &SceneDesc) -> Result<DeformableWorlds, SceneErro
         });
         world.planes = planes.clone();
         world.polytopes = polytopes.clone();
+        // A particle touches each coupled rigid piece with its own law, and another world's
+        // facets with the stiffer of the two laws (its own on it, the other's on the corners).
+        let others: f64 = (0..stiffness.len())
+            .filter(|&j| j != i)
+            .map(|j| stiffness[j].max(stiffness[i]))
+            .sum();
+        world.coupled_stiffness = rigid.len() as f64 * stiffness[i] + others;
         add_box(&mut world, &d.spec).map_err(|e| {
             SceneError::new(
                 file,
@@ -111,7 +175,6 @@ pub fn deformable_worlds(desc: &SceneDesc) -> Result<DeformableWorlds, SceneErro
                 "see docs/scene-format.md, [[deformable]], for each key's range",
             )
         })?;
-        let h = desc.simulation.settings.time_step;
         let stable = 2.0 / world.max_frequency();
         if h > stable {
             return Err(SceneError::new(
@@ -128,5 +191,34 @@ pub fn deformable_worlds(desc: &SceneDesc) -> Result<DeformableWorlds, SceneErro
         }
         worlds.push(world);
     }
-    Ok(DeformableWorlds { worlds, ignored })
+    check_rigid_bounds(desc, model, &rigid, &worlds)?;
+    let coupler = Coupler::new(&worlds, rigid);
+    Ok(DeformableWorlds { worlds, coupler })
+}
+
+/// Refuse a time step above 2/ω of a free rigid body the deformables touch (`rigid_frequency`).
+fn check_rigid_bounds(
+    desc: &SceneDesc,
+    model: &Model,
+    rigid: &[(usize, usize)],
+    worlds: &[World],
+) -> Result<(), SceneError> {
+    let h = desc.simulation.settings.time_step;
+    for &(b, _) in rigid.iter().filter(|(b, _)| !model.bodies[*b].fixed) {
+        let omega = rigid_frequency(model, b, worlds);
+        let stable = 2.0 / omega;
+        if h > stable {
+            return Err(SceneError::new(
+                &desc.file,
+                desc.simulation.line,
+                "simulation.time_step",
+                format!(
+                    "time_step = {h} s is above the stable step of rigid body `{}` on the deformables' contact springs: 2/ω = {stable:.3e} s (ω = {omega:.4e} rad/s, every free particle pressing on it)",
+                    model.bodies[b].name
+                ),
+                "lower time_step below that bound, make the body heavier, or the deformables' contact_stiffness lower",
+            ));
+        }
+    }
+    Ok(())
 }

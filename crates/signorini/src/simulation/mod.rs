@@ -13,6 +13,8 @@
 //! Layering: this module sits on top of `scene` and `pipeline` (ARCHITECTURE.md's arrows point
 //! from here down); `run.rs` streams a whole run to its files through it.
 mod builder;
+pub mod deformable_output;
+pub mod deformables;
 mod error;
 pub mod multibody_run;
 pub mod planar_run;
@@ -21,6 +23,7 @@ pub mod run;
 pub mod tree_output;
 
 pub use builder::{BodyBuilder, IntoParam, ModelBuilder};
+pub use deformables::Deformables;
 pub use error::Error;
 
 use crate::collision::Contact;
@@ -42,6 +45,8 @@ pub struct Simulation {
     ignored_params: Vec<String>,
     stepper: Stepper,
     workspace: Workspace,
+    /// The scene's `[[deformable]]` bodies, stepped with the rigid ones (`deformables.rs`).
+    deformables: Option<Deformables>,
 }
 
 impl Simulation {
@@ -85,6 +90,7 @@ impl Simulation {
         }
         let stepper = Stepper::new(&scene.model, &contact_model)?;
         let state = scene.initial.clone();
+        let deformables = Deformables::of_scene(&scene)?;
         Ok(Simulation {
             scene,
             state,
@@ -92,18 +98,47 @@ impl Simulation {
             ignored_params,
             stepper,
             workspace: Workspace::new(),
+            deformables,
         })
     }
 
     /// One accepted step: of `time_step`, or of the adaptive length (clipped to land on the
     /// scene's duration). Steps on past the duration when asked to.
+    /// With deformables, the rigid bodies take the contact forces of the deformables held over
+    /// the step, and the deformables step after them (`deformables.rs`).
     pub fn step(&mut self) -> Result<StepReport, Error> {
-        Ok(self.stepper.step(
+        let Some(d) = self.deformables.as_mut() else {
+            return Ok(self.stepper.step(
+                &self.scene.model,
+                &mut self.state,
+                &mut self.workspace,
+                &mut self.contact_model,
+            )?);
+        };
+        let coupling = d.wrenches(&self.scene.model, &self.state);
+        let user = std::mem::take(&mut self.state.external);
+        self.state.external = deformables::merged(&user, &coupling);
+        let stepped = self.stepper.step(
             &self.scene.model,
             &mut self.state,
             &mut self.workspace,
             &mut self.contact_model,
-        )?)
+        );
+        self.state.external = user;
+        let report = stepped?;
+        let (step, time) = (self.state.step, self.state.time);
+        d.step(report.time_step, &self.scene.model, &self.state)
+            .map_err(|e| pipeline::StepError::Deformable {
+                step,
+                time,
+                message: e.to_string(),
+            })?;
+        Ok(report)
+    }
+
+    /// The scene's deformable bodies as they are now (`None` without `[[deformable]]` tables).
+    pub fn deformables(&self) -> Option<&Deformables> {
+        self.deformables.as_ref()
     }
 
     /// Step until the time reaches `t` (s, within 1e-9 of a time step), calling `observer` with

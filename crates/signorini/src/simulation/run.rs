@@ -487,6 +487,11 @@ pub fn run(
         remove_stale(&impulses_path)?;
         None
     };
+    let mut deformable_files = super::deformable_output::DeformableFiles::create(
+        cfg.out_dir,
+        sim,
+        cfg.trajectory_interval,
+    )?;
     let start = Instant::now();
     let mut last_flush = start;
 
@@ -537,6 +542,9 @@ pub fn run(
             Err(e) => return Err(e),
         };
         let ke = metric_row(sim.model(), sim.state(), &report, &mut metrics)?;
+        if let (Some(files), Some(d)) = (deformable_files.as_mut(), sim.deformables()) {
+            files.record(d, report.time_step, sim.finished())?;
+        }
         let due = sim.state().time - last_traj >= cfg.trajectory_interval - 1e-9 * report.time_step;
         if due || sim.finished() {
             trajectory_rows(sim.model(), sim.state(), &mut traj)?;
@@ -563,6 +571,9 @@ pub fn run(
             if let Some(w) = impulse_file.as_mut() {
                 w.flush()?;
             }
+            if let Some(f) = deformable_files.as_mut() {
+                f.flush()?;
+            }
             last_flush = Instant::now();
         }
         totals.add(&report, state, ke);
@@ -576,6 +587,13 @@ pub fn run(
     }
     if let Some(w) = impulse_file.as_mut() {
         w.flush()?;
+    }
+    if let Some(files) = deformable_files {
+        let why = match &error {
+            Some(e) => Some(e.to_string()),
+            None => interrupted.then(|| format!("interrupted at t = {} s", sim.state().time)),
+        };
+        files.finish(sim, why)?;
     }
     let mut summary = totals.summary(start.elapsed().as_secs_f64(), sim, error);
     summary.interrupted = interrupted;

@@ -1,0 +1,111 @@
+//! The deformables of a scene stepped together with its rigid bodies (docs/deformable.md,
+//! "Coupling"). One step of `Simulation::step`, from the state at t_n:
+//!
+//! ```text
+//!   F_n, W_n = exchange at t_n            forces on the particles, wrenches on the rigid bodies
+//!                                         (kept from the end of the last step; computed at the
+//!                                         first step)
+//!   rigid step with W_n added to State::external for this step only (its v ← v + h F/m)
+//!   each world: Integrator::begin with F_n held (Taylor, symplectic Euler: the whole step;
+//!               Verlet: x ← x + h v + ½ h² a_n, v ← v + h a_n)
+//!   F_n+1, W_n+1 = exchange at t_n+1      the rigid bodies and the particles where they now are
+//!   each world: Integrator::finish with F_n+1 (Verlet: v ← v_n + ½ h (a_n + a_n+1))
+//! ```
+//!
+//! So a Verlet world takes the coupling forces as Verlet takes its own (the trapezoid of both
+//! ends), and a rigid body as its integrator takes applied forces (F_n over the step). The
+//! impulses they exchange match step by step between two Verlet worlds, or with a world on
+//! the other schemes; between a Verlet world and a rigid body they match once the contact has
+//! ended (the particles have taken ½ h F_N less than the body's h Σ F_n while it lasts: tested).
+//! At rest both sides are at rest exactly (no velocity offset from mixing the schemes). Each
+//! world keeps its own integrator (`[[deformable]] integrator`); all step at the rigid step's h
+//! (deformable scenes refuse adaptive steps).
+use crate::deformable::{Coupler, DeformableError, DeformableIntegrator, Integrator, World};
+use crate::dynamics::{Model, State, Wrench};
+use crate::scene::{deformable_worlds, Scene, SceneError};
+
+/// The deformable worlds of a running scene, their integrators and the coupler.
+pub struct Deformables {
+    /// One world per `[[deformable]]`, in file order.
+    pub worlds: Vec<World>,
+    coupler: Coupler,
+    schemes: Vec<DeformableIntegrator>,
+    integrators: Vec<Integrator>,
+    /// Deepest penetration of each world's particles so far (m).
+    pub max_penetration: Vec<f64>,
+    /// Mechanical energy of each world at the start (J).
+    pub initial_energy: Vec<f64>,
+    /// The rigid bodies' wrenches of the exchange at the current state (`None` before the
+    /// first step).
+    wrenches: Option<Vec<(usize, Wrench)>>,
+}
+
+impl Deformables {
+    /// The scene's deformables, or `None` when it has none.
+    pub fn of_scene(scene: &Scene) -> Result<Option<Deformables>, SceneError> {
+        let desc = &scene.desc;
+        if desc.deformables.is_empty() {
+            return Ok(None);
+        }
+        let built = deformable_worlds(desc, &scene.model)?;
+        let n = built.worlds.len();
+        Ok(Some(Deformables {
+            max_penetration: built.worlds.iter().map(World::max_penetration).collect(),
+            initial_energy: built.worlds.iter().map(World::mechanical_energy).collect(),
+            worlds: built.worlds,
+            coupler: built.coupler,
+            schemes: desc.deformables.iter().map(|d| d.integrator).collect(),
+            integrators: (0..n).map(|_| Integrator::default()).collect(),
+            wrenches: None,
+        }))
+    }
+
+    /// The rigid bodies' wrenches for a step from `state` (N, N m; body, wrench in body order):
+    /// those of the exchange at the end of the last step, or of one made now at the first.
+    pub fn wrenches(&mut self, model: &Model, state: &State) -> Vec<(usize, Wrench)> {
+        if self.wrenches.is_none() {
+            self.wrenches = Some(self.coupler.exchange(&mut self.worlds, model, state));
+        }
+        self.wrenches.clone().unwrap_or_default()
+    }
+
+    /// Step every world by `h` (s) to the rigid bodies' `state` after their step (see the
+    /// module's order), keeping the exchange at the end for the next step.
+    pub fn step(&mut self, h: f64, model: &Model, state: &State) -> Result<(), DeformableError> {
+        for (k, w) in self.worlds.iter_mut().enumerate() {
+            self.integrators[k].begin(w, self.schemes[k], h, false)?;
+        }
+        self.wrenches = Some(self.coupler.exchange(&mut self.worlds, model, state));
+        for (k, w) in self.worlds.iter_mut().enumerate() {
+            self.integrators[k].finish(w, self.schemes[k], h)?;
+            w.time = state.time;
+            let deepest = w.max_penetration().max(w.coupled_penetration);
+            self.max_penetration[k] = self.max_penetration[k].max(deepest);
+        }
+        Ok(())
+    }
+
+    /// The coupler: rigid pieces touched and each world's facets.
+    pub fn coupler(&self) -> &Coupler {
+        &self.coupler
+    }
+}
+
+/// `user` wrenches with `coupling` added, one per body, in body order.
+pub(super) fn merged(
+    user: &[(usize, Wrench)],
+    coupling: &[(usize, Wrench)],
+) -> Vec<(usize, Wrench)> {
+    let mut out: Vec<(usize, Wrench)> = user.to_vec();
+    for (b, w) in coupling {
+        match out.iter_mut().find(|(o, _)| o == b) {
+            Some((_, sum)) => {
+                sum.force += w.force;
+                sum.torque += w.torque;
+            }
+            None => out.push((*b, *w)),
+        }
+    }
+    out.sort_by_key(|(b, _)| *b);
+    out
+}
