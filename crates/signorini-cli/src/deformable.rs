@@ -30,6 +30,18 @@ pub(crate) fn report(sim: &Simulation, dir: &Path) {
             w.max_penetration().max(w.coupled_penetration),
             w.coupled_contacts
         );
+        if let Some(a) = d.adaptive_stats(k) {
+            say!(
+                "  adaptive steps: {} accepted ({:.3e} to {:.3e} s, mean {:.3e} s), {} rejected, {} forced at the smallest; largest energy error {:.3e} J",
+                a.accepted,
+                a.smallest,
+                a.largest,
+                a.mean(),
+                a.rejected,
+                a.forced,
+                a.max_error
+            );
+        }
     }
     let files: Vec<String> = std::iter::once("deformables.json".to_string())
         .chain(desc.deformables.iter().flat_map(|t| {

@@ -12,7 +12,7 @@
 use super::desc::{BodyShapeDesc, SceneDesc, ShapeDesc};
 use super::SceneError;
 use crate::deformable::{add_box, Coupler, Plane, Polytope, World, WorldSettings};
-use crate::dynamics::Model;
+use crate::dynamics::{AdaptiveSettings, Model};
 use crate::geometry::Shape;
 use glam::{DQuat, DVec3};
 
@@ -24,6 +24,9 @@ pub struct DeformableWorlds {
     /// The rigid pieces the worlds touch two-way (or, fixed, through the coupler), and the
     /// worlds' facets.
     pub coupler: Coupler,
+    /// Each world's adaptive steps inside a scene step (`[[deformable]] adaptive_tolerance`):
+    /// ε_e, the smallest step and the scene's `time_step` as the largest; `None`: fixed steps.
+    pub adaptive: Vec<Option<AdaptiveSettings>>,
 }
 
 /// The plane of a half-space shape with outward local normal `n` at pose (`position`,
@@ -142,6 +145,7 @@ pub fn deformable_worlds(desc: &SceneDesc, model: &Model) -> Result<DeformableWo
         .collect();
     let h = desc.simulation.settings.time_step;
     let mut worlds = Vec::with_capacity(desc.deformables.len());
+    let mut adaptives = Vec::with_capacity(desc.deformables.len());
     for (i, d) in desc.deformables.iter().enumerate() {
         if desc.simulation.settings.adaptive.is_some() {
             return Err(SceneError::new(
@@ -149,7 +153,7 @@ pub fn deformable_worlds(desc: &SceneDesc, model: &Model) -> Result<DeformableWo
                 d.line,
                 &d.key,
                 "deformables step at simulation.time_step; [simulation.adaptive] is not supported with them",
-                "remove [simulation.adaptive] from this scene",
+                "remove [simulation.adaptive] from this scene; for Deguet's adaptive steps of a deformable, give it adaptive_tolerance (J): its steps then divide each scene step",
             ));
         }
         let mut world = World::new(WorldSettings {
@@ -175,8 +179,23 @@ pub fn deformable_worlds(desc: &SceneDesc, model: &Model) -> Result<DeformableWo
                 "see docs/scene-format.md, [[deformable]], for each key's range",
             )
         })?;
+        let adaptive = adaptive_settings(desc, d, h)?;
         let stable = 2.0 / world.max_frequency();
-        if h > stable {
+        if let Some(a) = adaptive.filter(|a| a.min_time_step > stable) {
+            let line = d.key_lines.line_of("adaptive_min_step", d.line);
+            return Err(SceneError::new(
+                file,
+                line,
+                format!("{}.adaptive_min_step", d.key),
+                format!(
+                    "adaptive_min_step = {} s is above the stable step of deformable `{}`: 2/ω_max = {stable:.3e} s (a step forced at the smallest length must be stable)",
+                    a.min_time_step, d.spec.name
+                ),
+                "give an adaptive_min_step below that bound",
+            ));
+        }
+        adaptives.push(adaptive);
+        if adaptive.is_none() && h > stable {
             return Err(SceneError::new(
                 file,
                 desc.simulation.line,
@@ -193,7 +212,39 @@ pub fn deformable_worlds(desc: &SceneDesc, model: &Model) -> Result<DeformableWo
     }
     check_rigid_bounds(desc, model, &rigid, &worlds)?;
     let coupler = Coupler::new(&worlds, rigid);
-    Ok(DeformableWorlds { worlds, coupler })
+    Ok(DeformableWorlds {
+        worlds,
+        coupler,
+        adaptive: adaptives,
+    })
+}
+
+/// The adaptive settings of deformable `d` in a scene of step `h` (s): its tolerance, its
+/// smallest step (h/1024 unless given; at most h) and h as the largest.
+fn adaptive_settings(
+    desc: &SceneDesc,
+    d: &super::desc::DeformableDesc,
+    h: f64,
+) -> Result<Option<AdaptiveSettings>, SceneError> {
+    let Some((tolerance, min)) = d.adaptive else {
+        return Ok(None);
+    };
+    let min_time_step = min.unwrap_or(h / 1024.0);
+    if min_time_step > h {
+        let line = d.key_lines.line_of("adaptive_min_step", d.line);
+        return Err(SceneError::new(
+            &desc.file,
+            line,
+            format!("{}.adaptive_min_step", d.key),
+            format!("adaptive_min_step = {min_time_step} s is above simulation.time_step = {h} s"),
+            "the adaptive steps divide each scene step: give an adaptive_min_step below time_step",
+        ));
+    }
+    Ok(Some(AdaptiveSettings {
+        energy_tolerance: tolerance,
+        min_time_step,
+        max_time_step: h,
+    }))
 }
 
 /// Refuse a time step above 2/ω of a free rigid body the deformables touch (`rigid_frequency`).

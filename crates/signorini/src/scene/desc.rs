@@ -446,6 +446,10 @@ pub struct DeformableDesc {
     pub integrator: crate::deformable::DeformableIntegrator,
     /// Time between rows of particle positions, s (> 0).
     pub particle_interval: f64,
+    /// Deguet's energy-based adaptive steps inside each scene step (§4.2): (ε_e (J, > 0), the
+    /// smallest step (s, > 0, ≤ time_step; `None`: time_step / 1024)); `None`: one step of
+    /// `time_step`.
+    pub adaptive: Option<(f64, Option<f64>)>,
     pub line: usize,
     pub key: String,
     /// Lines of the keys given.

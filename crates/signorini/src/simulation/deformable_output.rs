@@ -158,6 +158,17 @@ impl DeformableFiles {
             .enumerate()
             .map(|(k, (w, t))| {
                 let (c, _) = w.free_centroid();
+                let adaptive = d.adaptive_stats(k).map(|a| {
+                    serde_json::json!({
+                        "accepted": a.accepted,
+                        "rejected": a.rejected,
+                        "forced": a.forced,
+                        "smallest": a.smallest,
+                        "largest": a.largest,
+                        "mean": a.mean(),
+                        "max_error": a.max_error,
+                    })
+                });
                 serde_json::json!({
                     "name": t.spec.name,
                     "particles": w.x.len(),
@@ -173,6 +184,7 @@ impl DeformableFiles {
                     "final_kinetic_energy": w.kinetic_energy(&w.v),
                     "max_penetration": d.max_penetration[k],
                     "final_max_penetration": w.max_penetration().max(w.coupled_penetration),
+                    "adaptive": adaptive,
                     "error": error,
                 })
             })

@@ -18,10 +18,15 @@
 //! the other schemes; between a Verlet world and a rigid body they match once the contact has
 //! ended (the particles have taken ½ h F_N less than the body's h Σ F_n while it lasts: tested).
 //! At rest both sides are at rest exactly (no velocity offset from mixing the schemes). Each
-//! world keeps its own integrator (`[[deformable]] integrator`); all step at the rigid step's h
-//! (deformable scenes refuse adaptive steps).
-use crate::deformable::{Coupler, DeformableError, DeformableIntegrator, Integrator, World};
+//! world keeps its own integrator (`[[deformable]] integrator`), at the rigid step's h, or with
+//! `adaptive_tolerance` in Deguet's adaptive steps (§4.2) that cover it, the forces of the
+//! exchange at its start held (an explicit coupling, first order in h; the rigid bodies' own
+//! steps are fixed: deformable scenes refuse `[simulation.adaptive]`).
+use crate::deformable::{
+    AdaptiveDeformable, Coupler, DeformableError, DeformableIntegrator, Integrator, World,
+};
 use crate::dynamics::{Model, State, Wrench};
+use crate::pipeline::adaptive::AdaptiveStats;
 use crate::scene::{deformable_worlds, Scene, SceneError};
 
 /// The deformable worlds of a running scene, their integrators and the coupler.
@@ -30,7 +35,7 @@ pub struct Deformables {
     pub worlds: Vec<World>,
     coupler: Coupler,
     schemes: Vec<DeformableIntegrator>,
-    integrators: Vec<Integrator>,
+    steppers: Vec<WorldStepper>,
     /// Deepest penetration of each world's particles so far (m).
     pub max_penetration: Vec<f64>,
     /// Mechanical energy of each world at the start (J).
@@ -54,8 +59,21 @@ impl Deformables {
             initial_energy: built.worlds.iter().map(World::mechanical_energy).collect(),
             worlds: built.worlds,
             coupler: built.coupler,
+            steppers: (0..n)
+                .map(|k| {
+                    let d = &desc.deformables[k];
+                    match built.adaptive[k] {
+                        None => Ok(WorldStepper::Fixed(Integrator::default())),
+                        Some(a) => AdaptiveDeformable::new(a, d.integrator, a.max_time_step)
+                            .map(WorldStepper::Adaptive)
+                            .map_err(|e| {
+                                let hint = "see docs/scene-format.md, [[deformable]]";
+                                SceneError::new(&desc.file, d.line, &d.key, e.to_string(), hint)
+                            }),
+                    }
+                })
+                .collect::<Result<_, _>>()?,
             schemes: desc.deformables.iter().map(|d| d.integrator).collect(),
-            integrators: (0..n).map(|_| Integrator::default()).collect(),
             wrenches: None,
         }))
     }
@@ -73,16 +91,24 @@ impl Deformables {
     /// module's order), keeping the exchange at the end for the next step.
     pub fn step(&mut self, h: f64, model: &Model, state: &State) -> Result<(), DeformableError> {
         for (k, w) in self.worlds.iter_mut().enumerate() {
-            self.integrators[k].begin(w, self.schemes[k], h, false)?;
+            self.steppers[k].begin(w, self.schemes[k], h)?;
         }
         self.wrenches = Some(self.coupler.exchange(&mut self.worlds, model, state));
         for (k, w) in self.worlds.iter_mut().enumerate() {
-            self.integrators[k].finish(w, self.schemes[k], h)?;
+            self.steppers[k].finish(w, self.schemes[k], h)?;
             w.time = state.time;
             let deepest = w.max_penetration().max(w.coupled_penetration);
             self.max_penetration[k] = self.max_penetration[k].max(deepest);
         }
         Ok(())
+    }
+
+    /// World `k`'s adaptive steps so far (`None` for fixed steps).
+    pub fn adaptive_stats(&self, k: usize) -> Option<&AdaptiveStats> {
+        match &self.steppers[k] {
+            WorldStepper::Fixed(_) => None,
+            WorldStepper::Adaptive(a) => Some(&a.stats),
+        }
     }
 
     /// The coupler: rigid pieces touched and each world's facets.
@@ -108,4 +134,48 @@ pub(super) fn merged(
     }
     out.sort_by_key(|(b, _)| *b);
     out
+}
+
+/// How a world advances over one scene step.
+enum WorldStepper {
+    /// One step of the scene's h, split around the exchange at its end (`Integrator::begin`,
+    /// `finish`).
+    Fixed(Integrator),
+    /// Deguet's adaptive steps (§4.2) until the scene step is covered, the coupling forces of
+    /// the exchange at its start held throughout (they are the world's `coupling`).
+    Adaptive(AdaptiveDeformable),
+}
+
+impl WorldStepper {
+    fn begin(
+        &mut self,
+        w: &mut World,
+        scheme: DeformableIntegrator,
+        h: f64,
+    ) -> Result<(), DeformableError> {
+        match self {
+            WorldStepper::Fixed(it) => it.begin(w, scheme, h, false).map(|_| ()),
+            WorldStepper::Adaptive(a) => {
+                let end = w.time + h;
+                // Stop within a billionth of the step of the end: the last attempt is clipped
+                // to the remainder, so this only absorbs round-off in the sum of the steps.
+                while end - w.time > 1e-9 * h {
+                    a.step(w, end - w.time)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn finish(
+        &mut self,
+        w: &mut World,
+        scheme: DeformableIntegrator,
+        h: f64,
+    ) -> Result<(), DeformableError> {
+        match self {
+            WorldStepper::Fixed(it) => it.finish(w, scheme, h),
+            WorldStepper::Adaptive(_) => Ok(()),
+        }
+    }
 }

@@ -112,6 +112,19 @@ impl<'a, 'i> Parser<'a, 'i> {
             slip_speed: r.num("slip_speed", c.slip_speed, Check::Positive)?,
         };
         let particle_interval = r.num("particle_interval", 0.01, Check::Positive)?;
+        let tolerance = r.opt_num("adaptive_tolerance", Check::Positive)?;
+        let min_step = r.opt_num("adaptive_min_step", Check::Positive)?;
+        let adaptive = match (tolerance, min_step) {
+            (Some(tol), min) => Some((tol, min)),
+            (None, None) => None,
+            (None, Some(_)) => {
+                return Err(r.err(
+                    "adaptive_min_step",
+                    "adaptive_min_step without adaptive_tolerance",
+                    "add `adaptive_tolerance = 1e-7` (J, the energy error allowed per step) to step this deformable adaptively, or remove adaptive_min_step",
+                ))
+            }
+        };
         let key_lines = r.key_lines();
         r.finish()?;
         self.scene.deformables.push(DeformableDesc {
@@ -129,6 +142,7 @@ impl<'a, 'i> Parser<'a, 'i> {
             drag,
             integrator,
             particle_interval,
+            adaptive,
             line: self.cx.line(v.span().start),
             key,
             key_lines,
