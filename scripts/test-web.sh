@@ -6,7 +6,8 @@
 #   3. runs target/release/signorini (the workspace's release build; built here if missing) with
 #      --html on bundled examples: bounce.toml (a ball falls on a half-space),
 #      block_penetrating_plane.toml (contacts from t = 0), robot_grasp.toml (an arm's links from
-#      links.csv lift a box) and, unless SIGNORINI_WEB_BIG=0,
+#      links.csv lift a box), deformable_coupling.toml for 0.2 s (deformables' particles) and,
+#      unless SIGNORINI_WEB_BIG=0,
 #      bin_200.toml for 5 s under deepest-point (200 boxes in a compound bin: the size and
 #      load-time targets, <= 20 MB and <= 3 s);
 #   4. node --test web/test/replay.test.mjs: no console or page error, every body drawn, the slider and play move
@@ -42,7 +43,9 @@ trap 'rm -rf "$work"' EXIT
 "$bin" run examples/bounce.toml --duration 1.0 --out "$work/bounce" --html
 "$bin" run examples/block_penetrating_plane.toml --duration 1.0 --out "$work/block" --html
 "$bin" run examples/robot_grasp.toml --out "$work/robot" --html
+"$bin" run examples/deformable_coupling.toml --duration 0.2 --out "$work/deform" --html
 export SIGNORINI_WEB_FALL="$work/bounce" SIGNORINI_WEB_BLOCK="$work/block" SIGNORINI_WEB_ROBOT="$work/robot"
+export SIGNORINI_WEB_DEFORM="$work/deform"
 if [ "${SIGNORINI_WEB_BIG:-1}" != 0 ]; then
     start=$(date +%s)
     "$bin" run examples/bin_200.toml --model deepest-point --duration 5 --out "$work/bin_200" --html

@@ -49,6 +49,14 @@ export function loadData(element) {
       touching: typed(raw.contacts.touching, Uint8Array, n, 'contacts.touching'),
     };
   }
+  // Deformables (docs/replay.md): per deformable its particle frames at the times the run wrote
+  // them; the facets and names are in the scene's `deformables`.
+  const deformables = (raw.deformables || []).map((d, k) => ({
+    count: d.count,
+    particles: d.particles,
+    time: typed(d.time, Float64Array, d.count, `deformables[${k}].time`),
+    position: typed(d.position, Float32Array, d.count * d.particles * 3, `deformables[${k}].position`),
+  }));
   const m = raw.metrics;
   const metrics = {
     count: m.count,
@@ -58,5 +66,5 @@ export function loadData(element) {
     penetration: typed(m.max_penetration, Float32Array, m.count, 'metrics.max_penetration'),
     bucketed: m.bucketed,
   };
-  return { title: raw.title, scene: raw.scene, frames, contacts, metrics, info: raw.info || {} };
+  return { title: raw.title, scene: raw.scene, frames, contacts, deformables, metrics, info: raw.info || {} };
 }

@@ -72,7 +72,7 @@ function main() {
   document.head.appendChild(style);
 
   const data = loadData(document.getElementById('signorini-replay-data'));
-  const { scene: sceneDesc, frames, contacts, metrics } = data;
+  const { scene: sceneDesc, frames, contacts, deformables, metrics } = data;
   const bodies = sceneDesc.bodies;
   const F = frames.count;
   const D = frames.bodies.length;
@@ -138,6 +138,12 @@ function main() {
       box.expandByPoint(p.addScalar(-r));
     }
   });
+  // The deformables' particles at their first frame.
+  for (const d of deformables) {
+    for (let i = 0; d.count > 0 && i < d.particles; i++) {
+      box.expandByPoint(p.set(d.position[3 * i], d.position[3 * i + 1], d.position[3 * i + 2]));
+    }
+  }
   if (box.isEmpty()) box.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
   const center = box.getCenter(new THREE.Vector3());
   const size = Math.max(box.getSize(new THREE.Vector3()).length(), 0.1);
@@ -226,6 +232,61 @@ function main() {
     groups.push(group);
   });
 
+  // ---- deformables: each particle a ball of its contact radius (the surface the contacts
+  // see), and a translucent mesh over the facets through the outer particles' centres ----
+  const deformableMeshes = (sceneDesc.deformables || []).map((desc, k) => {
+    const d = deformables[k];
+    const geo = new THREE.BufferGeometry();
+    geo.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3 * d.particles), 3));
+    geo.setIndex(desc.triangles.flat());
+    const color = new THREE.Color().setHSL((0.08 + 0.618034 * k) % 1, 0.55, 0.6);
+    const mesh = new THREE.Mesh(geo, new THREE.MeshStandardMaterial({
+      color, roughness: 0.8, side: THREE.DoubleSide, flatShading: true, transparent: true, opacity: 0.45,
+    }));
+    mesh.name = desc.name;
+    const balls = new THREE.InstancedMesh(
+      new THREE.SphereGeometry(Math.max(desc.radius, size * 1e-3), 12, 8),
+      new THREE.MeshStandardMaterial({ color, roughness: 0.7 }),
+      d.particles,
+    );
+    scene.add(mesh);
+    scene.add(balls);
+    return { mesh, geo, balls, frame: -1 };
+  });
+  const particleMatrix = new THREE.Matrix4();
+
+  function particleFrameAt(d, time) {
+    // Last particle frame at or before `time`.
+    if (d.count === 0 || time <= d.time[0]) return 0;
+    let lo = 0;
+    let hi = d.count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (d.time[mid] <= time + 1e-12) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  function applyDeformables() {
+    deformableMeshes.forEach((m, k) => {
+      const d = deformables[k];
+      const f = particleFrameAt(d, t);
+      if (d.count === 0 || f === m.frame) return;
+      const n = 3 * d.particles;
+      const xs = d.position.subarray(f * n, (f + 1) * n);
+      m.geo.attributes.position.array.set(xs);
+      m.geo.attributes.position.needsUpdate = true;
+      for (let i = 0; i < d.particles; i++) {
+        m.balls.setMatrixAt(i, particleMatrix.makeTranslation(xs[3 * i], xs[3 * i + 1], xs[3 * i + 2]));
+      }
+      m.balls.instanceMatrix.needsUpdate = true;
+      m.balls.computeBoundingSphere();
+      m.geo.computeVertexNormals();
+      m.geo.computeBoundingSphere();
+      m.frame = f;
+    });
+  }
+
   function niceStep(x) {
     const e = Math.pow(10, Math.floor(Math.log10(x)));
     const m = x / e;
@@ -295,6 +356,7 @@ function main() {
   }
 
   function applyFrame() {
+    applyDeformables();
     for (const [i, k] of slot) {
       const o = (frame * D + k) * 7;
       const g = groups[i];
@@ -475,6 +537,14 @@ function main() {
     },
     selectedBody: () => selected,
     contactsDrawn: () => (points.visible ? contactsDrawn : 0),
+    deformableCount: deformableMeshes.length,
+    deformableName: (k) => deformableMeshes[k].mesh.name,
+    // Particle `i` of deformable `k` as drawn now (m).
+    deformableParticle: (k, i) => Array.from(deformableMeshes[k].geo.attributes.position.array.subarray(3 * i, 3 * i + 3)),
+    deformableFrameTime: (k) => {
+      const m = deformableMeshes[k];
+      return m.frame < 0 ? null : deformables[k].time[m.frame];
+    },
     renderedFrames: () => rendered,
   });
 }

@@ -11,6 +11,7 @@
 //   SIGNORINI_WEB_FALL  output directory of a run with a falling body (test-web.sh: bounce.toml)
 //   SIGNORINI_WEB_BLOCK output directory of block_penetrating_plane (contacts at t = 0)
 //   SIGNORINI_WEB_ROBOT output directory of robot_grasp.toml (a robot scene: links.csv poses)
+//   SIGNORINI_WEB_DEFORM output directory of deformable_coupling.toml (deformables' particles)
 //   SIGNORINI_WEB_BIG   output directory of bin_200 (optional): ≤ 20 MB, loads in ≤ 3 s
 //   SIGNORINI_WEB_SCREENSHOT where to save the screenshot (default docs/img/replay.png)
 //   SIGNORINI_WEB_SHOT_DIR, SIGNORINI_WEB_SHOT_TIME the page and time (s) photographed (default
@@ -183,6 +184,31 @@ test('a robot run: its links drawn from links.csv, the grasped box lifted, conta
   await page.evaluate(() => window.signoriniReplay.setTime(0));
   const n = await page.evaluate(() => window.signoriniReplay.contactsDrawn());
   assert.ok(n >= 4, `the box rests on its four bottom corners at t = 0: ${n} points`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('deformables: each drawn over its facets, its particles moved with time', async () => {
+  const out = env('SIGNORINI_WEB_DEFORM');
+  const scene = sceneOf(out);
+  assert.equal(scene.deformables.length, 2, 'the mat and the block are in scene.json');
+  const { page, problems } = await open(out);
+  assert.equal(await page.evaluate(() => window.signoriniReplay.deformableCount), 2);
+  assert.equal(await page.evaluate(() => window.signoriniReplay.deformableName(1)), 'block');
+  // Particle 0 of the block, at t = 0 and at the end, against the particles file's first and
+  // last rows (float32 on the page: 1e-6 m is far below a cell and far above its rounding).
+  const rows = fs.readFileSync(path.join(out, 'deformable_block_particles.csv'), 'utf8').trim().split('\n').slice(1)
+    .map((l) => l.split(',').map(Number)).filter((v) => v[1] === 0);
+  const at = (t) => page.evaluate((t) => { window.signoriniReplay.setTime(t); return window.signoriniReplay.deformableParticle(1, 0); }, t);
+  const end = await page.evaluate(() => window.signoriniReplay.duration);
+  const [p0, p1] = [await at(0), await at(end)];
+  const [first, last] = [rows[0], rows[rows.length - 1]];
+  for (let d = 0; d < 3; d++) {
+    assert.ok(Math.abs(p0[d] - first[2 + d]) < 1e-6, `t = 0: ${p0} vs ${first}`);
+    assert.ok(Math.abs(p1[d] - last[2 + d]) < 1e-6, `end: ${p1} vs ${last}`);
+  }
+  // The block fell onto the mat: 2 cm and a little more.
+  assert.ok(p0[2] - p1[2] > 0.015, `the block's particle fell: ${p0[2]} -> ${p1[2]}`);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -176,6 +176,7 @@ pub fn page(dir: &Path, fps: f64) -> Result<(String, PageStats), ReplayError> {
         None => None,
     };
     let metrics = metrics(&metrics_path)?;
+    let deformables = deformables(dir, &scene, &scene_path)?;
     let title = scene
         .get("scene")
         .and_then(|s| s.as_str())
@@ -205,6 +206,12 @@ pub fn page(dir: &Path, fps: f64) -> Result<(String, PageStats), ReplayError> {
             "normal": b64(c.normal.iter().map(|&x| x as u8)),
             "touching": b64(c.touching.iter().copied()),
         })),
+        "deformables": deformables.iter().map(|d| serde_json::json!({
+            "count": d.times.len(),
+            "particles": d.particles,
+            "time": b64_f64(&d.times),
+            "position": b64_f32(&d.position),
+        })).collect::<Vec<_>>(),
         "metrics": {
             "count": metrics.time.len(),
             "rows": metrics.rows,
@@ -239,6 +246,87 @@ pub fn page(dir: &Path, fps: f64) -> Result<(String, PageStats), ReplayError> {
         bytes: html.len(),
     };
     Ok((html, stats))
+}
+
+/// One deformable's particle frames (`deformable_<name>_particles.csv`): every time the run
+/// wrote, each with every particle's position (m, as f32).
+struct ParticleFrames {
+    particles: usize,
+    times: Vec<f64>,
+    position: Vec<f32>,
+}
+
+/// The particle frames of each deformable `scene.json` lists (none for a run without).
+fn deformables(
+    dir: &Path,
+    scene: &serde_json::Value,
+    scene_path: &Path,
+) -> Result<Vec<ParticleFrames>, ReplayError> {
+    let Some(list) = scene.get("deformables").and_then(|d| d.as_array()) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::with_capacity(list.len());
+    for (k, d) in list.iter().enumerate() {
+        let file = d.get("particles_file").and_then(|f| f.as_str());
+        let count = d.get("particles").and_then(|n| n.as_u64());
+        let (Some(file), Some(count @ 1..)) = (file, count) else {
+            let why = format!("deformable #{k} lacks `particles_file` or a `particles` count ≥ 1");
+            return Err(malformed(scene_path, 0, why));
+        };
+        if file.is_empty() || file.contains(['/', '\\']) || file == ".." {
+            return Err(malformed(scene_path, 0, format!("deformable #{k}: bad particles_file `{file}`")));
+        }
+        out.push(particle_frames(&dir.join(file), count as usize)?);
+    }
+    Ok(out)
+}
+
+/// Read a particles file: rows `time, particle, x, y, z, fixed`, `particles` rows a time, in
+/// particle order.
+fn particle_frames(path: &Path, particles: usize) -> Result<ParticleFrames, ReplayError> {
+    if !path.is_file() {
+        return Err(ReplayError::Missing {
+            path: path.to_path_buf(),
+            why: "it holds a deformable's particle positions",
+        });
+    }
+    let mut it = lines(path)?;
+    expect_header(path, &mut it, signorini::simulation::deformable_output::PARTICLES_HEADER)?;
+    let mut out = ParticleFrames {
+        particles,
+        times: Vec::new(),
+        position: Vec::new(),
+    };
+    let mut row = 0usize;
+    for (line, text) in it {
+        let text = text.map_err(|source| ReplayError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let v: Vec<&str> = text.split(',').collect();
+        let parsed: Option<(f64, usize, [f64; 3])> = (v.len() == 6)
+            .then(|| {
+                let num = |i: usize| v[i].parse::<f64>().ok().filter(|x| x.is_finite());
+                Some((num(0)?, v[1].parse().ok()?, [num(2)?, num(3)?, num(4)?]))
+            })
+            .flatten();
+        let Some((time, index, x)) = parsed else {
+            return Err(malformed(path, line, "expected `time, particle, x, y, z, fixed` with finite numbers"));
+        };
+        if index != row % particles {
+            let why = format!("particle {index} where particle {} was expected", row % particles);
+            return Err(malformed(path, line, why));
+        }
+        if index == 0 {
+            out.times.push(time);
+        }
+        out.position.extend(x.map(|c| c as f32));
+        row += 1;
+    }
+    if row % particles != 0 {
+        return Err(malformed(path, 0, "the last time has fewer rows than particles"));
+    }
+    Ok(out)
 }
 
 /// The file of the bodies' poses `scene.json` names (`poses`: a tree run's `links.csv`), or

@@ -5,7 +5,9 @@
 //!   contacts (the world's own obstacles, then the coupled surfaces), at t = 0, every
 //!   `[output] trajectory_interval` (every step when 0) and at the last step;
 //! - `deformable_<name>_particles.csv`: every particle's position every `particle_interval`;
-//! - `deformables.json`: one summary per deformable, at the end.
+//! - `deformables.json`: one summary per deformable, at the end;
+//! - in `scene.json`, `deformables`: each one's particle count, contact radius and facets, for
+//!   the replay page (`scene_json`).
 use super::run::{RunError, Writer};
 use super::{Deformables, Simulation};
 use crate::deformable::World;
@@ -49,6 +51,32 @@ fn particle_rows(out: &mut Writer, w: &World) -> Result<(), RunError> {
         ))?;
     }
     Ok(())
+}
+
+/// `scene.json`'s `deformables`: per deformable its `name`, `particles` (count), `radius` (m,
+/// the contact radius) and `triangles` (its facets, `deformable::Facets`, as particle indices
+/// of its own particles file), in the order of `[[deformable]]`.
+pub fn scene_json(d: &Deformables, desc: &crate::scene::SceneDesc) -> serde_json::Value {
+    let list: Vec<serde_json::Value> = d
+        .worlds
+        .iter()
+        .zip(&desc.deformables)
+        .enumerate()
+        .map(|(k, (w, t))| {
+            let triangles: Vec<[usize; 3]> = d.coupler().facets[k]
+                .iter()
+                .flat_map(|f| f.triangles.iter().copied())
+                .collect();
+            serde_json::json!({
+                "name": t.spec.name,
+                "particles": w.x.len(),
+                "radius": w.radius.first().copied().unwrap_or(0.0),
+                "particles_file": format!("deformable_{}_particles.csv", t.spec.name),
+                "triangles": triangles,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(list)
 }
 
 /// The open files of one run's deformables and when each next writes.

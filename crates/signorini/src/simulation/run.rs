@@ -396,7 +396,7 @@ pub fn scene_json(sim: &Simulation, state: &State, cfg: &RunConfig) -> serde_jso
             })
         })
         .collect();
-    json!({
+    let mut out = json!({
         "scene": sim.scene().desc.file,
         "time_step": m.settings.time_step,
         "duration": m.settings.duration,
@@ -407,7 +407,11 @@ pub fn scene_json(sim: &Simulation, state: &State, cfg: &RunConfig) -> serde_jso
         },
         "bodies": bodies,
         "version": env!("CARGO_PKG_VERSION"),
-    })
+    });
+    if let Some(d) = sim.deformables() {
+        out["deformables"] = super::deformable_output::scene_json(d, &sim.scene().desc);
+    }
+    out
 }
 
 /// One piece of `scene.json`: its shape (sphere radius; polytope vertices and faces; half-space
