@@ -274,7 +274,11 @@ fn deformables(
             return Err(malformed(scene_path, 0, why));
         };
         if file.is_empty() || file.contains(['/', '\\']) || file == ".." {
-            return Err(malformed(scene_path, 0, format!("deformable #{k}: bad particles_file `{file}`")));
+            return Err(malformed(
+                scene_path,
+                0,
+                format!("deformable #{k}: bad particles_file `{file}`"),
+            ));
         }
         out.push(particle_frames(&dir.join(file), count as usize)?);
     }
@@ -291,7 +295,11 @@ fn particle_frames(path: &Path, particles: usize) -> Result<ParticleFrames, Repl
         });
     }
     let mut it = lines(path)?;
-    expect_header(path, &mut it, signorini::simulation::deformable_output::PARTICLES_HEADER)?;
+    expect_header(
+        path,
+        &mut it,
+        signorini::simulation::deformable_output::PARTICLES_HEADER,
+    )?;
     let mut out = ParticleFrames {
         particles,
         times: Vec::new(),
@@ -311,10 +319,17 @@ fn particle_frames(path: &Path, particles: usize) -> Result<ParticleFrames, Repl
             })
             .flatten();
         let Some((time, index, x)) = parsed else {
-            return Err(malformed(path, line, "expected `time, particle, x, y, z, fixed` with finite numbers"));
+            return Err(malformed(
+                path,
+                line,
+                "expected `time, particle, x, y, z, fixed` with finite numbers",
+            ));
         };
         if index != row % particles {
-            let why = format!("particle {index} where particle {} was expected", row % particles);
+            let why = format!(
+                "particle {index} where particle {} was expected",
+                row % particles
+            );
             return Err(malformed(path, line, why));
         }
         if index == 0 {
@@ -324,7 +339,11 @@ fn particle_frames(path: &Path, particles: usize) -> Result<ParticleFrames, Repl
         row += 1;
     }
     if row % particles != 0 {
-        return Err(malformed(path, 0, "the last time has fewer rows than particles"));
+        return Err(malformed(
+            path,
+            0,
+            "the last time has fewer rows than particles",
+        ));
     }
     Ok(out)
 }
