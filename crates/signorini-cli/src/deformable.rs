@@ -30,6 +30,20 @@ pub(crate) fn report(sim: &Simulation, dir: &Path) {
             w.max_penetration().max(w.coupled_penetration),
             w.coupled_contacts
         );
+        if matches!(
+            w.settings.law,
+            signorini::deformable::ContactLaw::Impulse { .. }
+        ) {
+            let t = d.impulses;
+            say!(
+                "  impulse law: {} steps with touches, up to {} touches and {} sweeps a step, {} not converged (largest residual {:.3e} m/s)",
+                t.steps,
+                t.most_touches,
+                t.most_sweeps,
+                t.unconverged,
+                t.largest_residual
+            );
+        }
         if let Some(a) = d.adaptive_stats(k) {
             say!(
                 "  adaptive steps: {} accepted ({:.3e} to {:.3e} s, mean {:.3e} s), {} rejected, {} forced at the smallest; largest energy error {:.3e} J",

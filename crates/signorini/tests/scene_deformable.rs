@@ -120,6 +120,27 @@ fn each_bad_value_is_refused_at_its_line_and_key() {
             "",
         ),
         (
+            "contact_law = \"bouncy\"\n",
+            14,
+            "deformable[0].contact_law",
+            "unknown contact law",
+            "impulse",
+        ),
+        (
+            "restitution = 0.5\n",
+            14,
+            "deformable[0].restitution",
+            "without contact_law",
+            "contact_law = \"impulse\"",
+        ),
+        (
+            "contact_law = \"impulse\"\nrestitution = 1.5\n",
+            15,
+            "deformable[0].restitution",
+            "above 1",
+            "[0, 1]",
+        ),
+        (
             "adaptive_min_step = 1e-6\n",
             14,
             "deformable[0].adaptive_min_step",

@@ -25,7 +25,8 @@
 //! is checked where a scene is built (`simulation::deformables`).
 use super::contact::{Plane, Polytope};
 use super::facets::{facet_force, Facets};
-use super::world::World;
+use super::impulse::{Other, Touch};
+use super::world::{ContactLaw, World};
 use crate::dynamics::{piece_pose, Model, State, Wrench};
 use crate::geometry::Shape;
 use glam::DVec3;
@@ -134,8 +135,12 @@ impl Coupler {
         wrenches
     }
 
-    /// The rigid pieces' forces on `w`'s particles, and their reactions into `wrenches`.
+    /// The rigid pieces' forces on `w`'s particles, and their reactions into `wrenches` (none
+    /// for a world under the impulse law: `touches`).
     fn rigid_on_world(&self, w: &mut World, model: &Model, state: &State, wrenches: &mut Vec<(usize, Wrench)>) {
+        if w.settings.law != ContactLaw::Penalty {
+            return;
+        }
         let law = w.settings.contact;
         for &(body, piece) in &self.rigid {
             let Some((shape, centre, reach)) = posed(model, state, body, piece) else {
@@ -173,8 +178,12 @@ impl Coupler {
         }
     }
 
-    /// World `b`'s facets' forces on world `a`'s particles, and their reactions on `b`'s.
+    /// World `b`'s facets' forces on world `a`'s particles, and their reactions on `b`'s (none
+    /// when `a` is under the impulse law: `touches`).
     fn world_on_world(&self, worlds: &mut [World], a: usize, b: usize) {
+        if worlds[a].settings.law != ContactLaw::Penalty {
+            return;
+        }
         for facets in &self.facets[b] {
             if facets.triangles.is_empty() {
                 continue;
@@ -208,6 +217,57 @@ impl Coupler {
                 }
             }
         }
+    }
+
+    /// The touches of the particles of every world under the impulse law at the current
+    /// positions (`impulse.rs`): with the world's own planes and polytopes, the coupled rigid
+    /// pieces (a fixed piece, or one of a body not yet released, as a fixed surface) and the
+    /// other worlds' facets.
+    pub fn touches(&self, worlds: &[World], model: &Model, state: &State) -> Vec<Touch> {
+        let mut out = Vec::new();
+        let pieces: Vec<_> = self
+            .rigid
+            .iter()
+            .filter_map(|&(body, piece)| posed(model, state, body, piece).map(|p| (body, p)))
+            .collect();
+        for (k, w) in worlds.iter().enumerate() {
+            if w.settings.law == ContactLaw::Penalty {
+                continue;
+            }
+            for p in (0..w.x.len()).filter(|&p| !w.fixed[p]) {
+                let (x, r) = (w.x[p], w.radius[p]);
+                let mut touch = |normal: DVec3, depth: f64, other: Other| {
+                    if depth > 0.0 {
+                        out.push(Touch { world: k, particle: p, normal, depth, other });
+                    }
+                };
+                for plane in w.surfaces(x) {
+                    touch(plane.normal, plane.penetration(x, r), Other::Fixed);
+                }
+                for (body, (shape, centre, reach)) in &pieces {
+                    if (x - *centre).length() > reach + r {
+                        continue;
+                    }
+                    let Some(plane) = shape.surface(x) else {
+                        continue;
+                    };
+                    let b = &model.bodies[*body];
+                    let held = b.fixed || b.release_time > state.time;
+                    let other = if held { Other::Fixed } else { Other::Rigid { body: *body } };
+                    touch(plane.normal, plane.penetration(x, r), other);
+                }
+                for (b, wb) in worlds.iter().enumerate().filter(|(b, _)| *b != k) {
+                    for facets in &self.facets[b] {
+                        let reach = r + facets.radius;
+                        if let Some(c) = facets.nearest(x, &wb.x, reach) {
+                            let other = Other::Facet { world: b, corners: c.corners, weights: c.weights };
+                            touch(c.normal, reach - c.distance, other);
+                        }
+                    }
+                }
+            }
+        }
+        out
     }
 }
 

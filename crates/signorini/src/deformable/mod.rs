@@ -10,7 +10,9 @@
 //! - `facets.rs`: the triangles over a body's outer particles, and a particle's contact with
 //!   them.
 //! - `couple.rs`: two-way contact with rigid bodies and between deformable worlds: the forces
-//!   each side takes for one step.
+//!   each side takes for one step, or the touches the impulse law resolves.
+//! - `impulse.rs`: the impulse law (Newton and Coulomb by sequential impulses, then a position
+//!   projection) for `contact_law = "impulse"`.
 //! - `integrate.rs`: Taylor (Deguet eqs. 10–11), symplectic Euler and Verlet steps, and Deguet's
 //!   energy-based adaptive step (§4.2).
 //!
@@ -22,6 +24,7 @@ pub mod contact;
 pub mod couple;
 pub mod facets;
 pub mod generate;
+pub mod impulse;
 pub mod integrate;
 pub mod world;
 
@@ -33,4 +36,4 @@ pub use generate::{add_box, BoxSpec, Clamp, DeformableMaterial};
 pub use integrate::{
     AdaptiveDeformable, DeformableError, DeformableIntegrator, DeformableStep, Integrator,
 };
-pub use world::{BodyInfo, Forces, World, WorldSettings};
+pub use world::{BodyInfo, ContactLaw, Forces, World, WorldSettings};

@@ -35,6 +35,20 @@ pub struct WorldSettings {
     pub drag: f64,
     /// Penalty contact with the planes.
     pub contact: PlaneContact,
+    /// How the particles' contacts act: penalty forces (`contact`), or impulses at the end of
+    /// each step (`impulse.rs`; `contact.friction` is then the impulses' Coulomb coefficient).
+    pub law: ContactLaw,
+}
+
+/// A deformable's contact law.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum ContactLaw {
+    /// Hunt–Crossley forces with regularised Coulomb friction (`contact.rs`).
+    #[default]
+    Penalty,
+    /// Newton's impact law with Coulomb friction, by sequential impulses, and a position
+    /// projection out of every surface (`impulse.rs`); `restitution` e in [0, 1].
+    Impulse { restitution: f64 },
 }
 
 impl Default for WorldSettings {
@@ -43,6 +57,7 @@ impl Default for WorldSettings {
             gravity: DVec3::new(0.0, 0.0, -9.81),
             drag: 0.0,
             contact: PlaneContact::default(),
+            law: ContactLaw::Penalty,
         }
     }
 }
@@ -228,7 +243,8 @@ impl World {
                 f.other[p] += s.damping;
             }
         }
-        for p in (0..n).filter(|&p| !self.fixed[p]) {
+        let penalty = self.settings.law == ContactLaw::Penalty;
+        for p in (0..n).filter(|&p| penalty && !self.fixed[p]) {
             for plane in self.surfaces(x[p]) {
                 if let Some((elastic, other)) =
                     self.settings.contact.force(plane, x[p], v[p], self.radius[p])
@@ -257,8 +273,9 @@ impl World {
             .map(|p| -self.mass[p] * g.dot(x[p]))
             .sum();
         let springs = self.elastic_energy(x);
+        let penalty = self.settings.law == ContactLaw::Penalty;
         let contact: f64 = (0..x.len())
-            .filter(|&p| !self.fixed[p])
+            .filter(|&p| penalty && !self.fixed[p])
             .map(|p| {
                 self.surfaces(x[p])
                     .map(|pl| self.settings.contact.energy(pl, x[p], self.radius[p]))
@@ -359,8 +376,13 @@ impl World {
         }
         // One contact spring per plane and polytope a particle may touch at once, and the
         // coupled surfaces' springs.
+        // (None under the impulse law: its contacts are impulses, not springs.)
         let surfaces = self.planes.len() + self.polytopes.len();
-        let contact = surfaces as f64 * self.settings.contact.stiffness + self.coupled_stiffness;
+        let own = match self.settings.law {
+            ContactLaw::Penalty => surfaces as f64 * self.settings.contact.stiffness,
+            ContactLaw::Impulse { .. } => 0.0,
+        };
+        let contact = own + self.coupled_stiffness;
         if contact > 0.0 {
             for r in row.iter_mut() {
                 *r += contact;

@@ -11,7 +11,7 @@
 //! - Deformables touch each other through their facets (the coupler).
 use super::desc::{BodyShapeDesc, SceneDesc, ShapeDesc};
 use super::SceneError;
-use crate::deformable::{add_box, Coupler, Plane, Polytope, World, WorldSettings};
+use crate::deformable::{add_box, ContactLaw, Coupler, Plane, Polytope, World, WorldSettings};
 use crate::dynamics::{AdaptiveSettings, Model};
 use crate::geometry::Shape;
 use glam::{DQuat, DVec3};
@@ -115,6 +115,7 @@ fn rigid_frequency(model: &Model, b: usize, worlds: &[World]) -> f64 {
     let body = &model.bodies[b];
     let springs: f64 = worlds
         .iter()
+        .filter(|w| w.settings.law == ContactLaw::Penalty)
         .map(|w| w.free_particles() as f64 * w.settings.contact.stiffness)
         .sum();
     let r = body.bounding_radius();
@@ -141,7 +142,11 @@ pub fn deformable_worlds(desc: &SceneDesc, model: &Model) -> Result<DeformableWo
     let stiffness: Vec<f64> = desc
         .deformables
         .iter()
-        .map(|d| d.contact.stiffness)
+        .map(|d| match d.law {
+            // Contact springs: none under the impulse law.
+            ContactLaw::Penalty => d.contact.stiffness,
+            ContactLaw::Impulse { .. } => 0.0,
+        })
         .collect();
     let h = desc.simulation.settings.time_step;
     let mut worlds = Vec::with_capacity(desc.deformables.len());
@@ -160,6 +165,7 @@ pub fn deformable_worlds(desc: &SceneDesc, model: &Model) -> Result<DeformableWo
             gravity: desc.simulation.settings.gravity,
             drag: d.drag,
             contact: d.contact,
+            law: d.law,
         });
         world.planes = planes.clone();
         world.polytopes = polytopes.clone();
@@ -258,7 +264,8 @@ fn check_rigid_bounds(
     for &(b, _) in rigid.iter().filter(|(b, _)| !model.bodies[*b].fixed) {
         let omega = rigid_frequency(model, b, worlds);
         let stable = 2.0 / omega;
-        if h > stable {
+        // ω = 0 (no contact springs: every world under the impulse law) bounds nothing.
+        if omega > 0.0 && h > stable {
             return Err(SceneError::new(
                 &desc.file,
                 desc.simulation.line,

@@ -441,6 +441,8 @@ pub struct DeformableDesc {
     pub spec: crate::deformable::BoxSpec,
     /// Penalty contact with the scene's fixed half-spaces.
     pub contact: crate::deformable::PlaneContact,
+    /// Penalty forces or impulses (`contact_law`, `restitution`).
+    pub law: crate::deformable::ContactLaw,
     /// Mass-proportional drag γ (1/s, ≥ 0).
     pub drag: f64,
     pub integrator: crate::deformable::DeformableIntegrator,

@@ -213,6 +213,20 @@ impl DeformableFiles {
                     "max_penetration": d.max_penetration[k],
                     "final_max_penetration": w.max_penetration().max(w.coupled_penetration),
                     "adaptive": adaptive,
+                    "impulses": matches!(w.settings.law, crate::deformable::ContactLaw::Impulse { .. }).then(|| {
+                        let t = d.impulses;
+                        serde_json::json!({
+                            "steps": t.steps,
+                            "unconverged": t.unconverged,
+                            "most_touches": t.most_touches,
+                            "most_sweeps": t.most_sweeps,
+                            "largest_residual": t.largest_residual,
+                        })
+                    }),
+                    "contact_law": match w.settings.law {
+                        crate::deformable::ContactLaw::Penalty => "penalty",
+                        crate::deformable::ContactLaw::Impulse { .. } => "impulse",
+                    },
                     "error": error,
                 })
             })

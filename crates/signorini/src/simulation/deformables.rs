@@ -22,8 +22,10 @@
 //! `adaptive_tolerance` in Deguet's adaptive steps (§4.2) that cover it, the forces of the
 //! exchange at its start held (an explicit coupling, first order in h; the rigid bodies' own
 //! steps are fixed: deformable scenes refuse `[simulation.adaptive]`).
+use crate::deformable::impulse::{self, Bodies};
 use crate::deformable::{
-    AdaptiveDeformable, Coupler, DeformableError, DeformableIntegrator, Integrator, World,
+    AdaptiveDeformable, ContactLaw, Coupler, DeformableError, DeformableIntegrator, Integrator,
+    World,
 };
 use crate::dynamics::{Model, State, Wrench};
 use crate::pipeline::adaptive::AdaptiveStats;
@@ -43,6 +45,21 @@ pub struct Deformables {
     /// The rigid bodies' wrenches of the exchange at the current state (`None` before the
     /// first step).
     wrenches: Option<Vec<(usize, Wrench)>>,
+    /// The impulse law's sweeps so far (worlds with `contact_law = "impulse"`).
+    pub impulses: ImpulseTotals,
+}
+
+/// The impulse law's resolutions over a run (`deformable::impulse`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ImpulseTotals {
+    /// Steps with at least one touch.
+    pub steps: u64,
+    /// Of them, steps whose sweeps did not converge (a velocity change still above 1e-9 m/s).
+    pub unconverged: u64,
+    /// Most touches and sweeps in one step, and the largest final velocity change (m/s).
+    pub most_touches: usize,
+    pub most_sweeps: usize,
+    pub largest_residual: f64,
 }
 
 impl Deformables {
@@ -75,6 +92,7 @@ impl Deformables {
                 .collect::<Result<_, _>>()?,
             schemes: desc.deformables.iter().map(|d| d.integrator).collect(),
             wrenches: None,
+            impulses: ImpulseTotals::default(),
         }))
     }
 
@@ -89,7 +107,14 @@ impl Deformables {
 
     /// Step every world by `h` (s) to the rigid bodies' `state` after their step (see the
     /// module's order), keeping the exchange at the end for the next step.
-    pub fn step(&mut self, h: f64, model: &Model, state: &State) -> Result<(), DeformableError> {
+    /// Worlds under the impulse law have their touches resolved last (`deformable::impulse`),
+    /// which may change the rigid bodies' velocities and positions in `state`.
+    pub fn step(
+        &mut self,
+        h: f64,
+        model: &Model,
+        state: &mut State,
+    ) -> Result<(), DeformableError> {
         for (k, w) in self.worlds.iter_mut().enumerate() {
             self.steppers[k].begin(w, self.schemes[k], h)?;
         }
@@ -97,10 +122,51 @@ impl Deformables {
         for (k, w) in self.worlds.iter_mut().enumerate() {
             self.steppers[k].finish(w, self.schemes[k], h)?;
             w.time = state.time;
+        }
+        self.resolve_impulses(h, model, state);
+        for (k, w) in self.worlds.iter().enumerate() {
             let deepest = w.max_penetration().max(w.coupled_penetration);
             self.max_penetration[k] = self.max_penetration[k].max(deepest);
         }
         Ok(())
+    }
+
+    /// The impulse law's touches at the end of a step of `h` (s), resolved; nothing when no
+    /// world uses it.
+    fn resolve_impulses(&mut self, h: f64, model: &Model, state: &mut State) {
+        let laws: Vec<(f64, f64)> = self
+            .worlds
+            .iter()
+            .map(|w| match w.settings.law {
+                ContactLaw::Impulse { restitution } => (restitution, w.settings.contact.friction),
+                ContactLaw::Penalty => (0.0, 0.0),
+            })
+            .collect();
+        if self
+            .worlds
+            .iter()
+            .all(|w| w.settings.law == ContactLaw::Penalty)
+        {
+            return;
+        }
+        let touches = self.coupler.touches(&self.worlds, model, state);
+        if touches.is_empty() {
+            return;
+        }
+        let (e, mu): (Vec<f64>, Vec<f64>) = laws.into_iter().unzip();
+        let rest_speed = 2.0 * model.settings.gravity.length() * h;
+        let mut bodies = Bodies {
+            worlds: &mut self.worlds,
+            model,
+            state,
+        };
+        let r = impulse::resolve(&touches, &mut bodies, &e, &mu, rest_speed);
+        let t = &mut self.impulses;
+        t.steps += 1;
+        t.unconverged += u64::from(r.residual > 1e-9);
+        t.most_touches = t.most_touches.max(r.touches);
+        t.most_sweeps = t.most_sweeps.max(r.sweeps);
+        t.largest_residual = t.largest_residual.max(r.residual);
     }
 
     /// World `k`'s adaptive steps so far (`None` for fixed steps).

@@ -127,7 +127,7 @@ impl Simulation {
         self.state.external = user;
         let report = stepped?;
         let (step, time) = (self.state.step, self.state.time);
-        d.step(report.time_step, &self.scene.model, &self.state)
+        d.step(report.time_step, &self.scene.model, &mut self.state)
             .map_err(|e| pipeline::StepError::Deformable {
                 step,
                 time,

@@ -8,7 +8,9 @@ use super::reader::Reader;
 use super::sections::Parser;
 use super::values::{array_n, int, vec3_checked, Check};
 use super::{keys, Cx, Res, Value};
-use crate::deformable::{BoxSpec, Clamp, DeformableIntegrator, DeformableMaterial, PlaneContact};
+use crate::deformable::{
+    BoxSpec, Clamp, ContactLaw, DeformableIntegrator, DeformableMaterial, PlaneContact,
+};
 
 /// Most cells of one deformable (as `deformable::generate::check`).
 const MAX_CELLS: i64 = 2_000_000;
@@ -111,6 +113,35 @@ impl<'a, 'i> Parser<'a, 'i> {
             friction: r.num("friction", c.friction, Check::NonNegative)?,
             slip_speed: r.num("slip_speed", c.slip_speed, Check::Positive)?,
         };
+        let law_name = r.string("contact_law", "penalty")?;
+        let restitution = r.opt_num("restitution", Check::NonNegative)?;
+        let law = match (law_name.as_str(), restitution) {
+            ("penalty", None) => ContactLaw::Penalty,
+            ("penalty", Some(_)) => {
+                let hint = "restitution is the impulse law's: add `contact_law = \"impulse\"`, or set the penalty law's contact_damping (Deguet eq. 5) instead";
+                return Err(r.err(
+                    "restitution",
+                    "restitution without contact_law = \"impulse\"",
+                    hint,
+                ));
+            }
+            ("impulse", e) => {
+                let e = e.unwrap_or(0.5);
+                if e > 1.0 {
+                    let msg = format!("restitution = {e} is above 1");
+                    return Err(r.err("restitution", msg, "give a coefficient in [0, 1]"));
+                }
+                ContactLaw::Impulse { restitution: e }
+            }
+            (other, _) => {
+                let hint = choices_hint(other, &["penalty", "impulse"], "contact laws");
+                return Err(r.err(
+                    "contact_law",
+                    format!("unknown contact law `{other}`"),
+                    hint,
+                ));
+            }
+        };
         let particle_interval = r.num("particle_interval", 0.01, Check::Positive)?;
         let tolerance = r.opt_num("adaptive_tolerance", Check::Positive)?;
         let min_step = r.opt_num("adaptive_min_step", Check::Positive)?;
@@ -139,6 +170,7 @@ impl<'a, 'i> Parser<'a, 'i> {
                 tip_load,
             },
             contact,
+            law,
             drag,
             integrator,
             particle_interval,
