@@ -142,7 +142,11 @@ pub(super) fn solve_in_order(
     // The finite answer with the smallest residual, for the degraded tolerance.
     let mut best: Option<(&'static str, Solve)> = None;
     for solver in solvers {
-        let mut s = solver.solve(&lcp.problem, None, options);
+        // A later solver starts from the best answer so far (a Newton method near a solution
+        // converges or stalls in a few steps; from zero it may spend its whole iteration limit
+        // on a degenerate resting problem the first solver left just short of the tolerance).
+        let start = best.as_ref().map(|(_, b)| b.z.clone());
+        let mut s = solver.solve(&lcp.problem, start.as_ref(), options);
         // Accepted on the row-wise relative residual (`solvers::relative_residual`): the stack's
         // load-carrying rows cancel large terms, which the ‖q‖-scaled residual charges.
         if s.z.len() == n {
