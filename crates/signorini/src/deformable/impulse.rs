@@ -112,14 +112,17 @@ impl Bodies<'_> {
                 let rd = r.cross(d);
                 self.model.bodies[body].inv_mass + rd.dot(self.rigid_inverse_inertia(body) * rd)
             }
-            Other::Facet { world, corners, weights } => {
-                let wb = &self.worlds[world];
-                (0..3)
-                    .filter(|&i| !wb.fixed[corners[i]])
-                    .map(|i| weights[i] * weights[i] / wb.mass[corners[i]])
-                    .sum()
-            }
+            Other::Facet { world, corners, weights } => self.facet_inverse_mass(world, corners, weights),
         }
+    }
+
+    /// Σ w_i²/m_i over a facet's free corners (1/kg): its inverse mass at the closest point.
+    fn facet_inverse_mass(&self, world: usize, corners: [usize; 3], weights: [f64; 3]) -> f64 {
+        let wb = &self.worlds[world];
+        (0..3)
+            .filter(|&i| !wb.fixed[corners[i]])
+            .map(|i| weights[i] * weights[i] / wb.mass[corners[i]])
+            .sum()
     }
 
     /// Impulse `j` (N s) on the particle, −`j` on the other side.
@@ -153,13 +156,7 @@ impl Bodies<'_> {
         let others = match t.other {
             Other::Fixed => 0.0,
             Other::Rigid { body } => self.model.bodies[body].inv_mass,
-            Other::Facet { world, corners, weights } => {
-                let wb = &self.worlds[world];
-                (0..3)
-                    .filter(|&i| !wb.fixed[corners[i]])
-                    .map(|i| weights[i] * weights[i] / wb.mass[corners[i]])
-                    .sum()
-            }
+            Other::Facet { world, corners, weights } => self.facet_inverse_mass(world, corners, weights),
         };
         let total = own + others;
         if total == 0.0 {
