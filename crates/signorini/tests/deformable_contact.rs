@@ -28,6 +28,7 @@ fn drop_scene() -> World {
             friction: 0.5,
             slip_speed: 1e-3,
         },
+        ..WorldSettings::default()
     });
     w.planes.push(Plane::ground(0.0));
     let spec = BoxSpec {
@@ -172,6 +173,7 @@ fn polytope_contact_force_is_the_gradient_of_its_energy() {
             friction: 0.0,
             slip_speed: 1e-3,
         },
+        ..WorldSettings::default()
     });
     w.polytopes.push(Polytope { faces });
     let r = 0.05;
