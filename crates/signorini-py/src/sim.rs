@@ -529,6 +529,44 @@ impl Simulation {
         rows3(py, &self.lock()?.state().bodies, |b| b.angular_velocity)
     }
 
+    /// Names of the scene's `[[deformable]]` bodies, in file order (empty without).
+    #[getter]
+    fn deformable_names(&self) -> PyResult<Vec<String>> {
+        let sim = self.lock()?;
+        Ok(sim
+            .scene()
+            .desc
+            .deformables
+            .iter()
+            .map(|d| d.spec.name.clone())
+            .collect())
+    }
+
+    /// (p, 3) float64: the particle positions (m, world) of deformable `name`, in the grid's
+    /// order (x fastest; the rows of `deformable_<name>_particles.csv`). A fresh copy.
+    fn deformable_positions<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+    ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+        let sim = self.lock()?;
+        let k = deformable_index(&sim, name)?;
+        let w = &sim.deformables().expect("a deformable was named").worlds[k];
+        rows3(py, &w.x, |x| *x)
+    }
+
+    /// (p, 3) float64: the particle velocities (m/s, world) of deformable `name`. A fresh copy.
+    fn deformable_velocities<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+    ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+        let sim = self.lock()?;
+        let k = deformable_index(&sim, name)?;
+        let w = &sim.deformables().expect("a deformable was named").worlds[k];
+        rows3(py, &w.v, |v| *v)
+    }
+
     /// The whole state at once: time (s), step_count, positions, quaternions, velocities,
     /// angular_velocities (arrays as the properties of those names), under one lock.
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -616,4 +654,25 @@ impl Simulation {
             sim.step_count()
         ))
     }
+}
+
+/// The index of deformable `name` of the simulation's scene; a KeyError naming the ones there.
+fn deformable_index(sim: &signorini::simulation::Simulation, name: &str) -> PyResult<usize> {
+    let names: Vec<&str> = sim
+        .scene()
+        .desc
+        .deformables
+        .iter()
+        .map(|d| d.spec.name.as_str())
+        .collect();
+    names.iter().position(|n| *n == name).ok_or_else(|| {
+        pyo3::exceptions::PyKeyError::new_err(format!(
+            "no deformable `{name}` in this scene (its deformables: {})",
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        ))
+    })
 }
