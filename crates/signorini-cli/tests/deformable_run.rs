@@ -184,6 +184,13 @@ fn the_bundled_coupling_scene_lands_the_cube_and_the_block_on_the_mat() {
         cube[0] - cube.last().unwrap() > 0.015,
         "the cube did not fall: {cube:?}"
     );
+    // summary.json repeats deformables.json under `deformables`.
+    let json = |f: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(out.join(f)).unwrap()).unwrap()
+    };
+    let summary = json("summary.json");
+    assert_eq!(summary["deformables"], json("deformables.json"));
+    assert_eq!(summary["deformables"][1]["name"], "block");
     run("b");
     for f in [
         "trajectory.csv",

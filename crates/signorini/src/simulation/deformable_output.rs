@@ -167,15 +167,16 @@ impl DeformableFiles {
         Ok(())
     }
 
-    /// Flush the CSVs and write `deformables.json` (`error`: why the run stopped, if it did).
+    /// Flush the CSVs and write `deformables.json` (`error`: why the run stopped, if it did);
+    /// returns its list, which `summary.json` repeats under `deformables`.
     pub(super) fn finish(
         mut self,
         sim: &Simulation,
         error: Option<String>,
-    ) -> Result<(), RunError> {
+    ) -> Result<Option<serde_json::Value>, RunError> {
         self.flush()?;
         let Some(d) = sim.deformables() else {
-            return Ok(());
+            return Ok(None);
         };
         let desc = &sim.scene().desc;
         let h = sim.model().settings.time_step;
@@ -231,9 +232,10 @@ impl DeformableFiles {
                 })
             })
             .collect();
-        let text =
-            serde_json::to_string_pretty(&serde_json::Value::Array(summaries)).expect("plain JSON");
+        let list = serde_json::Value::Array(summaries);
+        let text = serde_json::to_string_pretty(&list).expect("plain JSON");
         let path = self.dir.join("deformables.json");
-        std::fs::write(&path, text + "\n").map_err(|source| RunError::Io { path, source })
+        std::fs::write(&path, text + "\n").map_err(|source| RunError::Io { path, source })?;
+        Ok(Some(list))
     }
 }

@@ -99,6 +99,8 @@ pub struct RunSummary {
     pub impulses: Option<ImpulseTotals>,
     /// Post-step position projections (`pipeline::projection`; all zero for models without).
     pub projection: ProjectionTotals,
+    /// The scene's deformables at the end, as `deformables.json` lists them (`None` without).
+    pub deformables: Option<serde_json::Value>,
 }
 
 /// The post-step position projections over a run.
@@ -592,15 +594,17 @@ pub fn run(
     if let Some(w) = impulse_file.as_mut() {
         w.flush()?;
     }
+    let mut deformables = None;
     if let Some(files) = deformable_files {
         let why = match &error {
             Some(e) => Some(e.to_string()),
             None => interrupted.then(|| format!("interrupted at t = {} s", sim.state().time)),
         };
-        files.finish(sim, why)?;
+        deformables = files.finish(sim, why)?;
     }
     let mut summary = totals.summary(start.elapsed().as_secs_f64(), sim, error);
     summary.interrupted = interrupted;
+    summary.deformables = deformables;
     write_summary(cfg, sim, &summary)?;
     Ok(summary)
 }
@@ -679,6 +683,7 @@ impl Totals {
             adaptive: sim.adaptive_stats().cloned(),
             impulses: self.impulses,
             projection: self.projection,
+            deformables: None,
         }
     }
 }
@@ -837,6 +842,7 @@ fn write_summary(cfg: &RunConfig, sim: &Simulation, s: &RunSummary) -> Result<()
         "final_kinetic_energy": s.final_kinetic_energy,
         "warnings": s.warnings(),
         "stage_seconds": { "broad": t.broad, "narrow": t.narrow, "model": t.model, "solve": t.solve, "integrate": t.integrate },
+        "deformables": s.deformables,
         "version": env!("CARGO_PKG_VERSION"),
     });
     let path = cfg.out_dir.join("summary.json");
