@@ -550,9 +550,7 @@ impl Simulation {
         name: &str,
     ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
         let sim = self.lock()?;
-        let k = deformable_index(&sim, name)?;
-        let w = &sim.deformables().expect("a deformable was named").worlds[k];
-        rows3(py, &w.x, |x| *x)
+        deformable_rows(py, &sim, name, |w| &w.x)
     }
 
     /// (p, 3) float64: the particle velocities (m/s, world) of deformable `name`. A fresh copy.
@@ -562,9 +560,7 @@ impl Simulation {
         name: &str,
     ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
         let sim = self.lock()?;
-        let k = deformable_index(&sim, name)?;
-        let w = &sim.deformables().expect("a deformable was named").worlds[k];
-        rows3(py, &w.v, |v| *v)
+        deformable_rows(py, &sim, name, |w| &w.v)
     }
 
     /// The whole state at once: time (s), step_count, positions, quaternions, velocities,
@@ -675,4 +671,16 @@ fn deformable_index(sim: &signorini::simulation::Simulation, name: &str) -> PyRe
             }
         ))
     })
+}
+
+/// One per-particle vector of deformable `name` (`of` picks positions or velocities) as (p, 3).
+fn deformable_rows<'py>(
+    py: Python<'py>,
+    sim: &signorini::simulation::Simulation,
+    name: &str,
+    of: impl Fn(&signorini::deformable::World) -> &Vec<signorini::DVec3>,
+) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+    let k = deformable_index(sim, name)?;
+    let w = &sim.deformables().expect("a deformable was named").worlds[k];
+    rows3(py, of(w), |x| *x)
 }
