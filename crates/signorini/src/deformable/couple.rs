@@ -49,30 +49,53 @@ enum Posed {
     Polytope(Polytope),
 }
 
-/// Piece (`body`, `piece`) at its world pose, with its centre and bounding radius (m); `None`
-/// for a half-space (fixed, one of the worlds' own planes).
-fn posed(model: &Model, state: &State, body: usize, piece: usize) -> Option<(Posed, DVec3, f64)> {
-    let pose = piece_pose(model, state, body, piece);
-    let shape = &model.bodies[body].pieces[piece].shape;
-    let at = pose.translation;
-    let surface = match shape {
-        Shape::Sphere { radius } => Posed::Sphere(at, *radius),
-        Shape::Polytope(poly) => Posed::Polytope(Polytope {
-            faces: poly
-                .faces
-                .iter()
-                .map(|f| {
-                    let normal = pose.transform_vector(f.normal);
-                    Plane {
-                        normal,
-                        offset: f.offset + normal.dot(at),
-                    }
-                })
-                .collect(),
-        }),
-        Shape::HalfSpace { .. } => return None,
-    };
-    Some((surface, at, shape.bounding_radius()))
+/// A coupled rigid piece at its pose of the step.
+struct PosedPiece {
+    body: usize,
+    shape: Posed,
+    /// Its frame's origin (m) and bounding radius about it (m).
+    centre: DVec3,
+    reach: f64,
+    /// The body moves and takes forces back: free and released (a fixed body, or one held
+    /// before its `release_time`, is a fixed surface).
+    moving: bool,
+}
+
+/// Every coupled piece but half-spaces (fixed, the worlds' own planes) at its world pose, built
+/// once per exchange and shared by the worlds.
+fn posed_pieces(rigid: &[(usize, usize)], model: &Model, state: &State) -> Vec<PosedPiece> {
+    let mut out = Vec::with_capacity(rigid.len());
+    for &(body, piece) in rigid {
+        let pose = piece_pose(model, state, body, piece);
+        let shape = &model.bodies[body].pieces[piece].shape;
+        let at = pose.translation;
+        let surface = match shape {
+            Shape::Sphere { radius } => Posed::Sphere(at, *radius),
+            Shape::Polytope(poly) => Posed::Polytope(Polytope {
+                faces: poly
+                    .faces
+                    .iter()
+                    .map(|f| {
+                        let normal = pose.transform_vector(f.normal);
+                        Plane {
+                            normal,
+                            offset: f.offset + normal.dot(at),
+                        }
+                    })
+                    .collect(),
+            }),
+            Shape::HalfSpace { .. } => continue,
+        };
+        let b = &model.bodies[body];
+        out.push(PosedPiece {
+            body,
+            shape: surface,
+            centre: at,
+            reach: shape.bounding_radius(),
+            moving: !b.fixed && b.release_time <= state.time,
+        });
+    }
+    out
 }
 
 impl Posed {
@@ -119,12 +142,13 @@ impl Coupler {
     /// wrenches (body, wrench), one per body that takes a force, in body order.
     pub fn exchange(&self, worlds: &mut [World], model: &Model, state: &State) -> Vec<(usize, Wrench)> {
         let mut wrenches: Vec<(usize, Wrench)> = Vec::new();
+        let pieces = posed_pieces(&self.rigid, model, state);
         for w in worlds.iter_mut() {
             w.coupling.clear();
             w.coupling.resize(w.x.len(), DVec3::ZERO);
             w.coupled_penetration = 0.0;
             w.coupled_contacts = 0;
-            self.rigid_on_world(w, model, state, &mut wrenches);
+            rigid_on_world(w, &pieces, state, &mut wrenches);
         }
         for a in 0..worlds.len() {
             for b in (0..worlds.len()).filter(|&b| b != a) {
@@ -133,49 +157,6 @@ impl Coupler {
         }
         wrenches.sort_by_key(|(b, _)| *b);
         wrenches
-    }
-
-    /// The rigid pieces' forces on `w`'s particles, and their reactions into `wrenches` (none
-    /// for a world under the impulse law: `touches`).
-    fn rigid_on_world(&self, w: &mut World, model: &Model, state: &State, wrenches: &mut Vec<(usize, Wrench)>) {
-        if w.settings.law != ContactLaw::Penalty {
-            return;
-        }
-        let law = w.settings.contact;
-        for &(body, piece) in &self.rigid {
-            let Some((shape, centre, reach)) = posed(model, state, body, piece) else {
-                continue;
-            };
-            let bs = &state.bodies[body];
-            let fixed = model.bodies[body].fixed;
-            let mut taken = Wrench::default();
-            for p in (0..w.x.len()).filter(|&p| !w.fixed[p]) {
-                let (x, r) = (w.x[p], w.radius[p]);
-                if (x - centre).length() > reach + r {
-                    continue;
-                }
-                let Some(plane) = shape.surface(x) else {
-                    continue;
-                };
-                let surface_velocity = if fixed { DVec3::ZERO } else { bs.point_velocity(x) };
-                if let Some((elastic, other)) = law.force(&plane, x, w.v[p] - surface_velocity, r) {
-                    let f = elastic + other;
-                    w.coupling[p] += f;
-                    w.coupled_penetration = w.coupled_penetration.max(plane.penetration(x, r));
-                    w.coupled_contacts += 1;
-                    taken.add_at(-f, x, bs.position);
-                }
-            }
-            if !fixed && taken != Wrench::default() {
-                match wrenches.iter_mut().find(|(b, _)| *b == body) {
-                    Some((_, sum)) => {
-                        sum.force += taken.force;
-                        sum.torque += taken.torque;
-                    }
-                    None => wrenches.push((body, taken)),
-                }
-            }
-        }
     }
 
     /// World `b`'s facets' forces on world `a`'s particles, and their reactions on `b`'s (none
@@ -225,11 +206,7 @@ impl Coupler {
     /// other worlds' facets.
     pub fn touches(&self, worlds: &[World], model: &Model, state: &State) -> Vec<Touch> {
         let mut out = Vec::new();
-        let pieces: Vec<_> = self
-            .rigid
-            .iter()
-            .filter_map(|&(body, piece)| posed(model, state, body, piece).map(|p| (body, p)))
-            .collect();
+        let pieces = posed_pieces(&self.rigid, model, state);
         for (k, w) in worlds.iter().enumerate() {
             if w.settings.law == ContactLaw::Penalty {
                 continue;
@@ -244,16 +221,14 @@ impl Coupler {
                 for plane in w.surfaces(x) {
                     touch(plane.normal, plane.penetration(x, r), Other::Fixed);
                 }
-                for (body, (shape, centre, reach)) in &pieces {
-                    if (x - *centre).length() > reach + r {
+                for piece in &pieces {
+                    if (x - piece.centre).length() > piece.reach + r {
                         continue;
                     }
-                    let Some(plane) = shape.surface(x) else {
+                    let Some(plane) = piece.shape.surface(x) else {
                         continue;
                     };
-                    let b = &model.bodies[*body];
-                    let held = b.fixed || b.release_time > state.time;
-                    let other = if held { Other::Fixed } else { Other::Rigid { body: *body } };
+                    let other = if piece.moving { Other::Rigid { body: piece.body } } else { Other::Fixed };
                     touch(plane.normal, plane.penetration(x, r), other);
                 }
                 for (b, wb) in worlds.iter().enumerate().filter(|(b, _)| *b != k) {
@@ -268,6 +243,45 @@ impl Coupler {
             }
         }
         out
+    }
+}
+
+/// The rigid pieces' forces on `w`'s particles, and their reactions into `wrenches` (none for a
+/// world under the impulse law: `Coupler::touches`; none back to a piece that does not move).
+fn rigid_on_world(w: &mut World, pieces: &[PosedPiece], state: &State, wrenches: &mut Vec<(usize, Wrench)>) {
+    if w.settings.law != ContactLaw::Penalty {
+        return;
+    }
+    let law = w.settings.contact;
+    for piece in pieces {
+        let bs = &state.bodies[piece.body];
+        let mut taken = Wrench::default();
+        for p in (0..w.x.len()).filter(|&p| !w.fixed[p]) {
+            let (x, r) = (w.x[p], w.radius[p]);
+            if (x - piece.centre).length() > piece.reach + r {
+                continue;
+            }
+            let Some(plane) = piece.shape.surface(x) else {
+                continue;
+            };
+            let surface_velocity = if piece.moving { bs.point_velocity(x) } else { DVec3::ZERO };
+            if let Some((elastic, other)) = law.force(&plane, x, w.v[p] - surface_velocity, r) {
+                let f = elastic + other;
+                w.coupling[p] += f;
+                w.coupled_penetration = w.coupled_penetration.max(plane.penetration(x, r));
+                w.coupled_contacts += 1;
+                taken.add_at(-f, x, bs.position);
+            }
+        }
+        if piece.moving && taken != Wrench::default() {
+            match wrenches.iter_mut().find(|(b, _)| *b == piece.body) {
+                Some((_, sum)) => {
+                    sum.force += taken.force;
+                    sum.torque += taken.torque;
+                }
+                None => wrenches.push((piece.body, taken)),
+            }
+        }
     }
 }
 

@@ -134,14 +134,6 @@ impl Deformables {
     /// The impulse law's touches at the end of a step of `h` (s), resolved; nothing when no
     /// world uses it.
     fn resolve_impulses(&mut self, h: f64, model: &Model, state: &mut State) {
-        let laws: Vec<(f64, f64)> = self
-            .worlds
-            .iter()
-            .map(|w| match w.settings.law {
-                ContactLaw::Impulse { restitution } => (restitution, w.settings.contact.friction),
-                ContactLaw::Penalty => (0.0, 0.0),
-            })
-            .collect();
         if self
             .worlds
             .iter()
@@ -153,7 +145,14 @@ impl Deformables {
         if touches.is_empty() {
             return;
         }
-        let (e, mu): (Vec<f64>, Vec<f64>) = laws.into_iter().unzip();
+        let (e, mu): (Vec<f64>, Vec<f64>) = self
+            .worlds
+            .iter()
+            .map(|w| match w.settings.law {
+                ContactLaw::Impulse { restitution } => (restitution, w.settings.contact.friction),
+                ContactLaw::Penalty => (0.0, 0.0),
+            })
+            .unzip();
         let rest_speed = 2.0 * model.settings.gravity.length() * h;
         let mut bodies = Bodies {
             worlds: &mut self.worlds,
