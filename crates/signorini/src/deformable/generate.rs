@@ -2,34 +2,43 @@
 //! the identification of their parameters from the material (Deguet, Joukhadar & Laugier 1998,
 //! §3.1–3.2; docs/deformable.md "Identification").
 //!
-//! Particles sit on a grid of `divisions` = [n_x, n_y, n_z] cells. Along an axis without a clamp
-//! they sit at the cell centres, (j + ½) a, each standing for a width a = size/n (the paper's
-//! "components": each carries its own part of the mass). Along the axis of a clamped face they
-//! sit at the cell vertices j a, j = 0..n, the end ones standing for a/2 (the trapezoid rule,
-//! so that the clamped face is itself a layer of particles), with one more fixed layer a
-//! cell behind the face that fixes the fibres' slope there. With w_x, w_y, w_z a particle's
-//! tributary widths (its share of the box along each axis):
+//! Particles sit on a grid of `divisions` = [n_x, n_y, n_z] cells of length ℓ_d = L_d/n_d, one
+//! particle layer per cell along an axis without a clamp: each particle stands for its cell (the
+//! paper's "components": each carries its own part of the mass, ρ ℓ_x ℓ_y ℓ_z). Deguet §3.2 asks
+//! that the components keep the object's inertia matrix and centre; so along a free axis the n
+//! layers are spread a spacing s = L/√(n² − 1) apart about the centre (not the cell centres'
+//! L/n): n equal masses then have the second moment Σ (M/n) x² = M s² (n² − 1)/12 = M L²/12, the
+//! solid's, and the lattice (a tensor product, so no products of inertia) has the box's inertia
+//! matrix exactly when every free axis has n ≥ 2 layers. A single layer (n = 1) sits at the
+//! middle and lacks M L²/12 along that axis. Along the axis of a clamped face the particles sit at
+//! the cell vertices j ℓ, j = 0..n, the end ones standing for ℓ/2 (the trapezoid rule, so that
+//! the clamped face is itself a layer of particles), with one more fixed layer a cell behind the
+//! face that fixes the fibres' slope there. With w_x, w_y, w_z a particle's tributary widths (its
+//! share of the box along each axis) and a_d its spacing to the next layer along d:
 //!
 //! ```text
 //!   mass               m = ρ w_x w_y w_z                                        (kg)
-//!   linear, along d    λ = E A_f / a_d,        A_f = w_a w_b                     (N/m)
-//!   torsion θ₀ = π     λ = E I_f / w_d,        I_f = w_a w_b min(w_a, w_b)² / 12 (N·m/rad)
+//!   linear, along d    λ = E A_f / ℓ_d,        A_f = w_a w_b                     (N/m)
+//!   torsion θ₀ = π     λ = E I_f ℓ_d / (w_d a_d)                                 (N·m/rad)
 //!   shear (4 corners)  λ = G a_1 a_2 w_n,      G = E / (2 (1 + ν))               (N·m/rad)
 //!   damping            μ = τ_d λ                                                 (Kelvin–Voigt)
 //! ```
 //!
 //! with (a, b) the two axes across d. Why: a fibre of cross-section A_f under a uniform strain ε
-//! stores ½ E A_f ε² per length, which the linear connectors reproduce exactly (so the axial
-//! stiffness EA and the wave speed √(E/ρ) are those of the continuum); in bending a cross-section
-//! of fibres has I = Σ (A_f z_f² + I_f) (the parallel-axis theorem): the first term is carried by
-//! the linear connectors of fibres at distance z_f from the neutral axis, the second by the
-//! straight torsion connectors along each fibre (a discrete elastica: a turn φ at a node
-//! standing for a length w_d stores ½ (E I_f / w_d) φ²). A torsion connector keeps an unsigned
-//! angle, so it is isotropic: it has one I_f for both bending planes. I_f is the fibre's smaller
-//! second moment w_a w_b min(w_a, w_b)²/12, exact for square fibres and, for flat ones, in the
-//! plane of their thin side (a plate's bending); in the other plane the fibre's own part is
-//! short by w_a w_b (w_max² − w_min²)/12, a fraction below 1/n² of EI for n fibres across.
-//! (The mean of the two moments, used first, stiffened a two-layer plate by 37%.) The shear connectors, one per cell face (its four
+//! stores ½ E A_f ε² per length; a chain of masses ρ A_f ℓ and springs E A_f/ℓ carries waves at
+//! √(E/ρ) (per cell) and stretches as the continuum between its end particles. In bending a
+//! cross-section of fibres has I = Σ A_f z_f² + Σ I_f (the parallel-axis theorem). The first sum
+//! is carried by the linear connectors of fibres at distance z_f from the neutral axis, and it is
+//! already the solid's L_b L_a³/12 across any axis of n ≥ 2 layers (the same second moment as the
+//! mass above) — so a fibre's own moment I_f is needed only across a free axis of a single layer,
+//! where z_f = 0: I_f = w_a w_b w²/12 with w the smallest single-layer width across the fibre,
+//! carried by the straight torsion connectors along it (a discrete elastica: a node's turn φ is
+//! the curvature times the fibre length it stands for, w_d a_d/ℓ_d — its tributary width, scaled
+//! by the stretch of the layers along d — so that the moment is E I_f times the curvature). A
+//! torsion connector keeps an unsigned angle, so it is isotropic: in a rod of one fibre with a
+//! flat section, the fibre's moment in the plane of its wide side is short by
+//! w_a w_b (w_max² − w_min²)/12; in a one-layer plate the in-plane bending is over-stiffened by
+//! I_f, a fraction (t/width)². The shear connectors, one per cell face (its four
 //! corners, `connector::Shear`), store ½ λ γ² = ½ G γ² a_1 a_2 w_n under a shear γ in the
 //! face's plane: the shear energy of the region between the four particles. (An earlier version
 //! used four right-angle torsion connectors per face, one per corner; they also resisted the
@@ -117,7 +126,7 @@ fn axis(size: f64, n: usize, clamp: Option<bool>) -> Axis {
     let a = size / n as f64;
     match clamp {
         None => Axis {
-            coords: (0..n).map(|j| -size / 2.0 + (j as f64 + 0.5) * a).collect(),
+            coords: (0..n).map(|j| (j as f64 - (n as f64 - 1.0) / 2.0) * free_spacing(size, n)).collect(),
             widths: vec![a; n],
             fixed: vec![false; n],
             tip: None,
@@ -150,6 +159,20 @@ fn axis(size: f64, n: usize, clamp: Option<bool>) -> Axis {
                 tip: Some(tip),
             }
         }
+    }
+}
+
+/// Spacing of the n particle layers along a free (unclamped) axis of length `size`:
+/// s = size/√(n² − 1), so that n equal masses M/n at (j − (n − 1)/2) s have the second moment
+/// Σ (M/n) x_j² = M s² (n² − 1)/12 = M size²/12, the solid's (eq. of the box's inertia; Deguet
+/// §3.2: the components keep the object's inertia matrix). For n = 1 the single layer sits at
+/// the middle (spacing unused): its second moment along that axis is 0 where the solid's is
+/// M size²/12, which no single point can carry.
+fn free_spacing(size: f64, n: usize) -> f64 {
+    if n < 2 {
+        size
+    } else {
+        size / ((n * n - 1) as f64).sqrt()
     }
 }
 
@@ -214,11 +237,28 @@ pub fn add_box(world: &mut World, spec: &BoxSpec) -> Result<(), DeformableError>
     let counts = [axes[0].coords.len(), axes[1].coords.len(), axes[2].coords.len()];
     let base = world.x.len();
     let id = |c: [usize; 3]| base + c[0] + counts[0] * (c[1] + counts[1] * c[2]);
-    // Contact radius: the outer particles of a centred axis sit half a cell inside the surface.
+    // Contact radius: how far inside the surface the outer layer of a free axis sits,
+    // (size − (n − 1) s)/2 (size/2 for a single layer); the smallest over the free axes.
+    let free = |d: usize| spec.clamp.is_none_or(|c| c.axis != d);
     let radius = (0..3)
-        .filter(|&d| spec.clamp.is_none_or(|c| c.axis != d))
-        .map(|d| spec.size[d] / spec.divisions[d] as f64 / 2.0)
+        .filter(|&d| free(d))
+        .map(|d| {
+            let n = spec.divisions[d];
+            let span = if n < 2 { 0.0 } else { (n - 1) as f64 * free_spacing(spec.size[d], n) };
+            (spec.size[d] - span) / 2.0
+        })
         .fold(f64::INFINITY, f64::min);
+    // The cell length along each axis, L_d / n_d: the fibre length a linear connector and a
+    // torsion connector's turn stand for (see the module docs).
+    let cell = DVec3::new(
+        spec.size.x / spec.divisions[0] as f64,
+        spec.size.y / spec.divisions[1] as f64,
+        spec.size.z / spec.divisions[2] as f64,
+    );
+    // A fibre's own second moment is needed only across a free axis of a single layer: along
+    // any other axis the layers' Σ A_f z_f² is already the solid's (free axes: free_spacing;
+    // the clamped axis: its vertices, by the trapezoid rule, slightly above).
+    let single_layer = |d: usize| free(d) && spec.divisions[d] == 1;
     let radius = if radius.is_finite() { radius } else { 0.0 };
     let tip_area: f64 = match spec.clamp {
         Some(c) => {
@@ -274,7 +314,7 @@ pub fn add_box(world: &mut World, spec: &BoxSpec) -> Result<(), DeformableError>
                     let spacing = axes[d].coords[next[d]] - axes[d].coords[c[d]];
                     let spacing = spacing.abs();
                     if !(fixed(p) && fixed(q)) {
-                        let k = m.young * w[a] * w[b] / spacing;
+                        let k = m.young * w[a] * w[b] / cell[d];
                         world.linear.push(Linear {
                             i: p,
                             j: q,
@@ -293,8 +333,16 @@ pub fn add_box(world: &mut World, spec: &BoxSpec) -> Result<(), DeformableError>
                     if fixed(o) && fixed(p) && fixed(q) {
                         continue;
                     }
-                    let i_f = w[a] * w[b] * w[a].min(w[b]).powi(2) / 12.0;
-                    let k = m.young * i_f / w[d];
+                    let own = [a, b]
+                        .into_iter()
+                        .filter(|&e| single_layer(e))
+                        .map(|e| w[e])
+                        .fold(f64::INFINITY, f64::min);
+                    if !own.is_finite() {
+                        continue; // no fibre moment missing across this fibre
+                    }
+                    let i_f = w[a] * w[b] * own * own / 12.0;
+                    let k = m.young * i_f * cell[d] / (w[d] * spacing);
                     world.torsion.push(Torsion {
                         i: o,
                         j: p,

@@ -121,7 +121,8 @@ pub fn wave(cells: usize, section: usize) -> Result<Wave, DeformableError> {
         &spec(DVec3::new(length, width, width), [cells, section, section], m),
     )?;
     for p in 0..w.x.len() {
-        let xi = (w.x[p].x + length / 2.0) / length;
+        // The chain's first mode at layer i (particles numbered x fastest): cos(π (i + ½)/n).
+        let xi = ((p % cells) as f64 + 0.5) / cells as f64;
         w.v[p] = DVec3::new(1e-3 * (PI * xi).cos(), 0.0, 0.0);
     }
     let end = (0..w.x.len())

@@ -535,3 +535,36 @@ pub fn bisect_right(f: impl Fn(f64) -> f64, target: f64, t_max: f64, iterations:
     }
     lo
 }
+
+// ---------------------------------------------------------------------------------------------
+// deformable oracles
+
+/// Height of the centre of mass of a free lattice block (`deformable::add_box`, n_z ≥ 2 layers
+/// of equal particles of mass `m`, cell length `cell` along z, Young's modulus `young`, cell
+/// cross-section `area`) resting flat on the ground at static equilibrium under gravity `g`:
+/// every column is a chain of n_z particles whose bottom one sits `sink` below its contact
+/// radius; the connector between layers j and j + 1 (from the bottom) carries the weight of the
+/// n_z − 1 − j layers above it and shortens by that over its stiffness E A/ℓ. The layers' rest
+/// positions are symmetric about the centre, so the unloaded centre stands L_z/2 above the level
+/// where the bottom particles touch; the centre of mass sinks by `sink` plus the mean of the
+/// layers' accumulated shortenings. (Horizontal, shear and torsion connectors are unloaded in a
+/// uniform vertical compression: the columns stay straight and the faces square.)
+pub fn lattice_rest_height(
+    size_z: f64,
+    layers: usize,
+    m: f64,
+    young: f64,
+    area: f64,
+    g: f64,
+    sink: f64,
+) -> f64 {
+    let cell = size_z / layers as f64;
+    let k = young * area / cell;
+    let mut shortening = 0.0;
+    let mut total = 0.0;
+    for j in 1..layers {
+        shortening += (layers - j) as f64 * m * g / k;
+        total += shortening;
+    }
+    size_z / 2.0 - sink - total / layers as f64
+}
