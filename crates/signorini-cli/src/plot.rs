@@ -592,24 +592,38 @@ pub fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<Vec<f64>>> {
     Ok(cols)
 }
 
-/// `energy.png` (kinetic energy, log scale) and `penetration.png` from a run's `metrics.csv`.
+/// `energy.png` (kinetic energy, log scale) and `penetration.png` from a run's `metrics.csv`,
+/// with one more curve per deformable (its `deformable_<name>.csv`, the names from
+/// `deformables.json`): its kinetic energy, and its particles' deepest penetration into its own
+/// surfaces and into coupled bodies.
 pub fn plot_run(out_dir: &Path, title: &str) -> Result<Vec<PathBuf>> {
     let cols = read_columns(
         &out_dir.join("metrics.csv"),
         &["time", "kinetic_energy", "max_penetration"],
     )?;
+    let series = |label: String, t: &[f64], y: &[f64]| Series {
+        label,
+        points: t.iter().copied().zip(y.iter().copied()).collect(),
+    };
     let (t, ke, pen) = (&cols[0], &cols[1], &cols[2]);
-    let zip = |y: &Vec<f64>| t.iter().copied().zip(y.iter().copied()).collect::<Vec<_>>();
+    let mut energies = vec![series("rigid bodies".into(), t, ke)];
+    let mut depths = vec![series("rigid bodies".into(), t, pen)];
+    for name in deformable_names(out_dir)? {
+        let d = read_columns(
+            &out_dir.join(format!("deformable_{name}.csv")),
+            &["time", "kinetic_energy", "max_penetration", "coupled_penetration"],
+        )?;
+        energies.push(series(format!("deformable {name}"), &d[0], &d[1]));
+        depths.push(series(format!("{name}: own surfaces"), &d[0], &d[2]));
+        depths.push(series(format!("{name}: coupled bodies"), &d[0], &d[3]));
+    }
     let energy = out_dir.join("energy.png");
     line_chart(
         &energy,
         &format!("{title}: kinetic energy"),
         "time (s)",
         "kinetic energy (J)",
-        &[Series {
-            label: "kinetic energy".into(),
-            points: zip(ke),
-        }],
+        &energies,
         true,
     )?;
     let penetration = out_dir.join("penetration.png");
@@ -618,11 +632,28 @@ pub fn plot_run(out_dir: &Path, title: &str) -> Result<Vec<PathBuf>> {
         &format!("{title}: penetration"),
         "time (s)",
         "max penetration (m)",
-        &[Series {
-            label: "max penetration".into(),
-            points: zip(pen),
-        }],
+        &depths,
         false,
     )?;
     Ok(vec![energy, penetration])
+}
+
+/// The deformables' names in `deformables.json` (none when the run wrote no such file).
+fn deformable_names(out_dir: &Path) -> Result<Vec<String>> {
+    let path = out_dir.join("deformables.json");
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let list: Vec<serde_json::Value> = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a JSON list", path.display()))?;
+    list.iter()
+        .map(|d| {
+            d["name"]
+                .as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| anyhow!("{}: an entry without a name", path.display()))
+        })
+        .collect()
 }
