@@ -30,14 +30,13 @@ pub(crate) fn report(sim: &Simulation, dir: &Path) {
             w.max_penetration().max(w.coupled_penetration),
             w.coupled_contacts
         );
-        if matches!(
-            w.settings.law,
-            signorini::deformable::ContactLaw::Impulse { .. }
-        ) {
+        if let signorini::deformable::ContactLaw::Impulse { impact, .. } = w.settings.law {
             let t = d.impulses;
             say!(
-                "  impulse law: {} steps with touches, up to {} touches and {} sweeps a step, {} not converged (largest residual {:.3e} m/s)",
+                "  impulse law ({}): {} steps with touches, {} integrated collisions, up to {} touches and {} sweeps a step, {} not converged (largest residual {:.3e} m/s)",
+                impact.name(),
                 t.steps,
+                t.collisions,
                 t.most_touches,
                 t.most_sweeps,
                 t.unconverged,

@@ -611,7 +611,12 @@ pub fn plot_run(out_dir: &Path, title: &str) -> Result<Vec<PathBuf>> {
     for name in deformable_names(out_dir)? {
         let d = read_columns(
             &out_dir.join(format!("deformable_{name}.csv")),
-            &["time", "kinetic_energy", "max_penetration", "coupled_penetration"],
+            &[
+                "time",
+                "kinetic_energy",
+                "max_penetration",
+                "coupled_penetration",
+            ],
         )?;
         energies.push(series(format!("deformable {name}"), &d[0], &d[1]));
         depths.push(series(format!("{name}: own surfaces"), &d[0], &d[2]));

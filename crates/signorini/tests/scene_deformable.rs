@@ -85,6 +85,24 @@ fn every_key_is_read_into_the_description() {
         (d.drag, d.integrator, d.particle_interval),
         (0.0, DeformableIntegrator::Verlet, 0.01)
     );
+    assert_eq!(d.law, signorini::deformable::ContactLaw::Penalty);
+    // The impulse law: restitution 0.5 and Newton's collision law by default; every law by name.
+    let d = parse_scene(&format!("{BASE}contact_law = \"impulse\"\n"), "t.toml").unwrap();
+    assert_eq!(
+        d.deformables[0].law,
+        signorini::deformable::ContactLaw::Impulse {
+            restitution: 0.5,
+            impact: signorini::deformable::ImpactLaw::Newton
+        }
+    );
+    for name in signorini::deformable::ImpactLaw::NAMES {
+        let text = format!("{BASE}contact_law = \"impulse\"\nimpact_law = \"{name}\"\n");
+        let d = parse_scene(&text, "t.toml").unwrap();
+        let signorini::deformable::ContactLaw::Impulse { impact, .. } = d.deformables[0].law else {
+            panic!("{name}: not the impulse law");
+        };
+        assert_eq!(impact.name(), name);
+    }
     // Every clamp name: axis and side.
     for (k, name) in ["-x", "+x", "-y", "+y", "-z", "+z"].iter().enumerate() {
         let d = parse_scene(&format!("{BASE}clamp = \"{name}\"\n"), "t.toml").unwrap();
@@ -134,6 +152,20 @@ fn each_bad_value_is_refused_at_its_line_and_key() {
             "deformable[0].restitution",
             "without contact_law",
             "contact_law = \"impulse\"",
+        ),
+        (
+            "impact_law = \"stronge\"\n",
+            14,
+            "deformable[0].impact_law",
+            "without contact_law",
+            "contact_law = \"impulse\"",
+        ),
+        (
+            "contact_law = \"impulse\"\nimpact_law = \"strong\"\n",
+            15,
+            "deformable[0].impact_law",
+            "unknown collision law",
+            "stronge",
         ),
         (
             "contact_law = \"impulse\"\nrestitution = 1.5\n",

@@ -12,7 +12,11 @@
 //! ```text
 //!   relative velocity   u = v_p − v_other(x_p)      (0; v + ω × r_b; Σ w_i v_i)
 //!   inverse mass        K_d = 1/m_p + (0; 1/M + (r_b × d)·I⁻¹(r_b × d); Σ_free w_i²/m_i)
-//!   target              u_n⁺ = −e u_n⁻ if u_n⁻ < −v_rest, else 0     (Newton; v_rest = 2 |g| h)
+//!   target              u_n⁺ = −e u_n⁻ if u_n⁻ < −v_rest and the touch is new, else 0
+//!                       (Newton; v_rest = 2 |g| h; new: its particle touched nothing at the
+//!                       previous step's end — a resting particle re-enters its surface every
+//!                       step by the step's own acceleration, up to n_z g h under a column of
+//!                       n_z particles, and must not bounce on it)
 //!   sweeps (Gauss–Seidel, accumulated impulses, Catto's clamping):
 //!     j_n ← max(j_n + (u_n⁺ − n·u)/K_n, 0)
 //!     j_t ← j_t − u_t/K_t, clipped to |j_t| ≤ μ j_n        (u_t the tangential part of u)
@@ -22,11 +26,27 @@
 //!     (a body by translation, S = 1/m_p + 1/M; corners −w_i δ (1/m_i)/S, S = 1/m_p + Σ w_i²/m_i)
 //! ```
 //!
+//! Collision laws (`ImpactLaw`): under `newton` (the default) the targets above are all. Under
+//! `poisson` or `stronge`, each new touch arriving faster than v_rest is first resolved on its own,
+//! in order, by the single-point law of `contact::impulse::law` (the slides' L1–L5): the
+//! collision matrix K (3 × 3, contact frame) of the particle and the other side, and the impulse
+//! path integrated with Coulomb friction (Mirtich) to Poisson's P_n = (1 + e) P_c or Stronge's
+//! W_n = (1 − e²) W_c. Its impulse starts the touch's accumulated impulses and its exit normal
+//! velocity becomes the touch's target, so the sweeps then only correct what the other touches
+//! changed. With a fixed surface or a facet the other side does not turn, K = k 1 is isotropic,
+//! normal and tangential impulses decouple, and the three laws give the same impulse (tested);
+//! they differ against a free rigid body, whose turning couples them (a particle striking it
+//! off-centre with friction).
+//!
 //! Every impulse has its opposite, so linear momentum is kept to round-off (tested); the
 //! projection moves positions only. Departures: the rigid body's share of the projection is a
 //! translation (its rotation would need its inertia); the restitution applies to the velocity
-//! of each touch as the sweeps start (Newton's law, not Stronge's energetic one).
-use super::world::World;
+//! of each touch as the sweeps start, one touch at a time (simultaneous touches are not one
+//! multi-point collision).
+use super::world::{ImpactLaw, World};
+use crate::contact::impulse::law::{
+    collide, collision_matrix, BodyAtContact, ContactFrame, IntegrationOptions, Law,
+};
 use crate::dynamics::{Model, State};
 use glam::{DMat3, DVec3};
 
@@ -58,6 +78,8 @@ pub struct Touch {
 pub struct ImpulseReport {
     pub touches: usize,
     pub sweeps: usize,
+    /// Touches resolved first by an integrated collision law (`poisson`, `stronge`).
+    pub collisions: usize,
     /// Largest velocity change of the last sweep (m/s): ≤ 1e-9 when the sweeps converged.
     pub residual: f64,
 }
@@ -125,6 +147,30 @@ impl Bodies<'_> {
             .sum()
     }
 
+    /// The touch's collision matrix in `frame` (the slides' L1; 1/kg): the other side as body A
+    /// (a free rigid body with its inertia at r = x_p − c; a facet's closest point as a point of
+    /// mass 1/Σ w_i²/m_i; nothing for a fixed surface), the particle as body B.
+    fn collision_matrix(&self, t: &Touch, frame: &ContactFrame) -> Option<DMat3> {
+        let point = |inverse_mass: f64| BodyAtContact {
+            inverse_mass,
+            inverse_inertia: DMat3::ZERO,
+            r: DVec3::ZERO,
+        };
+        let other = match t.other {
+            Other::Fixed => None,
+            Other::Rigid { body } => Some(BodyAtContact {
+                inverse_mass: self.model.bodies[body].inv_mass,
+                inverse_inertia: self.rigid_inverse_inertia(body),
+                r: self.worlds[t.world].x[t.particle] - self.state.bodies[body].position,
+            }),
+            Other::Facet { world, corners, weights } => {
+                Some(point(self.facet_inverse_mass(world, corners, weights)))
+            }
+        };
+        let particle = point(self.particle_inverse_mass(t));
+        collision_matrix(frame, other.as_ref(), Some(&particle)).ok()
+    }
+
     /// Impulse `j` (N s) on the particle, −`j` on the other side.
     fn apply(&mut self, t: &Touch, j: DVec3) {
         let own = self.particle_inverse_mass(t);
@@ -180,22 +226,32 @@ impl Bodies<'_> {
     }
 }
 
-/// Resolve `touches` (see the module's rule) with restitution `e[world]` and friction
-/// `mu[world]` of each touch's world, `rest_speed` (m/s) the approach speed below which a touch
-/// does not bounce.
+/// The impulse law of each world: restitution e, Coulomb's μ and the collision law.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TouchLaw {
+    pub restitution: f64,
+    pub friction: f64,
+    pub impact: ImpactLaw,
+}
+
+/// Resolve `touches` (see the module's rule) under the law `laws[world]` of each touch's world,
+/// `rest_speed` (m/s) the approach speed below which a touch does not bounce, `resting[k]`
+/// whether touch k's particle was touching at the previous step's end (it does not bounce).
 pub fn resolve(
     touches: &[Touch],
     bodies: &mut Bodies,
-    e: &[f64],
-    mu: &[f64],
+    laws: &[TouchLaw],
     rest_speed: f64,
+    resting: &[bool],
 ) -> ImpulseReport {
-    let targets: Vec<f64> = touches
+    let arriving = |k: usize, un: f64| !resting[k] && un < -rest_speed;
+    let mut targets: Vec<f64> = touches
         .iter()
-        .map(|t| {
+        .enumerate()
+        .map(|(k, t)| {
             let un = t.normal.dot(bodies.relative_velocity(t));
-            if un < -rest_speed {
-                -e[t.world] * un
+            if arriving(k, un) {
+                -laws[t.world].restitution * un
             } else {
                 0.0
             }
@@ -207,6 +263,24 @@ pub fn resolve(
         touches: touches.len(),
         ..ImpulseReport::default()
     };
+    for (k, t) in touches.iter().enumerate() {
+        let law = laws[t.world];
+        if law.impact == ImpactLaw::Newton {
+            continue;
+        }
+        let u = bodies.relative_velocity(t);
+        if !arriving(k, t.normal.dot(u)) {
+            continue;
+        }
+        if let Some(p) = integrated_collision(bodies, t, u, law) {
+            bodies.apply(t, p);
+            normal[k] = p.dot(t.normal);
+            tangent[k] = p - normal[k] * t.normal;
+            targets[k] = t.normal.dot(bodies.relative_velocity(t)).max(0.0);
+            report.collisions += 1;
+        }
+    }
+    let mu: Vec<f64> = laws.iter().map(|l| l.friction).collect();
     for sweep in 1..=MAX_SWEEPS {
         let mut largest: f64 = 0.0;
         for (k, t) in touches.iter().enumerate() {
@@ -247,4 +321,27 @@ pub fn resolve(
         bodies.project(t);
     }
     report
+}
+
+/// The impulse (world, on the particle; N s) of touch `t` arriving at relative velocity `u`
+/// under `law`'s integrated collision law, or `None` where the law declines (a singular K: both
+/// sides immovable; the Newton targets then stand).
+fn integrated_collision(bodies: &Bodies, t: &Touch, u: DVec3, law: TouchLaw) -> Option<DVec3> {
+    let frame = ContactFrame::from_normal(t.normal).ok()?;
+    let k = bodies.collision_matrix(t, &frame)?;
+    let kind = match law.impact {
+        ImpactLaw::Newton => Law::Newton,
+        ImpactLaw::Poisson => Law::Poisson,
+        ImpactLaw::Stronge => Law::Stronge,
+    };
+    let c = collide(
+        kind,
+        &k,
+        frame.to_contact(u),
+        law.friction,
+        law.restitution,
+        &IntegrationOptions::default(),
+    )
+    .ok()?;
+    Some(frame.to_world(c.impulse))
 }

@@ -36,4 +36,4 @@ pub use generate::{add_box, BoxSpec, Clamp, DeformableMaterial};
 pub use integrate::{
     AdaptiveDeformable, DeformableError, DeformableIntegrator, DeformableStep, Integrator,
 };
-pub use world::{BodyInfo, ContactLaw, Forces, World, WorldSettings};
+pub use world::{BodyInfo, ContactLaw, Forces, ImpactLaw, World, WorldSettings};

@@ -46,9 +46,41 @@ pub enum ContactLaw {
     /// Hunt–Crossley forces with regularised Coulomb friction (`contact.rs`).
     #[default]
     Penalty,
-    /// Newton's impact law with Coulomb friction, by sequential impulses, and a position
-    /// projection out of every surface (`impulse.rs`); `restitution` e in [0, 1].
-    Impulse { restitution: f64 },
+    /// Impulses with Coulomb friction, by sequential impulses, and a position projection out of
+    /// every surface (`impulse.rs`); `restitution` e in [0, 1] under the collision law `impact`.
+    Impulse { restitution: f64, impact: ImpactLaw },
+}
+
+/// The collision law of the impulse contact law (`impulse.rs`; docs/deformable.md "Impulse law").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ImpactLaw {
+    /// Newton's kinematic restitution u_n⁺ = −e u_n⁻ on each touch, with clamped Coulomb friction
+    /// (the sweeps alone).
+    #[default]
+    Newton,
+    /// Poisson's kinetic restitution (P_n = (1 + e) P_n at maximum compression), the impulse
+    /// path integrated with friction (Mirtich) for each arriving touch.
+    Poisson,
+    /// Stronge's energetic restitution (W_n = (1 − e²) W_c), integrated the same way.
+    Stronge,
+}
+
+impl ImpactLaw {
+    pub const NAMES: [&'static str; 3] = ["newton", "poisson", "stronge"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ImpactLaw::Newton => "newton",
+            ImpactLaw::Poisson => "poisson",
+            ImpactLaw::Stronge => "stronge",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        [ImpactLaw::Newton, ImpactLaw::Poisson, ImpactLaw::Stronge]
+            .into_iter()
+            .find(|l| l.name() == name)
+    }
 }
 
 impl Default for WorldSettings {

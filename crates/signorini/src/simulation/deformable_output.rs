@@ -222,11 +222,16 @@ impl DeformableFiles {
                             "most_touches": t.most_touches,
                             "most_sweeps": t.most_sweeps,
                             "largest_residual": t.largest_residual,
+                            "collisions": t.collisions,
                         })
                     }),
                     "contact_law": match w.settings.law {
                         crate::deformable::ContactLaw::Penalty => "penalty",
                         crate::deformable::ContactLaw::Impulse { .. } => "impulse",
+                    },
+                    "impact_law": match w.settings.law {
+                        crate::deformable::ContactLaw::Penalty => None,
+                        crate::deformable::ContactLaw::Impulse { impact, .. } => Some(impact.name()),
                     },
                     "error": error,
                 })

@@ -22,10 +22,10 @@
 //! `adaptive_tolerance` in Deguet's adaptive steps (§4.2) that cover it, the forces of the
 //! exchange at its start held (an explicit coupling, first order in h; the rigid bodies' own
 //! steps are fixed: deformable scenes refuse `[simulation.adaptive]`).
-use crate::deformable::impulse::{self, Bodies};
+use crate::deformable::impulse::{self, Bodies, TouchLaw};
 use crate::deformable::{
-    AdaptiveDeformable, ContactLaw, Coupler, DeformableError, DeformableIntegrator, Integrator,
-    World,
+    AdaptiveDeformable, ContactLaw, Coupler, DeformableError, DeformableIntegrator, ImpactLaw,
+    Integrator, World,
 };
 use crate::dynamics::{Model, State, Wrench};
 use crate::pipeline::adaptive::AdaptiveStats;
@@ -47,6 +47,9 @@ pub struct Deformables {
     wrenches: Option<Vec<(usize, Wrench)>>,
     /// The impulse law's sweeps so far (worlds with `contact_law = "impulse"`).
     pub impulses: ImpulseTotals,
+    /// Per world and particle: touching at the end of the last step (the impulse law's resting
+    /// touches do not bounce).
+    touching: Vec<Vec<bool>>,
 }
 
 /// The impulse law's resolutions over a run (`deformable::impulse`).
@@ -60,6 +63,8 @@ pub struct ImpulseTotals {
     pub most_touches: usize,
     pub most_sweeps: usize,
     pub largest_residual: f64,
+    /// Touches resolved by an integrated collision law (`impact_law` poisson or stronge).
+    pub collisions: u64,
 }
 
 impl Deformables {
@@ -71,6 +76,11 @@ impl Deformables {
         }
         let built = deformable_worlds(desc, &scene.model)?;
         let n = built.worlds.len();
+        let touching = built
+            .worlds
+            .iter()
+            .map(|w| vec![false; w.x.len()])
+            .collect();
         Ok(Some(Deformables {
             max_penetration: built.worlds.iter().map(World::max_penetration).collect(),
             initial_energy: built.worlds.iter().map(World::mechanical_energy).collect(),
@@ -93,6 +103,7 @@ impl Deformables {
             schemes: desc.deformables.iter().map(|d| d.integrator).collect(),
             wrenches: None,
             impulses: ImpulseTotals::default(),
+            touching,
         }))
     }
 
@@ -142,30 +153,52 @@ impl Deformables {
             return;
         }
         let touches = self.coupler.touches(&self.worlds, model, state);
+        let resting: Vec<bool> = touches
+            .iter()
+            .map(|t| self.touching[t.world][t.particle])
+            .collect();
+        for flags in &mut self.touching {
+            flags.fill(false);
+        }
+        for t in &touches {
+            self.touching[t.world][t.particle] = true;
+        }
         if touches.is_empty() {
             return;
         }
-        let (e, mu): (Vec<f64>, Vec<f64>) = self
+        let laws: Vec<TouchLaw> = self
             .worlds
             .iter()
             .map(|w| match w.settings.law {
-                ContactLaw::Impulse { restitution } => (restitution, w.settings.contact.friction),
-                ContactLaw::Penalty => (0.0, 0.0),
+                ContactLaw::Impulse {
+                    restitution,
+                    impact,
+                } => TouchLaw {
+                    restitution,
+                    friction: w.settings.contact.friction,
+                    impact,
+                },
+                ContactLaw::Penalty => TouchLaw {
+                    restitution: 0.0,
+                    friction: 0.0,
+                    impact: ImpactLaw::Newton,
+                },
             })
-            .unzip();
+            .collect();
         let rest_speed = 2.0 * model.settings.gravity.length() * h;
         let mut bodies = Bodies {
             worlds: &mut self.worlds,
             model,
             state,
         };
-        let r = impulse::resolve(&touches, &mut bodies, &e, &mu, rest_speed);
+        let r = impulse::resolve(&touches, &mut bodies, &laws, rest_speed, &resting);
         let t = &mut self.impulses;
         t.steps += 1;
         t.unconverged += u64::from(r.residual > 1e-9);
         t.most_touches = t.most_touches.max(r.touches);
         t.most_sweeps = t.most_sweeps.max(r.sweeps);
         t.largest_residual = t.largest_residual.max(r.residual);
+        t.collisions += r.collisions as u64;
     }
 
     /// World `k`'s adaptive steps so far (`None` for fixed steps).

@@ -9,7 +9,7 @@ use super::sections::Parser;
 use super::values::{array_n, int, vec3_checked, Check};
 use super::{keys, Cx, Res, Value};
 use crate::deformable::{
-    BoxSpec, Clamp, ContactLaw, DeformableIntegrator, DeformableMaterial, PlaneContact,
+    BoxSpec, Clamp, ContactLaw, DeformableIntegrator, DeformableMaterial, ImpactLaw, PlaneContact,
 };
 
 /// Most cells of one deformable (as `deformable::generate::check`).
@@ -116,7 +116,17 @@ impl<'a, 'i> Parser<'a, 'i> {
         let law_name = r.string("contact_law", "penalty")?;
         let restitution = r.opt_num("restitution", Check::NonNegative)?;
         let law = match (law_name.as_str(), restitution) {
-            ("penalty", None) => ContactLaw::Penalty,
+            ("penalty", None) => {
+                if r.get("impact_law").is_some() {
+                    let hint = "impact_law is the impulse law's: add `contact_law = \"impulse\"`";
+                    return Err(r.err(
+                        "impact_law",
+                        "impact_law without contact_law = \"impulse\"",
+                        hint,
+                    ));
+                }
+                ContactLaw::Penalty
+            }
             ("penalty", Some(_)) => {
                 let hint = "restitution is the impulse law's: add `contact_law = \"impulse\"`, or set the penalty law's contact_damping (Deguet eq. 5) instead";
                 return Err(r.err(
@@ -131,7 +141,19 @@ impl<'a, 'i> Parser<'a, 'i> {
                     let msg = format!("restitution = {e} is above 1");
                     return Err(r.err("restitution", msg, "give a coefficient in [0, 1]"));
                 }
-                ContactLaw::Impulse { restitution: e }
+                let name = r.string("impact_law", ImpactLaw::Newton.name())?;
+                let impact = ImpactLaw::from_name(&name).ok_or_else(|| {
+                    let hint = choices_hint(&name, &ImpactLaw::NAMES, "collision laws");
+                    r.err(
+                        "impact_law",
+                        format!("unknown collision law `{name}`"),
+                        hint,
+                    )
+                })?;
+                ContactLaw::Impulse {
+                    restitution: e,
+                    impact,
+                }
             }
             (other, _) => {
                 let hint = choices_hint(other, &["penalty", "impulse"], "contact laws");

@@ -78,7 +78,8 @@ mod keys {
     pub const DEFORMABLE: &[&str] = &["name", "size", "divisions", "position", "velocity", "young", "poisson", "density",
                                       "damping", "clamp", "tip_load", "drag", "integrator", "contact_stiffness",
                                       "contact_damping", "friction", "slip_speed", "particle_interval",
-                                      "adaptive_tolerance", "adaptive_min_step", "contact_law", "restitution"];
+                                      "adaptive_tolerance", "adaptive_min_step", "contact_law", "restitution",
+                                      "impact_law"];
     pub const ROBOT: &[&str] = &["name", "urdf", "fixed_base", "position", "orientation", "material", "link_materials",
                                  "joints", "joint_velocities", "servo", "torque"];
     pub const SERVO: &[&str] = &["joint", "kp", "kd", "positions", "velocities"];
