@@ -13,10 +13,11 @@
 //!   relative velocity   u = v_p − v_other(x_p)      (0; v + ω × r_b; Σ w_i v_i)
 //!   inverse mass        K_d = 1/m_p + (0; 1/M + (r_b × d)·I⁻¹(r_b × d); Σ_free w_i²/m_i)
 //!   target              u_n⁺ = −e u_n⁻ if u_n⁻ < −v_rest and the touch is new, else 0
-//!                       (Newton; v_rest = 2 |g| h; new: its particle touched nothing at the
-//!                       previous step's end — a resting particle re-enters its surface every
-//!                       step by the step's own acceleration, up to n_z g h under a column of
-//!                       n_z particles, and must not bounce on it)
+//!                       (Newton; v_rest = 2 |g| h; new: the particle did not touch the same
+//!                       surface, body or deformable at the previous step's end — a resting
+//!                       particle re-enters its surface every step by the step's own
+//!                       acceleration, up to n_z g h under a column of n_z particles, and must
+//!                       not bounce on it, while a body striking it must)
 //!   sweeps (Gauss–Seidel, accumulated impulses, Catto's clamping):
 //!     j_n ← max(j_n + (u_n⁺ − n·u)/K_n, 0)
 //!     j_t ← j_t − u_t/K_t, clipped to |j_t| ≤ μ j_n        (u_t the tangential part of u)
@@ -236,7 +237,8 @@ pub struct TouchLaw {
 
 /// Resolve `touches` (see the module's rule) under the law `laws[world]` of each touch's world,
 /// `rest_speed` (m/s) the approach speed below which a touch does not bounce, `resting[k]`
-/// whether touch k's particle was touching at the previous step's end (it does not bounce).
+/// whether touch k (its particle and what it touches) was found at the previous step's end too
+/// (it does not bounce).
 pub fn resolve(
     touches: &[Touch],
     bodies: &mut Bodies,

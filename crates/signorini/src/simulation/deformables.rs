@@ -22,7 +22,7 @@
 //! `adaptive_tolerance` in Deguet's adaptive steps (§4.2) that cover it, the forces of the
 //! exchange at its start held (an explicit coupling, first order in h; the rigid bodies' own
 //! steps are fixed: deformable scenes refuse `[simulation.adaptive]`).
-use crate::deformable::impulse::{self, Bodies, TouchLaw};
+use crate::deformable::impulse::{self, Bodies, Other, Touch, TouchLaw};
 use crate::deformable::{
     AdaptiveDeformable, ContactLaw, Coupler, DeformableError, DeformableIntegrator, ImpactLaw,
     Integrator, World,
@@ -30,6 +30,7 @@ use crate::deformable::{
 use crate::dynamics::{Model, State, Wrench};
 use crate::pipeline::adaptive::AdaptiveStats;
 use crate::scene::{deformable_worlds, Scene, SceneError};
+use std::collections::BTreeSet;
 
 /// The deformable worlds of a running scene, their integrators and the coupler.
 pub struct Deformables {
@@ -47,9 +48,9 @@ pub struct Deformables {
     wrenches: Option<Vec<(usize, Wrench)>>,
     /// The impulse law's sweeps so far (worlds with `contact_law = "impulse"`).
     pub impulses: ImpulseTotals,
-    /// Per world and particle: touching at the end of the last step (the impulse law's resting
-    /// touches do not bounce).
-    touching: Vec<Vec<bool>>,
+    /// The impulse law's touches at the end of the last step, by particle and what it touched
+    /// (`touch_key`): a touch found again is resting and does not bounce.
+    touching: BTreeSet<TouchKey>,
 }
 
 /// The impulse law's resolutions over a run (`deformable::impulse`).
@@ -76,11 +77,6 @@ impl Deformables {
         }
         let built = deformable_worlds(desc, &scene.model)?;
         let n = built.worlds.len();
-        let touching = built
-            .worlds
-            .iter()
-            .map(|w| vec![false; w.x.len()])
-            .collect();
         Ok(Some(Deformables {
             max_penetration: built.worlds.iter().map(World::max_penetration).collect(),
             initial_energy: built.worlds.iter().map(World::mechanical_energy).collect(),
@@ -103,7 +99,7 @@ impl Deformables {
             schemes: desc.deformables.iter().map(|d| d.integrator).collect(),
             wrenches: None,
             impulses: ImpulseTotals::default(),
-            touching,
+            touching: BTreeSet::new(),
         }))
     }
 
@@ -155,14 +151,9 @@ impl Deformables {
         let touches = self.coupler.touches(&self.worlds, model, state);
         let resting: Vec<bool> = touches
             .iter()
-            .map(|t| self.touching[t.world][t.particle])
+            .map(|t| self.touching.contains(&touch_key(t)))
             .collect();
-        for flags in &mut self.touching {
-            flags.fill(false);
-        }
-        for t in &touches {
-            self.touching[t.world][t.particle] = true;
-        }
+        self.touching = touches.iter().map(touch_key).collect();
         if touches.is_empty() {
             return;
         }
@@ -275,5 +266,27 @@ impl WorldStepper {
             WorldStepper::Fixed(it) => it.finish(w, scheme, h),
             WorldStepper::Adaptive(_) => Ok(()),
         }
+    }
+}
+
+/// A touch's identity across steps: (world, particle, what it touches) — a fixed surface by its
+/// normal's bits (a plane's and a fixed box face's normal are constant), a rigid body by its
+/// index, another deformable by its world.
+type TouchKey = (usize, usize, u8, usize, [u64; 3]);
+
+fn touch_key(t: &Touch) -> TouchKey {
+    match t.other {
+        Other::Fixed => {
+            let n = t.normal;
+            (
+                t.world,
+                t.particle,
+                0,
+                0,
+                [n.x.to_bits(), n.y.to_bits(), n.z.to_bits()],
+            )
+        }
+        Other::Rigid { body } => (t.world, t.particle, 1, body, [0; 3]),
+        Other::Facet { world, .. } => (t.world, t.particle, 2, world, [0; 3]),
     }
 }
