@@ -13,9 +13,10 @@
 //!   relative velocity   u = v_p − v_other(x_p)      (0; v + ω × r_b; Σ w_i v_i)
 //!   inverse mass        K_d = 1/m_p + (0; 1/M + (r_b × d)·I⁻¹(r_b × d); Σ_free w_i²/m_i)
 //!   target              u_n⁺ = −e u_n⁻ if u_n⁻ < −v_rest and the touch is new, else 0
-//!                       (Newton; v_rest = 2 |g| h; new: the particle did not touch the same
-//!                       surface, body or deformable at the previous step's end — a resting
-//!                       particle re-enters its surface every step by the step's own
+//!                       (Newton; v_rest = 2 h max(|g|, −a_p·n), a_p the particle's acceleration
+//!                       without contact at the step's end; new: the particle did not touch the
+//!                       same surface, body or deformable at the previous step's end — a
+//!                       resting particle re-enters its surface every step by the step's own
 //!                       acceleration, up to n_z g h under a column of n_z particles, and must
 //!                       not bounce on it, while a body striking it must)
 //!   sweeps (Gauss–Seidel, accumulated impulses, Catto's clamping):
@@ -236,17 +237,17 @@ pub struct TouchLaw {
 }
 
 /// Resolve `touches` (see the module's rule) under the law `laws[world]` of each touch's world,
-/// `rest_speed` (m/s) the approach speed below which a touch does not bounce, `resting[k]`
+/// `rest_speed[k]` (m/s) the approach speed below which touch k does not bounce, `resting[k]`
 /// whether touch k (its particle and what it touches) was found at the previous step's end too
 /// (it does not bounce).
 pub fn resolve(
     touches: &[Touch],
     bodies: &mut Bodies,
     laws: &[TouchLaw],
-    rest_speed: f64,
+    rest_speed: &[f64],
     resting: &[bool],
 ) -> ImpulseReport {
-    let arriving = |k: usize, un: f64| !resting[k] && un < -rest_speed;
+    let arriving = |k: usize, un: f64| !resting[k] && un < -rest_speed[k];
     let mut targets: Vec<f64> = touches
         .iter()
         .enumerate()

@@ -24,12 +24,13 @@
 //! steps are fixed: deformable scenes refuse `[simulation.adaptive]`).
 use crate::deformable::impulse::{self, Bodies, Other, Touch, TouchLaw};
 use crate::deformable::{
-    AdaptiveDeformable, ContactLaw, Coupler, DeformableError, DeformableIntegrator, ImpactLaw,
-    Integrator, World,
+    AdaptiveDeformable, ContactLaw, Coupler, DeformableError, DeformableIntegrator, Forces,
+    ImpactLaw, Integrator, World,
 };
 use crate::dynamics::{Model, State, Wrench};
 use crate::pipeline::adaptive::AdaptiveStats;
 use crate::scene::{deformable_worlds, Scene, SceneError};
+use glam::DVec3;
 use std::collections::BTreeSet;
 
 /// The deformable worlds of a running scene, their integrators and the coupler.
@@ -176,13 +177,35 @@ impl Deformables {
                 },
             })
             .collect();
-        let rest_speed = 2.0 * model.settings.gravity.length() * h;
+        // A touch does not bounce below twice the approach its particle's own acceleration gives
+        // over the step, the contact left out (gravity, connectors, coupling): a resting particle
+        // under a column of n_z re-enters its surface at up to n_z g h every step.
+        let g = model.settings.gravity.length();
+        let mut accelerations: Vec<Vec<DVec3>> = Vec::with_capacity(self.worlds.len());
+        for w in &self.worlds {
+            let mut a = Vec::new();
+            if w.settings.law != ContactLaw::Penalty {
+                let mut f = Forces::default();
+                w.forces(&w.x, &w.v, &mut f);
+                f.accelerations(w, &mut a);
+            }
+            accelerations.push(a);
+        }
+        let rest_speed: Vec<f64> = touches
+            .iter()
+            .map(|t| {
+                let a = accelerations[t.world]
+                    .get(t.particle)
+                    .map_or(0.0, |a| -a.dot(t.normal));
+                2.0 * h * g.max(a)
+            })
+            .collect();
         let mut bodies = Bodies {
             worlds: &mut self.worlds,
             model,
             state,
         };
-        let r = impulse::resolve(&touches, &mut bodies, &laws, rest_speed, &resting);
+        let r = impulse::resolve(&touches, &mut bodies, &laws, &rest_speed, &resting);
         let t = &mut self.impulses;
         t.steps += 1;
         t.unconverged += u64::from(r.residual > 1e-9);
