@@ -24,8 +24,8 @@
 //!     j_t ← j_t − u_t/K_t, clipped to |j_t| ≤ μ j_n        (u_t the tangential part of u)
 //!     each change J applied: p takes J, the other side −J (the body at x_p, the corners −w_i J)
 //!   until no impulse changes a velocity by more than 1e-9 m/s, or 100 sweeps
-//!   projection: p moves δ (1/m_p)/S along n, the other side the rest by its inverse masses
-//!     (a body by translation, S = 1/m_p + 1/M; corners −w_i δ (1/m_i)/S, S = 1/m_p + Σ w_i²/m_i)
+//!   projection: λ = δ/K_n; p moves λ/m_p along n, the other side the rest by its inverse
+//!     masses (a body −λ/M n and a turn −λ I⁻¹(r_b × n); corners −λ w_i/m_i n)
 //! ```
 //!
 //! Collision laws (`ImpactLaw`): under `newton` (the default) the targets above are all. Under
@@ -41,14 +41,14 @@
 //! off-centre with friction).
 //!
 //! Every impulse has its opposite, so linear momentum is kept to round-off (tested); the
-//! projection moves positions only. Departures: the rigid body's share of the projection is a
-//! translation (its rotation would need its inertia); the restitution applies to the velocity
+//! projection moves positions only. Departures: the restitution applies to the velocity
 //! of each touch as the sweeps start, one touch at a time (simultaneous touches are not one
 //! multi-point collision).
 use super::world::{ImpactLaw, World};
 use crate::contact::impulse::law::{
     collide, collision_matrix, BodyAtContact, ContactFrame, IntegrationOptions, Law,
 };
+use crate::dynamics::integrate::rotate_by;
 use crate::dynamics::{Model, State};
 use glam::{DMat3, DVec3};
 
@@ -197,25 +197,28 @@ impl Bodies<'_> {
         }
     }
 
-    /// Move the particle and the other side apart by the touch's depth, shared by inverse mass.
+    /// Move the particle and the other side apart by the touch's depth, shared by inverse mass
+    /// along the normal: with λ = δ / K_n (K_n = `inverse_mass(t, n)`), the particle moves
+    /// λ/m_p n, a free body −λ/M n and turns by −λ I⁻¹ (r × n), facet corners −λ w_i/m_i n. To
+    /// first order the gap closes by exactly δ, and the moves keep Σ m Δx = 0 and, about the
+    /// body's centre, I Δθ + r × m_p Δx_p = 0 (the position analogue of an impulse λ n).
     fn project(&mut self, t: &Touch) {
         let own = self.particle_inverse_mass(t);
         let n = t.normal;
-        let others = match t.other {
-            Other::Fixed => 0.0,
-            Other::Rigid { body } => self.model.bodies[body].inv_mass,
-            Other::Facet { world, corners, weights } => self.facet_inverse_mass(world, corners, weights),
-        };
-        let total = own + others;
+        let total = self.inverse_mass(t, n);
         if total == 0.0 {
             return;
         }
         let step = t.depth / total;
+        let x = self.worlds[t.world].x[t.particle];
         self.worlds[t.world].x[t.particle] += own * step * n;
         match t.other {
             Other::Fixed => {}
             Other::Rigid { body } => {
-                self.state.bodies[body].position -= self.model.bodies[body].inv_mass * step * n;
+                let turn = -(self.rigid_inverse_inertia(body) * (x - self.state.bodies[body].position).cross(n)) * step;
+                let bs = &mut self.state.bodies[body];
+                bs.position -= self.model.bodies[body].inv_mass * step * n;
+                bs.orientation = rotate_by(bs.orientation, turn);
             }
             Other::Facet { world, corners, weights } => {
                 let wb = &mut self.worlds[world];
