@@ -427,7 +427,7 @@ fn the_bundled_strike_pushes_the_cube_and_both_come_to_rest() {
 fn the_projection_out_of_a_free_body_moves_and_turns_it_by_its_inverse_inertia() {
     use signorini::deformable::impulse::{resolve, Bodies, Other, Touch, TouchLaw};
     use signorini::deformable::{add_box, BoxSpec, DeformableMaterial, ImpactLaw, World};
-    use signorini::dynamics::{Body, BodyState, Integrator, Model, Piece, Settings, State};
+    use signorini::dynamics::{Body, Integrator, Piece};
     use signorini::geometry::{Pose, Shape};
     use signorini::{DMat3, DQuat};
     let (m, big, side, depth) = (0.008, 0.04, 0.05, 2e-3);
@@ -449,37 +449,15 @@ fn the_projection_out_of_a_free_body_moves_and_turns_it_by_its_inverse_inertia()
         pose: Pose::IDENTITY,
     };
     let body = Body::dynamic("box", vec![piece], Some(big), 1000.0, 0).unwrap();
-    let model = Model {
-        bodies: vec![body],
-        materials: vec![signorini::dynamics::Material {
-            name: "m".into(),
-            friction: 0.5,
-            restitution: 0.0,
-        }],
-        settings: Settings {
-            time_step: 1e-4,
-            duration: 1.0,
-            gravity: DVec3::ZERO,
-            integrator: Integrator::SemiImplicitEuler,
-            activation_distance: 1e-3,
-            max_speed: 1e6,
-            face_preference: 0.0,
-            adaptive: None,
-        },
-        forces: vec![],
-    };
+    let settings = common::settings(1e-4, Integrator::SemiImplicitEuler, DVec3::ZERO);
+    let model = common::model(vec![body], settings);
     let c0 = DVec3::new(0.1, 0.0, 0.0);
-    let mut state = State {
-        time: 0.0,
-        step: 0,
-        bodies: vec![BodyState {
-            position: c0,
-            orientation: DQuat::IDENTITY,
-            velocity: DVec3::ZERO,
-            angular_velocity: DVec3::ZERO,
-        }],
-        external: Vec::new(),
-    };
+    let mut state = common::initial_state(vec![common::body_state(
+        c0,
+        DQuat::IDENTITY,
+        DVec3::ZERO,
+        DVec3::ZERO,
+    )]);
     let n = DVec3::new(-1.0, 0.0, 0.0); // out of the −x face, towards the particle
     let touch = Touch {
         world: 0,

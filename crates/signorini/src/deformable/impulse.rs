@@ -44,9 +44,9 @@
 //! projection moves positions only. Departures: the restitution applies to the velocity
 //! of each touch as the sweeps start, one touch at a time (simultaneous touches are not one
 //! multi-point collision).
-use super::world::{ImpactLaw, World};
+use super::world::{ContactLaw, Forces, ImpactLaw, World, WorldSettings};
 use crate::contact::impulse::law::{
-    collide, collision_matrix, BodyAtContact, ContactFrame, IntegrationOptions, Law,
+    collide, collision_matrix, BodyAtContact, ContactFrame, IntegrationOptions,
 };
 use crate::dynamics::integrate::rotate_by;
 use crate::dynamics::{Model, State};
@@ -239,6 +239,48 @@ pub struct TouchLaw {
     pub impact: ImpactLaw,
 }
 
+impl TouchLaw {
+    /// The law of a world (a penalty world's touches are not resolved here: no bounce, no
+    /// friction).
+    pub fn of(settings: &WorldSettings) -> Self {
+        match settings.law {
+            ContactLaw::Impulse {
+                restitution,
+                impact,
+            } => TouchLaw {
+                restitution,
+                friction: settings.contact.friction,
+                impact,
+            },
+            ContactLaw::Penalty => TouchLaw {
+                restitution: 0.0,
+                friction: 0.0,
+                impact: ImpactLaw::Newton,
+            },
+        }
+    }
+}
+
+/// The rest speed of each touch (m/s; the module's v_rest): twice the approach its particle's
+/// own acceleration a_p (without contact: gravity, connectors, coupling, at the state) gives
+/// over a step `h`, at least 2 |g| h. A resting particle under a column of n_z re-enters its
+/// surface at up to n_z g h every step. Costs one force evaluation of each world with touches.
+pub fn rest_speeds(worlds: &[World], touches: &[Touch], gravity: f64, h: f64) -> Vec<f64> {
+    let mut accelerations: Vec<Vec<DVec3>> = vec![Vec::new(); worlds.len()];
+    let mut forces = Forces::default();
+    for t in touches {
+        let (w, a) = (&worlds[t.world], &mut accelerations[t.world]);
+        if a.is_empty() {
+            w.forces(&w.x, &w.v, &mut forces);
+            forces.accelerations(w, a);
+        }
+    }
+    touches
+        .iter()
+        .map(|t| 2.0 * h * gravity.max(-accelerations[t.world][t.particle].dot(t.normal)))
+        .collect()
+}
+
 /// Resolve `touches` (see the module's rule) under the law `laws[world]` of each touch's world,
 /// `rest_speed[k]` (m/s) the approach speed below which touch k does not bounce, `resting[k]`
 /// whether touch k (its particle and what it touches) was found at the previous step's end too
@@ -286,7 +328,6 @@ pub fn resolve(
             report.collisions += 1;
         }
     }
-    let mu: Vec<f64> = laws.iter().map(|l| l.friction).collect();
     for sweep in 1..=MAX_SWEEPS {
         let mut largest: f64 = 0.0;
         for (k, t) in touches.iter().enumerate() {
@@ -307,7 +348,7 @@ pub fn resolve(
             if speed > 0.0 {
                 let kt = bodies.inverse_mass(t, ut / speed);
                 let mut jt = tangent[k] - ut / kt;
-                let limit = mu[t.world] * normal[k];
+                let limit = laws[t.world].friction * normal[k];
                 if jt.length() > limit {
                     jt *= limit / jt.length();
                 }
@@ -335,13 +376,8 @@ pub fn resolve(
 fn integrated_collision(bodies: &Bodies, t: &Touch, u: DVec3, law: TouchLaw) -> Option<DVec3> {
     let frame = ContactFrame::from_normal(t.normal).ok()?;
     let k = bodies.collision_matrix(t, &frame)?;
-    let kind = match law.impact {
-        ImpactLaw::Newton => Law::Newton,
-        ImpactLaw::Poisson => Law::Poisson,
-        ImpactLaw::Stronge => Law::Stronge,
-    };
     let c = collide(
-        kind,
+        law.impact.law(),
         &k,
         frame.to_contact(u),
         law.friction,

@@ -12,6 +12,7 @@ use super::connector::{Linear, Shear, Torsion};
 use super::contact::{Plane, PlaneContact, Polytope};
 use super::generate::DeformableMaterial;
 use super::integrate::DeformableError;
+use crate::contact::impulse::law::Law;
 use glam::DVec3;
 
 /// One generated body: its particles are `first .. first + count` of the world's arrays, laid out
@@ -66,20 +67,27 @@ pub enum ImpactLaw {
 }
 
 impl ImpactLaw {
+    /// Every law, in this order.
+    pub const ALL: [ImpactLaw; 3] = [ImpactLaw::Newton, ImpactLaw::Poisson, ImpactLaw::Stronge];
+    /// Their names, those of the rigid model's laws (`contact::impulse::law::Law::name`).
     pub const NAMES: [&'static str; 3] = ["newton", "poisson", "stronge"];
 
-    pub fn name(self) -> &'static str {
+    /// The single-point law of `contact::impulse::law` it names (Newton's is used by the sweeps
+    /// alone, never integrated).
+    pub fn law(self) -> Law {
         match self {
-            ImpactLaw::Newton => "newton",
-            ImpactLaw::Poisson => "poisson",
-            ImpactLaw::Stronge => "stronge",
+            ImpactLaw::Newton => Law::Newton,
+            ImpactLaw::Poisson => Law::Poisson,
+            ImpactLaw::Stronge => Law::Stronge,
         }
     }
 
+    pub fn name(self) -> &'static str {
+        self.law().name()
+    }
+
     pub fn from_name(name: &str) -> Option<Self> {
-        [ImpactLaw::Newton, ImpactLaw::Poisson, ImpactLaw::Stronge]
-            .into_iter()
-            .find(|l| l.name() == name)
+        Self::ALL.into_iter().find(|l| l.name() == name)
     }
 }
 

@@ -24,13 +24,12 @@
 //! steps are fixed: deformable scenes refuse `[simulation.adaptive]`).
 use crate::deformable::impulse::{self, Bodies, Other, Touch, TouchLaw};
 use crate::deformable::{
-    AdaptiveDeformable, ContactLaw, Coupler, DeformableError, DeformableIntegrator, Forces,
-    ImpactLaw, Integrator, World,
+    AdaptiveDeformable, ContactLaw, Coupler, DeformableError, DeformableIntegrator, Integrator,
+    World,
 };
 use crate::dynamics::{Model, State, Wrench};
 use crate::pipeline::adaptive::AdaptiveStats;
 use crate::scene::{deformable_worlds, Scene, SceneError};
-use glam::DVec3;
 use std::collections::BTreeSet;
 
 /// The deformable worlds of a running scene, their integrators and the coupler.
@@ -161,45 +160,10 @@ impl Deformables {
         let laws: Vec<TouchLaw> = self
             .worlds
             .iter()
-            .map(|w| match w.settings.law {
-                ContactLaw::Impulse {
-                    restitution,
-                    impact,
-                } => TouchLaw {
-                    restitution,
-                    friction: w.settings.contact.friction,
-                    impact,
-                },
-                ContactLaw::Penalty => TouchLaw {
-                    restitution: 0.0,
-                    friction: 0.0,
-                    impact: ImpactLaw::Newton,
-                },
-            })
+            .map(|w| TouchLaw::of(&w.settings))
             .collect();
-        // A touch does not bounce below twice the approach its particle's own acceleration gives
-        // over the step, the contact left out (gravity, connectors, coupling): a resting particle
-        // under a column of n_z re-enters its surface at up to n_z g h every step.
         let g = model.settings.gravity.length();
-        let mut accelerations: Vec<Vec<DVec3>> = Vec::with_capacity(self.worlds.len());
-        for w in &self.worlds {
-            let mut a = Vec::new();
-            if w.settings.law != ContactLaw::Penalty {
-                let mut f = Forces::default();
-                w.forces(&w.x, &w.v, &mut f);
-                f.accelerations(w, &mut a);
-            }
-            accelerations.push(a);
-        }
-        let rest_speed: Vec<f64> = touches
-            .iter()
-            .map(|t| {
-                let a = accelerations[t.world]
-                    .get(t.particle)
-                    .map_or(0.0, |a| -a.dot(t.normal));
-                2.0 * h * g.max(a)
-            })
-            .collect();
+        let rest_speed = impulse::rest_speeds(&self.worlds, &touches, g, h);
         let mut bodies = Bodies {
             worlds: &mut self.worlds,
             model,
